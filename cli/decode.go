@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// NewDecodeCommand returns `proftop decode FILE`.
+func NewDecodeCommand() *cobra.Command {
+	var stats bool
+	var maxSize int
+	cmd := &cobra.Command{
+		Use:   "decode FILE|-",
+		Short: "Print every event of a trace file as one JSON object per line",
+		Long: `Decode a trace file (binary .trcbin, XML .trcxml, or a zipped .trcxml; the
+format is told from the content, not the name) and print one JSON object per
+event. "-" reads standard input. With --stats, print counts instead.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, name, err := openInput(args[0], cmd.InOrStdin())
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			return runDecode(in, name, cmd.OutOrStdout(), cmd.ErrOrStderr(), decodeOptions{stats: stats, maxSize: maxSize})
+		},
+	}
+	cmd.Flags().BoolVar(&stats, "stats", false, "print the count per event type, the bytes read and the decode rate instead of events")
+	cmd.Flags().IntVar(&maxSize, "max-message-size", decode.DefaultMaxMessageSize, "largest message or XML element accepted, in bytes")
+	return cmd
+}
+
+func openInput(arg string, stdin io.Reader) (io.ReadCloser, string, error) {
+	if arg == "-" {
+		return io.NopCloser(stdin), "standard input", nil
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, arg, nil
+}
+
+type decodeOptions struct {
+	stats   bool
+	maxSize int
+}
+
+// errDecodeFailed is returned when the input had errors, already reported.
+var errDecodeFailed = errors.New("the input did not decode cleanly")
+
+// runDecode prints the events of in, then any error with its offset.
+func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeOptions) error {
+	start := time.Now()
+	d, err := decode.Open(in, decode.Options{MaxMessageSize: opts.maxSize})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	out := bufio.NewWriterSize(stdout, 256<<10)
+	defer out.Flush()
+	extra, _ := d.(interface{ ExtraAttrs() []decode.Attr })
+	counts := map[string]int{}
+	var line []byte
+	failed := 0
+	events := 0
+	for {
+		ev, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			out.Flush()
+			fmt.Fprintf(stderr, "proftop: %s: %v\n", name, err)
+			failed++
+			if decode.IsFatal(err) {
+				break
+			}
+			continue
+		}
+		events++
+		if opts.stats {
+			counts[ev.Kind().String()]++
+			continue
+		}
+		var attrs []decode.Attr
+		if extra != nil {
+			attrs = extra.ExtraAttrs()
+		}
+		line = decode.AppendJSON(line[:0], ev, d.Clock(), attrs)
+		line = append(line, '\n')
+		if _, err := out.Write(line); err != nil {
+			return err
+		}
+	}
+	if opts.stats {
+		printStats(out, name, d, counts, events, failed, time.Since(start))
+	}
+	if failed > 0 {
+		return errDecodeFailed
+	}
+	return nil
+}
+
+func printStats(w io.Writer, name string, d decode.Decoder, counts map[string]int, events, failed int, elapsed time.Duration) {
+	bytesRead := d.InputOffset()
+	secs := elapsed.Seconds()
+	fmt.Fprintf(w, "file      %s\n", name)
+	if c, ok := d.(interface{ Container() string }); ok {
+		fmt.Fprintf(w, "format    %s, in a %s archive\n", d.Format(), c.Container())
+	} else {
+		fmt.Fprintf(w, "format    %s\n", d.Format())
+	}
+	fmt.Fprintf(w, "events    %d\n", events)
+	fmt.Fprintf(w, "bytes     %d\n", bytesRead)
+	fmt.Fprintf(w, "errors    %d\n", failed)
+	fmt.Fprintf(w, "time      %s\n", elapsed.Round(time.Microsecond))
+	if secs > 0 {
+		fmt.Fprintf(w, "rate      %.1f MB/s, %.0f events/s\n", float64(bytesRead)/secs/1e6, float64(events)/secs)
+	}
+	fmt.Fprintln(w)
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if counts[kinds[i]] != counts[kinds[j]] {
+			return counts[kinds[i]] > counts[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	for _, k := range kinds {
+		fmt.Fprintf(w, "%-20s %d\n", k, counts[k])
+	}
+}

@@ -1,0 +1,88 @@
+package decode
+
+// Batch holds events that own their memory, so that a decoding goroutine can
+// hand many events to another goroutine at once instead of one channel send
+// per event. Storage is recycled by Reset: a Batch reused in a loop
+// allocates nothing once it has grown to its working size.
+type Batch struct {
+	events  []Event
+	arenas  [numKinds]arena
+	methods []string
+	lines   []int64
+	attrs   []Attr
+}
+
+// Add copies ev into the batch.
+func (b *Batch) Add(ev Event) {
+	k := ev.Kind()
+	sp := specs[k]
+	if b.arenas[k] == nil {
+		b.arenas[k] = sp.arenaF()
+	}
+	c := b.arenas[k].add(ev)
+	if sp.stack >= 0 {
+		st := fieldAt[Stack](sp.base(c), sp.fields[sp.stack].off)
+		m, l := len(b.methods), len(b.lines)
+		b.methods = append(b.methods, st.Methods...)
+		b.lines = append(b.lines, st.Lines...)
+		st.Methods = b.methods[m:len(b.methods):len(b.methods)]
+		st.Lines = b.lines[l:len(b.lines):len(b.lines)]
+	}
+	if u, ok := c.(*Unknown); ok && len(u.Attrs) > 0 {
+		a := len(b.attrs)
+		b.attrs = append(b.attrs, u.Attrs...)
+		u.Attrs = b.attrs[a:len(b.attrs):len(b.attrs)]
+	}
+	b.events = append(b.events, c)
+}
+
+// Events returns the events in the order they were added. They stay valid
+// until Reset.
+func (b *Batch) Events() []Event { return b.events }
+
+// Len is the number of events.
+func (b *Batch) Len() int { return len(b.events) }
+
+// Reset empties the batch, keeping its storage for reuse.
+func (b *Batch) Reset() {
+	clear(b.events)
+	b.events = b.events[:0]
+	for _, a := range b.arenas {
+		if a != nil {
+			a.reset()
+		}
+	}
+	b.methods = b.methods[:0]
+	b.lines = b.lines[:0]
+	b.attrs = b.attrs[:0]
+}
+
+// arena stores events of one kind in fixed-size chunks, so that pointers
+// handed out stay valid while the arena grows.
+type arena interface {
+	add(Event) Event
+	reset()
+}
+
+const arenaChunk = 256
+
+type arenaOf[T any, PT interface {
+	*T
+	Event
+}] struct {
+	chunks [][]T
+	n      int
+}
+
+func (a *arenaOf[T, PT]) add(ev Event) Event {
+	c, i := a.n/arenaChunk, a.n%arenaChunk
+	if c == len(a.chunks) {
+		a.chunks = append(a.chunks, make([]T, arenaChunk))
+	}
+	p := &a.chunks[c][i]
+	*p = *ev.(PT)
+	a.n++
+	return PT(p)
+}
+
+func (a *arenaOf[T, PT]) reset() { a.n = 0 }

@@ -1,0 +1,357 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"unsafe"
+)
+
+// Options tune a decoder. The zero value is ready to use.
+type Options struct {
+	// MaxMessageSize is the largest binary message or XML element accepted,
+	// in bytes; 0 means DefaultMaxMessageSize.
+	MaxMessageSize int
+}
+
+// DefaultMaxMessageSize is the default limit on one message (16 MiB).
+const DefaultMaxMessageSize = 16 << 20
+
+func (o Options) maxSize() int {
+	if o.MaxMessageSize <= 0 {
+		return DefaultMaxMessageSize
+	}
+	return o.MaxMessageSize
+}
+
+// StreamHeader is the 12-byte header that starts a binary stream.
+type StreamHeader struct {
+	Major, Minor uint8
+	Platform     uint8  // 0: 32-bit, 1: 64-bit; informational
+	LittleEndian bool   // byte order of everything after the header
+	DataOffset   uint32 // where the first message starts; 12 in v1.0
+}
+
+// Magic starts every binary stream.
+const Magic = "0TBF"
+
+// HeaderSize is the fixed size of the stream header.
+const HeaderSize = 12
+
+// messageHeaderSize is the id (2 bytes) and size (4 bytes) before every message.
+const messageHeaderSize = 6
+
+// The smallest encoding of one stack frame: an empty name (its NUL) and a line.
+const minFrameSize = 1 + 8
+
+// BinaryDecoder reads a binary (.trcbin) stream incrementally.
+type BinaryDecoder struct {
+	in      chunkReader
+	opts    Options
+	header  StreamHeader
+	started bool
+	little  bool
+	clock   Clock
+	intern  *interner
+	tc      *transcoder
+	last    int64 // offset of the last event returned
+	fatal   error // sticky: the framing is lost
+
+	events [numKinds]Event
+	bases  [numKinds]unsafe.Pointer
+}
+
+// NewBinaryDecoder returns a decoder reading a binary stream from r, which
+// must start with the stream header.
+func NewBinaryDecoder(r io.Reader, opts Options) *BinaryDecoder {
+	d := &BinaryDecoder{in: newChunkReader(r), opts: opts, intern: newInterner()}
+	for k, sp := range specs {
+		d.events[k] = sp.fresh()
+		d.bases[k] = sp.base(d.events[k])
+	}
+	return d
+}
+
+// Header returns the stream header; it is valid once Next has returned an event.
+func (d *BinaryDecoder) Header() StreamHeader { return d.header }
+
+// Clock converts this stream's ticks; it follows the frequency messages read so far.
+func (d *BinaryDecoder) Clock() Clock { return d.clock }
+
+// Offset is the stream offset at which the last returned event began.
+func (d *BinaryDecoder) Offset() int64 { return d.last }
+
+// InputOffset is the number of stream bytes consumed so far.
+func (d *BinaryDecoder) InputOffset() int64 { return d.in.offset() }
+
+// Format reports FormatBinary.
+func (d *BinaryDecoder) Format() Format { return FormatBinary }
+
+// Next returns the next event. It returns io.EOF at the end of the stream
+// between messages, and an *Error for malformed input; after a non-fatal
+// *Error the bad message has been skipped and Next may be called again.
+// Any other error comes from the reader, and a later call resumes where the
+// stream stopped. The event is valid until the next call (see Event).
+func (d *BinaryDecoder) Next() (Event, error) {
+	if d.fatal != nil {
+		return nil, d.fatal
+	}
+	if !d.started {
+		if err := d.readHeader(); err != nil {
+			return nil, err
+		}
+	}
+	start := d.in.offset()
+	if err := d.in.fill(messageHeaderSize); err != nil {
+		if err == io.EOF && d.in.buffered() == 0 {
+			return nil, io.EOF
+		}
+		return nil, d.readErr(err, start, 0, "message header")
+	}
+	h := d.in.peek(messageHeaderSize)
+	id, size := d.u16(h), d.u32(h[2:])
+	if size < messageHeaderSize {
+		return nil, d.fail(&Error{Err: ErrMessageSize, Offset: start, MessageID: id, Element: wireName(id),
+			Field: "size", Detail: fmt.Sprintf("size %d", size)})
+	}
+	if uint64(size) > uint64(d.opts.maxSize()) {
+		return nil, d.fail(&Error{Err: ErrTooLarge, Offset: start, MessageID: id, Element: wireName(id),
+			Field: "size", Detail: fmt.Sprintf("size %d, maximum %d", size, d.opts.maxSize())})
+	}
+	if err := d.in.fill(int(size)); err != nil {
+		return nil, d.readErr(err, start, id, fmt.Sprintf("%d of %d bytes", d.in.buffered(), size))
+	}
+	body := d.in.peek(int(size))[messageHeaderSize:]
+	d.in.consume(int(size))
+	d.last = start
+
+	var sp *kindSpec
+	if int(id) < len(specsByWire) {
+		sp = specsByWire[id]
+	}
+	if sp == nil {
+		u := d.events[KindUnknown].(*Unknown)
+		*u = Unknown{ID: id, Size: size}
+		return u, nil
+	}
+	if err := d.decodeBody(sp, d.bases[sp.kind], body, start); err != nil {
+		return nil, err
+	}
+	ev := d.events[sp.kind]
+	if err := d.applySystem(ev, start); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// readHeader reads and checks the stream header and skips its extension.
+func (d *BinaryDecoder) readHeader() error {
+	if err := d.in.fill(HeaderSize); err != nil {
+		if err == io.EOF {
+			if d.in.buffered() == 0 {
+				return io.EOF
+			}
+			return &Error{Err: ErrTruncated, Offset: int64(d.in.buffered()), Field: "stream header",
+				Detail: fmt.Sprintf("%d of %d bytes", d.in.buffered(), HeaderSize), Fatal: true}
+		}
+		return err
+	}
+	h := d.in.peek(HeaderSize)
+	if string(h[:4]) != Magic {
+		return d.fail(&Error{Err: ErrBadMagic, Offset: 0, Field: "magic", Detail: fmt.Sprintf("got %q", h[:4])})
+	}
+	hd := StreamHeader{Major: h[4], Minor: h[5], Platform: h[6]}
+	if hd.Major != 1 {
+		return d.fail(&Error{Err: ErrVersion, Offset: 4, Field: "major version",
+			Detail: fmt.Sprintf("version %d.%d, this reader knows 1.x", hd.Major, hd.Minor)})
+	}
+	switch h[7] {
+	case 0:
+	case 1:
+		hd.LittleEndian = true
+	default:
+		return d.fail(&Error{Err: ErrByteOrder, Offset: 7, Field: "endianness", Detail: fmt.Sprintf("got %d", h[7])})
+	}
+	d.little = hd.LittleEndian
+	hd.DataOffset = d.u32(h[8:])
+	if hd.DataOffset < HeaderSize {
+		return d.fail(&Error{Err: ErrDataOffset, Offset: 8, Field: "offset to data", Detail: fmt.Sprintf("got %d", hd.DataOffset)})
+	}
+	d.in.consume(HeaderSize)
+	if err := d.in.discard(int64(hd.DataOffset) - HeaderSize); err != nil {
+		if err == io.EOF {
+			return &Error{Err: ErrTruncated, Offset: d.in.offset(), Field: "header extension",
+				Detail: fmt.Sprintf("offset to data is %d", hd.DataOffset), Fatal: true}
+		}
+		return err
+	}
+	d.header = hd
+	d.started = true
+	return nil
+}
+
+// readErr reports a failed read inside a message: a stream that ends there
+// is truncated; other reader errors pass through so that the caller can retry.
+func (d *BinaryDecoder) readErr(err error, start int64, id uint16, detail string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return &Error{Err: ErrTruncated, Offset: start, MessageID: id, Element: wireName(id), Detail: detail, Fatal: true}
+	}
+	return err
+}
+
+func (d *BinaryDecoder) fail(e *Error) error {
+	e.Fatal = true
+	d.fatal = e
+	return e
+}
+
+func wireName(id uint16) string {
+	if int(id) < len(specsByWire) && specsByWire[id] != nil {
+		return specsByWire[id].name
+	}
+	return ""
+}
+
+func (d *BinaryDecoder) u16(b []byte) uint16 {
+	if d.little {
+		return binary.LittleEndian.Uint16(b)
+	}
+	return binary.BigEndian.Uint16(b)
+}
+
+func (d *BinaryDecoder) u32(b []byte) uint32 {
+	if d.little {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return binary.BigEndian.Uint32(b)
+}
+
+func (d *BinaryDecoder) u64(b []byte) uint64 {
+	if d.little {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return binary.BigEndian.Uint64(b)
+}
+
+// decodeBody fills the struct at p from a message body, attribute by
+// attribute as the table says. Bytes after the last known attribute belong
+// to a later minor version and are ignored.
+func (d *BinaryDecoder) decodeBody(sp *kindSpec, p unsafe.Pointer, body []byte, start int64) error {
+	pos := 0
+	for i := range sp.fields {
+		f := &sp.fields[i]
+		switch f.typ {
+		case fieldLong, fieldTicks, fieldDouble:
+			if len(body)-pos < 8 {
+				return d.fieldErr(sp, f, start, pos, ErrShort, "needs 8 bytes")
+			}
+			*fieldAt[uint64](p, f.off) = d.u64(body[pos:])
+			pos += 8
+		case fieldInt:
+			if len(body)-pos < 4 {
+				return d.fieldErr(sp, f, start, pos, ErrShort, "needs 4 bytes")
+			}
+			*fieldAt[uint32](p, f.off) = d.u32(body[pos:])
+			pos += 4
+		case fieldByte:
+			if pos >= len(body) {
+				return d.fieldErr(sp, f, start, pos, ErrShort, "needs 1 byte")
+			}
+			*fieldAt[byte](p, f.off) = body[pos]
+			pos++
+		case fieldString:
+			s, n, err := d.readString(sp, f.name, body, pos, start)
+			if err != nil {
+				return err
+			}
+			*fieldAt[string](p, f.off) = s
+			pos = n
+		case fieldStack:
+			n, err := d.readStack(sp, fieldAt[Stack](p, f.off), body, pos, start)
+			if err != nil {
+				return err
+			}
+			pos = n
+		}
+	}
+	return nil
+}
+
+// readString reads a NUL-terminated string at pos and returns it with the
+// position after its NUL.
+func (d *BinaryDecoder) readString(sp *kindSpec, name string, body []byte, pos int, start int64) (string, int, error) {
+	n := bytes.IndexByte(body[pos:], 0)
+	if n < 0 {
+		return "", 0, d.errAt(sp, name, start, pos, ErrNoNUL, fmt.Sprintf("%d bytes left in the message, none is 0", len(body)-pos))
+	}
+	raw := body[pos : pos+n]
+	if d.tc != nil && len(raw) > 0 {
+		conv, err := d.tc.convert(raw)
+		if err != nil {
+			return "", 0, d.errAt(sp, name, start, pos, ErrCharset, err.Error())
+		}
+		raw = conv
+	}
+	return d.intern.bytes(raw), pos + n + 1, nil
+}
+
+// readStack reads stackDepth, then that many names and that many lines.
+func (d *BinaryDecoder) readStack(sp *kindSpec, st *Stack, body []byte, pos int, start int64) (int, error) {
+	if len(body)-pos < 4 {
+		return 0, d.errAt(sp, attrStackDepth, start, pos, ErrShort, "needs 4 bytes")
+	}
+	depth := int32(d.u32(body[pos:]))
+	pos += 4
+	if depth < 0 || int(depth) > (len(body)-pos)/minFrameSize {
+		return 0, d.errAt(sp, attrStackDepth, start, pos-4, ErrStackDepth,
+			fmt.Sprintf("depth %d, %d bytes left hold at most %d frames", depth, len(body)-pos, (len(body)-pos)/minFrameSize))
+	}
+	st.Methods = st.Methods[:0]
+	for range depth {
+		s, n, err := d.readString(sp, attrStackMethods, body, pos, start)
+		if err != nil {
+			return 0, err
+		}
+		st.Methods = append(st.Methods, s)
+		pos = n
+	}
+	if len(body)-pos < 8*int(depth) {
+		return 0, d.errAt(sp, attrStackLines, start, pos, ErrShort, fmt.Sprintf("needs %d bytes for %d lines", 8*int(depth), depth))
+	}
+	st.Lines = st.Lines[:0]
+	for range depth {
+		st.Lines = append(st.Lines, int64(d.u64(body[pos:])))
+		pos += 8
+	}
+	return pos, nil
+}
+
+func (d *BinaryDecoder) fieldErr(sp *kindSpec, f *field, start int64, pos int, kind error, detail string) error {
+	return d.errAt(sp, f.name, start, pos, kind, detail)
+}
+
+func (d *BinaryDecoder) errAt(sp *kindSpec, name string, start int64, pos int, kind error, detail string) error {
+	return &Error{Err: kind, Offset: start + messageHeaderSize + int64(pos), MessageID: sp.wireID,
+		Element: sp.name, Field: name, Detail: detail}
+}
+
+// applySystem acts on the system messages: a new charset for the strings
+// that follow, a new tick frequency.
+func (d *BinaryDecoder) applySystem(ev Event, start int64) error {
+	switch e := ev.(type) {
+	case *Encoding:
+		enc, err := lookupCharset(e.Encoding)
+		if err != nil {
+			return &Error{Err: ErrCharset, Offset: start, MessageID: 1, Element: "encoding", Field: "encoding", Detail: err.Error()}
+		}
+		d.tc = newTranscoder(enc, true)
+	case *Frequency:
+		if e.Frequency <= 0 {
+			return &Error{Err: ErrValue, Offset: start, MessageID: 2, Element: "frequency", Field: "frequency",
+				Detail: fmt.Sprintf("%d ticks per second", e.Frequency)}
+		}
+		d.clock = Clock{Frequency: e.Frequency}
+	}
+	return nil
+}

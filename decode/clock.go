@@ -1,0 +1,193 @@
+package decode
+
+import (
+	"math"
+	"math/bits"
+	"time"
+)
+
+// DefaultFrequency is the tick rate of a stream that sends no frequency
+// message: timestamps are nanoseconds since the Unix epoch.
+const DefaultFrequency = 1_000_000_000
+
+// Clock converts a stream's ticks to time with integer arithmetic only
+// (float64 cannot hold a nanosecond timestamp exactly).
+type Clock struct {
+	Frequency int64 // ticks per second; 0 means DefaultFrequency
+}
+
+func (c Clock) freq() uint64 {
+	if c.Frequency <= 0 {
+		return DefaultFrequency
+	}
+	return uint64(c.Frequency)
+}
+
+// split returns whole seconds and the remaining ticks (0 <= rem < freq),
+// rounding towards negative infinity.
+func (c Clock) split(t Ticks) (sec int64, rem uint64) {
+	f := c.freq()
+	if t >= 0 {
+		return int64(uint64(t) / f), uint64(t) % f
+	}
+	neg := uint64(-(t + 1)) + 1 // |t| without overflow at MinInt64
+	sec = -int64(neg / f)
+	if r := neg % f; r != 0 {
+		sec--
+		rem = f - r
+	}
+	return sec, rem
+}
+
+// scale returns v*num/den rounded down; v*num/den must fit in 64 bits.
+func scale(v, num, den uint64) uint64 {
+	hi, lo := bits.Mul64(v, num)
+	if hi >= den {
+		return math.MaxUint64
+	}
+	q, _ := bits.Div64(hi, lo, den)
+	return q
+}
+
+// Time converts an absolute timestamp to wall-clock time (UTC).
+func (c Clock) Time(t Ticks) time.Time {
+	sec, rem := c.split(t)
+	return time.Unix(sec, int64(scale(rem, 1e9, c.freq()))).UTC()
+}
+
+// Duration converts a tick count to a duration, saturating at the limits.
+func (c Clock) Duration(t Ticks) time.Duration {
+	neg := t < 0
+	mag := uint64(t)
+	if neg {
+		mag = uint64(-(t + 1)) + 1
+	}
+	f := c.freq()
+	hi, lo := bits.Mul64(mag, 1e9)
+	var d uint64 = math.MaxInt64
+	if hi < f {
+		if q, _ := bits.Div64(hi, lo, f); q < math.MaxInt64 {
+			d = q
+		}
+	}
+	if neg {
+		return -time.Duration(d)
+	}
+	return time.Duration(d)
+}
+
+// FromTime converts wall-clock time to ticks.
+func (c Clock) FromTime(t time.Time) Ticks {
+	f := c.freq()
+	sec := t.Unix()
+	return Ticks(sec*int64(f) + int64(scale(uint64(t.Nanosecond()), f, 1e9)))
+}
+
+// FromDuration converts a duration to ticks.
+func (c Clock) FromDuration(d time.Duration) Ticks {
+	if d < 0 {
+		return -c.FromDuration(-d)
+	}
+	return Ticks(scale(uint64(d), c.freq(), 1e9))
+}
+
+// fractionDigits is how many decimal places represent one tick exactly:
+// enough that 10^digits >= frequency (9 for nanoseconds).
+func (c Clock) fractionDigits() (digits int, pow uint64) {
+	f := c.freq()
+	pow = 1
+	for pow < f && digits < 19 {
+		pow *= 10
+		digits++
+	}
+	return digits, pow
+}
+
+// appendSeconds renders ticks as decimal seconds, "1174313536.310316085" at
+// the default frequency. The fraction is rounded up so that parseSeconds
+// (which rounds down) gives back exactly the same ticks at any frequency.
+func (c Clock) appendSeconds(dst []byte, t Ticks) []byte {
+	mag := uint64(t)
+	if t < 0 {
+		dst = append(dst, '-')
+		mag = uint64(-(t + 1)) + 1
+	}
+	f := c.freq()
+	sec, rem := mag/f, mag%f
+	dst = appendUint(dst, sec)
+	digits, pow := c.fractionDigits()
+	if digits == 0 {
+		return dst
+	}
+	hi, lo := bits.Mul64(rem, pow)
+	q, r := bits.Div64(hi, lo, f)
+	if r != 0 {
+		q++
+	}
+	dst = append(dst, '.')
+	for p := pow / 10; p > 0; p /= 10 {
+		dst = append(dst, byte('0'+q/p%10))
+	}
+	return dst
+}
+
+// parseSeconds reads decimal seconds ("-12.000000001", "3", "3.5") into
+// ticks, exactly, with integers only. Digits beyond the 18th decimal are
+// below one tick at any realistic frequency and are ignored.
+func (c Clock) parseSeconds(s []byte) (Ticks, bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	i := 0
+	var sec uint64
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if sec > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		sec = sec*10 + uint64(s[i]-'0')
+	}
+	intDigits := i
+	var frac, pow uint64 = 0, 1
+	if i < len(s) && s[i] == '.' {
+		i++
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if pow < 1e18 {
+				frac = frac*10 + uint64(s[i]-'0')
+				pow *= 10
+			}
+		}
+		if pow == 1 && intDigits == 0 {
+			return 0, false
+		}
+	}
+	if i != len(s) || (intDigits == 0 && pow == 1) {
+		return 0, false
+	}
+	f := c.freq()
+	hi, whole := bits.Mul64(sec, f)
+	part := scale(frac, f, pow)
+	total, carry := bits.Add64(whole, part, 0)
+	if hi != 0 || carry != 0 || total > math.MaxInt64+1 || (total == math.MaxInt64+1 && !neg) {
+		return 0, false
+	}
+	if neg {
+		return Ticks(-int64(total-1) - 1), true
+	}
+	return Ticks(total), true
+}
+
+func appendUint(dst []byte, v uint64) []byte {
+	var tmp [20]byte
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(dst, tmp[i:]...)
+}

@@ -1,0 +1,84 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The kinds of decoding failure. An *Error wraps exactly one of them, so
+// callers test with errors.Is.
+var (
+	ErrBadMagic     = errors.New("bad magic (want \"0TBF\")")
+	ErrVersion      = errors.New("unsupported major version")
+	ErrDataOffset   = errors.New("offset to data below the 12-byte header")
+	ErrByteOrder    = errors.New("endianness byte is neither 0 (big) nor 1 (little)")
+	ErrMessageSize  = errors.New("message size below its 6-byte header")
+	ErrTooLarge     = errors.New("message larger than the configured maximum")
+	ErrShort        = errors.New("attribute runs past the message size")
+	ErrNoNUL        = errors.New("string without its NUL terminator")
+	ErrStackDepth   = errors.New("stackDepth larger than the message can hold")
+	ErrTruncated    = errors.New("stream ends inside a message")
+	ErrCharset      = errors.New("unusable charset")
+	ErrSyntax       = errors.New("malformed XML")
+	ErrValue        = errors.New("invalid attribute value")
+	ErrUnknownInput = errors.New("unrecognized stream format")
+	ErrNoWireForm   = errors.New("kind has no binary message")
+)
+
+// Error is a decoding failure with the place it happened.
+type Error struct {
+	Err       error  // one of the Err* values above
+	Offset    int64  // stream offset of the offending byte, or of the message holding it
+	MessageID uint16 // binary message id, 0 when not inside a message
+	Element   string // event kind or XML element name, "" when none
+	Field     string // attribute name, "" when the whole message is at fault
+	Line      int    // XML line (1-based), 0 for binary streams
+	Column    int    // XML column (1-based byte count), 0 for binary streams
+	Entry     string // zip entry holding the stream, "" when not zipped
+	Detail    string // what was found, in a few words
+	// Fatal says the decoder cannot go on: the stream's framing is lost. A
+	// decoder returns a non-fatal error once, skips the bad message, and
+	// continues with the next one.
+	Fatal bool
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("decode: ")
+	if e.Entry != "" {
+		fmt.Fprintf(&b, "zip entry %q: ", e.Entry)
+	}
+	fmt.Fprintf(&b, "offset %d", e.Offset)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " (line %d, column %d)", e.Line, e.Column)
+	}
+	switch {
+	case e.MessageID != 0 && e.Element != "":
+		fmt.Fprintf(&b, ": message %d (%s)", e.MessageID, e.Element)
+	case e.MessageID != 0:
+		fmt.Fprintf(&b, ": message %d", e.MessageID)
+	case e.Element != "":
+		fmt.Fprintf(&b, ": element <%s>", e.Element)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": field %s", e.Field)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	if e.Detail != "" {
+		fmt.Fprintf(&b, ": %s", e.Detail)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsFatal reports whether err ends the stream: any error but a non-fatal
+// *Error (one bad message that the decoder skipped).
+func IsFatal(err error) bool {
+	var de *Error
+	if errors.As(err, &de) {
+		return de.Fatal
+	}
+	return err != nil
+}

@@ -1,0 +1,218 @@
+package decode
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Sniff tells the format of a stream from its first bytes: "0TBF" is
+// binary, a zip signature is a zipped trace, and '<' (after an optional
+// byte-order mark and white space) is XML. zipped reports the zip case.
+func Sniff(prefix []byte) (f Format, zipped bool, ok bool) {
+	switch {
+	case bytes.HasPrefix(prefix, []byte(Magic)):
+		return FormatBinary, false, true
+	case bytes.HasPrefix(prefix, []byte("PK\x03\x04")):
+		return 0, true, true
+	}
+	p := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
+	p = bytes.TrimLeft(p, " \t\r\n")
+	if len(p) > 0 && p[0] == '<' {
+		return FormatXML, false, true
+	}
+	return 0, false, false
+}
+
+// maxSniff bounds the white space Open skips looking for an XML '<'.
+const maxSniff = 256
+
+// Open detects the encoding of r by content (never by file name) and
+// returns a decoder for it. A zip archive is opened transparently and every
+// trace document in it is decoded in turn. r may be an *os.File, in which
+// case a zip is read in place; other readers holding a zip are read into
+// memory first, since a zip's directory sits at its end.
+func Open(r io.Reader, opts Options) (Decoder, error) {
+	prefix := make([]byte, 0, maxSniff)
+	var readErr error
+	for readErr == nil && undecided(prefix) {
+		want := 4 - len(prefix)
+		if want < 1 {
+			want = 1 // past the first bytes only white space is left to skip
+		}
+		var n int
+		n, readErr = r.Read(prefix[len(prefix) : len(prefix)+want])
+		prefix = prefix[:len(prefix)+n]
+	}
+	f, zipped, ok := Sniff(prefix)
+	switch {
+	case ok && zipped:
+		return openZip(r, io.MultiReader(bytes.NewReader(prefix), r), opts)
+	case ok:
+		return newDecoder(f, io.MultiReader(bytes.NewReader(prefix), r), opts), nil
+	case readErr != nil && readErr != io.EOF:
+		return nil, readErr
+	case len(prefix) == 0:
+		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
+	}
+	return nil, &Error{Err: ErrUnknownInput, Fatal: true,
+		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip) or '<' (XML)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
+}
+
+// undecided reports whether more bytes could still change what Sniff says.
+func undecided(prefix []byte) bool {
+	if _, _, ok := Sniff(prefix); ok {
+		return false
+	}
+	if len(prefix) >= maxSniff {
+		return false
+	}
+	if len(prefix) < 4 {
+		return bytes.HasPrefix([]byte(Magic), prefix) || bytes.HasPrefix([]byte("PK\x03\x04"), prefix) ||
+			len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0 ||
+			bytes.HasPrefix([]byte("\xef\xbb\xbf"), prefix)
+	}
+	return len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0
+}
+
+func newDecoder(f Format, r io.Reader, opts Options) Decoder {
+	if f == FormatBinary {
+		return NewBinaryDecoder(r, opts)
+	}
+	return NewXMLDecoder(r, opts)
+}
+
+// openZip opens a zip archive: in place for a file, else from memory.
+func openZip(orig io.Reader, all io.Reader, opts Options) (Decoder, error) {
+	var ra io.ReaderAt
+	var size int64
+	if f, ok := orig.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			ra, size = f, st.Size()
+		}
+	}
+	if ra == nil {
+		data, err := io.ReadAll(all)
+		if err != nil {
+			return nil, err
+		}
+		ra, size = bytes.NewReader(data), int64(len(data))
+	}
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "zip archive: " + err.Error()}
+	}
+	z := &zipDecoder{opts: opts}
+	for _, f := range zr.File {
+		if !f.FileInfo().IsDir() {
+			z.files = append(z.files, f)
+		}
+	}
+	if len(z.files) == 0 {
+		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "zip archive holds no file"}
+	}
+	return z, nil
+}
+
+// zipDecoder decodes each trace document of a zip archive in turn.
+type zipDecoder struct {
+	opts  Options
+	files []*zip.File
+	next  int
+	cur   Decoder
+	rc    io.ReadCloser
+	entry string
+	done  int64  // bytes of the entries already finished
+	last  Format // format of the latest entry
+}
+
+func (z *zipDecoder) Next() (Event, error) {
+	for {
+		if z.cur == nil {
+			if z.next == len(z.files) {
+				return nil, io.EOF
+			}
+			if err := z.openEntry(z.files[z.next]); err != nil {
+				return nil, err
+			}
+			z.next++
+		}
+		ev, err := z.cur.Next()
+		if err == io.EOF {
+			z.done += z.cur.InputOffset()
+			z.rc.Close()
+			z.cur = nil
+			continue
+		}
+		if err != nil {
+			var de *Error
+			if errors.As(err, &de) {
+				de.Entry = z.entry
+			}
+			return nil, err
+		}
+		return ev, nil
+	}
+}
+
+func (z *zipDecoder) openEntry(f *zip.File) error {
+	rc, err := f.Open()
+	if err != nil {
+		return &Error{Err: ErrUnknownInput, Entry: f.Name, Fatal: true, Detail: err.Error()}
+	}
+	d, err := Open(rc, z.opts)
+	if err != nil {
+		rc.Close()
+		var de *Error
+		if errors.As(err, &de) {
+			de.Entry = f.Name
+		}
+		return err
+	}
+	if _, nested := d.(*zipDecoder); nested {
+		rc.Close()
+		return &Error{Err: ErrUnknownInput, Entry: f.Name, Fatal: true, Detail: "a zip inside a zip"}
+	}
+	z.cur, z.rc, z.entry, z.last = d, rc, f.Name, d.Format()
+	return nil
+}
+
+func (z *zipDecoder) Offset() int64 {
+	if z.cur == nil {
+		return 0
+	}
+	return z.cur.Offset()
+}
+
+func (z *zipDecoder) InputOffset() int64 {
+	if z.cur == nil {
+		return z.done
+	}
+	return z.done + z.cur.InputOffset()
+}
+
+func (z *zipDecoder) Clock() Clock {
+	if z.cur == nil {
+		return Clock{}
+	}
+	return z.cur.Clock()
+}
+
+func (z *zipDecoder) Format() Format { return z.last }
+
+// Container says the stream came out of a zip archive.
+func (z *zipDecoder) Container() string { return "zip" }
+
+// Entry names the zip entry being decoded.
+func (z *zipDecoder) Entry() string { return z.entry }
+
+// ExtraAttrs forwards to an XML entry's decoder.
+func (z *zipDecoder) ExtraAttrs() []Attr {
+	if x, ok := z.cur.(*XMLDecoder); ok {
+		return x.ExtraAttrs()
+	}
+	return nil
+}

@@ -1,0 +1,279 @@
+package decode
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+)
+
+// fieldType is how one attribute is encoded on the wire.
+type fieldType uint8
+
+const (
+	fieldByte   fieldType = iota + 1 // 1 byte
+	fieldInt                         // 4 bytes, signed
+	fieldLong                        // 8 bytes, signed
+	fieldDouble                      // 8 bytes, IEEE 754
+	fieldString                      // bytes up to a NUL, in the stream's charset
+	fieldTicks                       // a long holding timer ticks; decimal seconds in XML
+	fieldStack                       // stackDepth int, stackMethods string[], stackLines long[]
+)
+
+// wireSize is the smallest number of bytes the attribute takes in a binary message.
+func (t fieldType) wireSize() int {
+	switch t {
+	case fieldByte, fieldString:
+		return 1
+	case fieldInt, fieldStack:
+		return 4
+	default:
+		return 8
+	}
+}
+
+// The wire names of the three attributes a Stack field stands for.
+const (
+	attrStackDepth   = "stackDepth"
+	attrStackMethods = "stackMethods"
+	attrStackLines   = "stackLines"
+)
+
+// field is one attribute of a kind: its wire name, encoding and where it
+// lives in the kind's struct.
+type field struct {
+	name string
+	typ  fieldType
+	off  uintptr
+}
+
+// kindSpec is one row of the event table: everything a codec needs to know
+// about a kind, so that a single generic reader and writer serve them all.
+type kindSpec struct {
+	kind    Kind
+	wireID  uint16 // binary message id; 0 when the kind has no binary form
+	name    string // the specification's element name
+	fields  []field
+	byName  map[string]int // XML attribute name to field index ("stackDepth" to the stack field)
+	stack   int            // index of the Stack field, or -1
+	minBody int            // bytes of the attributes when every string is empty and every stack has depth 0
+
+	fresh  func() Event               // a new zero event of this kind
+	base   func(Event) unsafe.Pointer // the address of the event's struct
+	clone  func(Event) Event          // a shallow copy
+	arenaF func() arena               // storage for a Batch
+}
+
+// maxWireID is the largest message id the table knows.
+const maxWireID = 1041
+
+var (
+	specs       [numKinds]*kindSpec
+	specsByWire [maxWireID + 1]*kindSpec
+	specsByName = map[string]*kindSpec{}
+)
+
+// The event table, indexed by wire id.
+func init() {
+	register[Unknown](0, "unknown")
+	register[Encoding](1, "encoding")
+	register[Frequency](2, "frequency")
+	register[Node](1001, "node")
+	register[ProcessCreate](1002, "processCreate")
+	register[AgentCreate](1003, "agentCreate")
+	register[AgentDestroy](1004, "agentDestroy")
+	register[TraceStart](1005, "traceStart")
+	register[TraceEnd](1006, "traceEnd")
+	register[Filter](1007, "filter")
+	register[Option](1008, "option")
+	register[ThreadStart](1009, "threadStart")
+	register[ThreadEnd](1010, "threadEnd")
+	register[ClassDef](1011, "classDef")
+	register[MethodDef](1012, "methodDef")
+	register[ObjAlloc](1014, "objAlloc")
+	register[MethodEntry](1015, "methodEntry")
+	register[MethodExit](1016, "methodExit")
+	register[GCStart](1023, "gcStart")
+	register[ObjFree](1024, "objFree")
+	register[GCFinish](1027, "gcFinish")
+	register[RuntimeInitDone](1030, "runtimeInitDone")
+	register[RuntimeShutdown](1031, "runtimeShutdown")
+	register[MonWait](1032, "monWait")
+	register[MonWaited](1033, "monWaited")
+	register[MonContendedEnter](1034, "monContendedEnter")
+	register[MonContendedEntered](1035, "monContendedEntered")
+	register[AgMethodEntry](1036, "agMethodEntry")
+	register[AgMethodExit](1037, "agMethodExit")
+	register[HeapDumpDef](1038, "heapDumpDef")
+	register[GCRoot](1039, "gcRoot")
+	register[ObjReference](1040, "objReference")
+	register[Custom](1041, "custom")
+	register[Sample](0, "sample")
+	for k, sp := range specs {
+		if sp == nil {
+			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))
+		}
+	}
+}
+
+// register adds the kind of T to the table. The field layout comes from T's
+// struct tags, read once here; the codecs then use plain offsets.
+func register[T any, PT interface {
+	*T
+	Event
+}](wireID uint16, name string) {
+	var zero T
+	k := PT(&zero).Kind()
+	sp := &kindSpec{
+		kind:   k,
+		wireID: wireID,
+		name:   name,
+		byName: map[string]int{},
+		stack:  -1,
+		fresh:  func() Event { return PT(new(T)) },
+		base:   func(e Event) unsafe.Pointer { return unsafe.Pointer(e.(PT)) },
+		clone: func(e Event) Event {
+			c := *e.(PT)
+			return PT(&c)
+		},
+		arenaF: func() arena { return &arenaOf[T, PT]{} },
+	}
+	sp.fields = appendFields(nil, reflect.TypeFor[T](), 0)
+	for i, f := range sp.fields {
+		if f.typ == fieldStack {
+			sp.stack = i
+			sp.byName[attrStackDepth] = i
+		} else {
+			sp.byName[f.name] = i
+		}
+		sp.minBody += f.typ.wireSize()
+	}
+	specs[k] = sp
+	specsByName[name] = sp
+	if wireID != 0 {
+		specsByWire[wireID] = sp
+	}
+}
+
+var (
+	ticksType = reflect.TypeFor[Ticks]()
+	stackType = reflect.TypeFor[Stack]()
+)
+
+// appendFields flattens a struct's tagged fields, embedded structs included,
+// in declaration order, which is wire order.
+func appendFields(out []field, t reflect.Type, base uintptr) []field {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			out = appendFields(out, sf.Type, base+sf.Offset)
+			continue
+		}
+		name, ok := sf.Tag.Lookup("tptp")
+		if !ok {
+			continue
+		}
+		out = append(out, field{name: name, typ: fieldTypeOf(t, sf), off: base + sf.Offset})
+	}
+	return out
+}
+
+func fieldTypeOf(t reflect.Type, sf reflect.StructField) fieldType {
+	switch {
+	case sf.Type == ticksType:
+		return fieldTicks
+	case sf.Type == stackType:
+		return fieldStack
+	}
+	switch sf.Type.Kind() {
+	case reflect.Uint8:
+		return fieldByte
+	case reflect.Int32:
+		return fieldInt
+	case reflect.Int64:
+		return fieldLong
+	case reflect.Float64:
+		return fieldDouble
+	case reflect.String:
+		return fieldString
+	}
+	panic(fmt.Sprintf("decode: %s.%s has type %s, which has no wire encoding", t.Name(), sf.Name, sf.Type))
+}
+
+// String returns the specification's element name of the kind.
+func (k Kind) String() string {
+	if k < numKinds {
+		return specs[k].name
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// WireID returns the binary message id of the kind, 0 when it has none.
+func (k Kind) WireID() uint16 {
+	if k < numKinds {
+		return specs[k].wireID
+	}
+	return 0
+}
+
+// Kinds lists every kind the table knows, in table order.
+func Kinds() []Kind {
+	out := make([]Kind, 0, numKinds)
+	for k := range numKinds {
+		out = append(out, k)
+	}
+	return out
+}
+
+// KindByName finds a kind by its element name ("threadStart").
+func KindByName(name string) (Kind, bool) {
+	sp, ok := specsByName[name]
+	if !ok {
+		return 0, false
+	}
+	return sp.kind, true
+}
+
+// KindByWireID finds a kind by its binary message id.
+func KindByWireID(id uint16) (Kind, bool) {
+	if int(id) < len(specsByWire) && specsByWire[id] != nil {
+		return specsByWire[id].kind, true
+	}
+	return 0, false
+}
+
+// AttributeNames lists the kind's attributes in wire order, by their
+// specification names; a stack counts as stackDepth, stackMethods, stackLines.
+func (k Kind) AttributeNames() []string {
+	var out []string
+	for _, f := range specs[k].fields {
+		if f.typ == fieldStack {
+			out = append(out, attrStackDepth, attrStackMethods, attrStackLines)
+		} else {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// Clone returns a copy of ev that owns all its memory, so that it stays valid
+// after the decoder that produced it moves on.
+func Clone(ev Event) Event {
+	sp := specs[ev.Kind()]
+	c := sp.clone(ev)
+	p := sp.base(c)
+	if sp.stack >= 0 {
+		st := fieldAt[Stack](p, sp.fields[sp.stack].off)
+		st.Methods = append([]string(nil), st.Methods...)
+		st.Lines = append([]int64(nil), st.Lines...)
+	}
+	if u, ok := c.(*Unknown); ok {
+		u.Attrs = append([]Attr(nil), u.Attrs...)
+	}
+	return c
+}
+
+// fieldAt is the field of type T at offset off in the struct at p. The
+// registry checked at start-up that the type is right.
+func fieldAt[T any](p unsafe.Pointer, off uintptr) *T {
+	return (*T)(unsafe.Add(p, off))
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every check proftop has: formatting, go vet, the tests with the race
+# detector, and every fuzz target for a bounded time (FUZZTIME, default 20s).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+fuzztime=${FUZZTIME:-20s}
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(find . -name '*.go' -not -path './dist/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"
+	echo "$unformatted"
+	exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 ./...
+
+echo "== fuzz targets, $fuzztime each"
+grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do
+	pkg=./$(dirname "${file#./}")
+	for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | cut -d' ' -f2); do
+		echo "-- $pkg $target"
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg"
+	done
+done
+
+echo "== all checks passed"
