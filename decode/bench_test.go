@@ -111,6 +111,12 @@ func BenchmarkWireSize(b *testing.B) {
 	b.ReportMetric(float64(len(bin))/benchEvents, "binary-B/event")
 	b.ReportMetric(float64(len(text))/benchEvents, "xml-B/event")
 	b.ReportMetric(100*float64(len(bin))/float64(len(text)), "binary/xml-%")
+	// The proposal's own example, threadStart of "Reference Handler".
+	ts := []Event{&ThreadStart{ThreadID: 1, Time: 1185890426304424453, ObjIDRef: 1, ThreadName: "Reference Handler", GroupName: "system"}}
+	one := len(encodeBinary(b, ts, EncoderOptions{})) - HeaderSize
+	oneXML := len(encodeXML(b, ts)) - len(XMLPrologue) - 1 // without the newline
+	b.ReportMetric(float64(one), "threadStart-binary-B")
+	b.ReportMetric(float64(oneXML), "threadStart-xml-B")
 }
 
 // endless repeats a block of messages after a stream header, forever.
