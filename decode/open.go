@@ -36,6 +36,19 @@ const maxSniff = 256
 // case a zip is read in place; other readers holding a zip are read into
 // memory first, since a zip's directory sits at its end.
 func Open(r io.Reader, opts Options) (Decoder, error) {
+	f, zipped, whole, err := SniffStream(r)
+	if err != nil {
+		return nil, err
+	}
+	if zipped {
+		return openZip(r, whole, opts)
+	}
+	return NewDecoder(f, whole, opts), nil
+}
+
+// SniffStream reads the first bytes of r, as few as tell its format, and
+// returns the format with a reader that yields the whole stream again.
+func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error) {
 	prefix := make([]byte, 0, maxSniff)
 	var readErr error
 	for readErr == nil && undecided(prefix) {
@@ -49,16 +62,14 @@ func Open(r io.Reader, opts Options) (Decoder, error) {
 	}
 	f, zipped, ok := Sniff(prefix)
 	switch {
-	case ok && zipped:
-		return openZip(r, io.MultiReader(bytes.NewReader(prefix), r), opts)
 	case ok:
-		return newDecoder(f, io.MultiReader(bytes.NewReader(prefix), r), opts), nil
+		return f, zipped, io.MultiReader(bytes.NewReader(prefix), r), nil
 	case readErr != nil && readErr != io.EOF:
-		return nil, readErr
+		return 0, false, nil, readErr
 	case len(prefix) == 0:
-		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
+		return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
 	}
-	return nil, &Error{Err: ErrUnknownInput, Fatal: true,
+	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true,
 		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip) or '<' (XML)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
 }
 
@@ -78,7 +89,8 @@ func undecided(prefix []byte) bool {
 	return len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0
 }
 
-func newDecoder(f Format, r io.Reader, opts Options) Decoder {
+// NewDecoder returns the decoder for a stream known to be in format f.
+func NewDecoder(f Format, r io.Reader, opts Options) Decoder {
 	if f == FormatBinary {
 		return NewBinaryDecoder(r, opts)
 	}

@@ -55,6 +55,7 @@ type kindSpec struct {
 	fields  []field
 	byName  map[string]int // XML attribute name to field index ("stackDepth" to the stack field)
 	stack   int            // index of the Stack field, or -1
+	time    int            // index of the "time" field, or -1
 	minBody int            // bytes of the attributes when every string is empty and every stack has depth 0
 
 	fresh  func() Event               // a new zero event of this kind
@@ -129,6 +130,7 @@ func register[T any, PT interface {
 		name:   name,
 		byName: map[string]int{},
 		stack:  -1,
+		time:   -1,
 		fresh:  func() Event { return PT(new(T)) },
 		base:   func(e Event) unsafe.Pointer { return unsafe.Pointer(e.(PT)) },
 		clone: func(e Event) Event {
@@ -144,6 +146,9 @@ func register[T any, PT interface {
 			sp.byName[attrStackDepth] = i
 		} else {
 			sp.byName[f.name] = i
+		}
+		if f.name == "time" {
+			sp.time = i
 		}
 		sp.minBody += f.typ.wireSize()
 	}
@@ -270,6 +275,15 @@ func Clone(ev Event) Event {
 		u.Attrs = append([]Attr(nil), u.Attrs...)
 	}
 	return c
+}
+
+// Time returns the "time" attribute of an event, when its kind has one.
+func Time(ev Event) (Ticks, bool) {
+	sp := specs[ev.Kind()]
+	if sp.time < 0 {
+		return 0, false
+	}
+	return *fieldAt[Ticks](sp.base(ev), sp.fields[sp.time].off), true
 }
 
 // fieldAt is the field of type T at offset off in the struct at p. The

@@ -261,3 +261,15 @@ func TestBatchOwnsItsEvents(t *testing.T) {
 	}
 	sameEvents(t, b.Events(), evs)
 }
+
+func TestTimeOfAnEvent(t *testing.T) {
+	if tm, ok := Time(&MonWait{MonitorWait{Time: 42}}); !ok || tm != 42 {
+		t.Fatalf("%d %v", tm, ok)
+	}
+	if tm, ok := Time(&GCStart{ThreadMoment{Time: 7}}); !ok || tm != 7 {
+		t.Fatalf("%d %v", tm, ok)
+	}
+	if _, ok := Time(&MethodDef{}); ok {
+		t.Fatal("methodDef has no time")
+	}
+}

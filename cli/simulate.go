@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proftop/proftop/simulator"
+)
+
+// NewSimulateCommand returns `proftop simulate`.
+func NewSimulateCommand() *cobra.Command {
+	var (
+		listen     string
+		cfg        simulator.ServerConfig
+		rate       string
+		quiet      bool
+		aggregated bool
+	)
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Run a simulated profiler (agent controller) that serves realistic JVM activity",
+		Long: `Run a simulated profiler: an agent controller speaking proftop's protocol
+(docs/protocol.md) that streams the activity of a plausible Java service —
+dozens of threads, method calls, monitor contention with stacks, waits, GC,
+and now and then a deadlock — deterministic for a seed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if rate == "max" {
+				cfg.Saturate = true
+			} else {
+				n, err := strconv.Atoi(rate)
+				if err != nil || n <= 0 {
+					return fmt.Errorf("--rate %q: want a positive number of events per second, or max", rate)
+				}
+				cfg.Rate = n
+			}
+			cfg.Aggregated = aggregated
+			if !quiet {
+				cfg.Logf = func(format string, args ...any) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "simulate: "+format+"\n", args...)
+				}
+			}
+			srv := simulator.NewServer(cfg)
+			addr, err := srv.Listen(listen)
+			if err != nil {
+				return err
+			}
+			formats := "binary and xml"
+			if cfg.Legacy {
+				formats = "xml only (legacy)"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "simulated profiler listening on %s: %d agent(s), %s, %s events/s, seed %d\n",
+				addr, len(srv.Agents()), formats, rate, cfg.Seed)
+			stop := make(chan os.Signal, 1)
+			signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+			<-stop
+			return srv.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "127.0.0.1:10002", "address to listen on")
+	f.BoolVar(&cfg.Legacy, "legacy", false, "behave like a profiler from before the binary format: XML only, setOutputFormat unrecognized")
+	f.IntVar(&cfg.Agents, "agents", 1, "number of simulated JVMs (agents) on the controller")
+	f.StringVar(&rate, "rate", "20000", "events per second per client, or max to send as fast as the client reads")
+	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the simulated activity")
+	f.BoolVar(&aggregated, "aggregated", false, "report method activity as agMethodEntry aggregates instead of entry/exit pairs")
+	f.StringVar(&cfg.Token, "token", "", "require this token from clients")
+	f.DurationVar(&cfg.DeadlockEvery, "deadlock-every", 0, "virtual time between two deadlocks (default 40s; negative: never)")
+	f.BoolVarP(&quiet, "quiet", "q", false, "do not log connections")
+	return cmd
+}

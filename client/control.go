@@ -1,0 +1,80 @@
+package client
+
+import (
+	"errors"
+	"net"
+	"time"
+
+	"github.com/proftop/proftop/protocol"
+)
+
+// errNoReply is returned when a command's answer does not come in time.
+var errNoReply = errors.New("no reply in time")
+
+// control is the command channel of one connection.
+type control struct {
+	conn net.Conn
+	fr   *protocol.FrameReader
+	fw   *protocol.FrameWriter
+	ctxt uint64
+	dest string
+	// early holds data frames that arrived while a reply was awaited.
+	early [][]byte
+}
+
+func newControl(conn net.Conn, maxPayload int) *control {
+	return &control{conn: conn, fr: protocol.NewFrameReader(conn, maxPayload), fw: protocol.NewFrameWriter(conn, maxPayload), dest: protocol.ControllerName}
+}
+
+// call sends a command and waits up to timeout for the reply that carries
+// its ctxt. Replies to earlier commands that timed out are skipped.
+func (c *control) call(body any, timeout time.Duration) (protocol.Message, error) {
+	c.ctxt++
+	payload, err := protocol.EncodeMessage(protocol.ClientName, c.dest, c.ctxt, body)
+	if err != nil {
+		return protocol.Message{}, err
+	}
+	if err := c.fw.WriteFrame(false, payload); err != nil {
+		return protocol.Message{}, err
+	}
+	if err := c.conn.SetReadDeadline(time.Now().Add(timeout)); err != nil {
+		return protocol.Message{}, err
+	}
+	defer c.conn.SetReadDeadline(time.Time{})
+	for {
+		f, err := c.fr.Next()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return protocol.Message{}, errNoReply
+			}
+			return protocol.Message{}, err
+		}
+		if f.Data {
+			c.early = append(c.early, append([]byte(nil), f.Payload...))
+			continue
+		}
+		m, err := protocol.ParseMessage(f.Payload)
+		if err != nil {
+			return protocol.Message{}, err
+		}
+		if m.Ctxt != c.ctxt {
+			continue
+		}
+		return m, nil
+	}
+}
+
+// expect sends a command and decodes the expected reply into out, turning
+// an error reply into a Go error.
+func (c *control) expect(body any, timeout time.Duration, out any) error {
+	m, err := c.call(body, timeout)
+	if err != nil {
+		return err
+	}
+	if e := m.AsError(); e != nil {
+		return e
+	}
+	return m.Decode(out)
+}
+

@@ -1,0 +1,445 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/protocol"
+)
+
+// FormatChoice is what the user asked for.
+type FormatChoice string
+
+const (
+	FormatAuto   FormatChoice = "auto"   // ask for binary, accept XML
+	FormatBinary FormatChoice = "binary" // binary or nothing
+	FormatXML    FormatChoice = "xml"    // do not ask: XML, as an old client gets
+)
+
+// Config tells a Session where to connect and how.
+type Config struct {
+	Host string
+	Port int
+	// Agent picks one of several agents by id, pid or name.
+	Agent string
+	// Token authenticates to a controller that requires it.
+	Token  string
+	Format FormatChoice
+	// ConnectTimeout bounds dialing (default 5 s); NegotiationTimeout bounds
+	// the wait for each command's reply (default 3 s).
+	ConnectTimeout     time.Duration
+	NegotiationTimeout time.Duration
+	// Reconnect makes Run retry forever after failures, with exponential
+	// backoff from ReconnectMin (0.5 s) to ReconnectMax (30 s).
+	Reconnect    bool
+	ReconnectMin time.Duration
+	ReconnectMax time.Duration
+	// Record, when set, is the file the data stream is written to.
+	Record string
+	// MaxMessageSize bounds a decoded message; MaxPayload a frame.
+	MaxMessageSize int
+	MaxPayload     int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Port == 0 {
+		c.Port = protocol.DefaultPort
+	}
+	if c.Format == "" {
+		c.Format = FormatAuto
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 5 * time.Second
+	}
+	if c.NegotiationTimeout <= 0 {
+		c.NegotiationTimeout = 3 * time.Second
+	}
+	if c.ReconnectMin <= 0 {
+		c.ReconnectMin = 500 * time.Millisecond
+	}
+	if c.ReconnectMax <= 0 {
+		c.ReconnectMax = 30 * time.Second
+	}
+	return c
+}
+
+// Address is host:port.
+func (c Config) Address() string {
+	return net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
+}
+
+// Session is a live connection to a profiler, kept up by reconnecting.
+type Session struct {
+	cfg   Config
+	track *tracker
+	pump  *pump
+	rec   *recorder
+
+	mu     sync.Mutex
+	choice string        // the agent the user picked while choosing
+	chosen chan struct{} // signalled when choice changes
+}
+
+// NewSession returns a session; call Run.
+func NewSession(cfg Config) *Session {
+	cfg = cfg.withDefaults()
+	t := newTracker(cfg.Address())
+	s := &Session{cfg: cfg, track: t, pump: newPump(t), choice: cfg.Agent, chosen: make(chan struct{}, 1)}
+	if cfg.Record != "" {
+		s.rec = &recorder{base: cfg.Record}
+	}
+	return s
+}
+
+func (s *Session) Batches() <-chan *Batch { return s.pump.out }
+func (s *Session) Recycle(b *Batch)       { s.pump.recycle(b) }
+func (s *Session) Status() Status         { return s.track.snapshot() }
+
+// SelectAgent picks an agent (id, pid or name) when the controller offers
+// several; the session then connects to it.
+func (s *Session) SelectAgent(spec string) {
+	s.mu.Lock()
+	s.choice = spec
+	s.mu.Unlock()
+	select {
+	case s.chosen <- struct{}{}:
+	default:
+	}
+}
+
+// errChoose means the controller has several agents and none was picked.
+var errChoose = errors.New("several agents: choose one")
+
+// Run connects, streams and reconnects until ctx ends.
+func (s *Session) Run(ctx context.Context) error {
+	defer close(s.pump.out)
+	defer func() {
+		if s.rec != nil {
+			s.rec.stop()
+		}
+	}()
+	attempt := 0
+	for {
+		streamed, err := s.connectAndStream(ctx)
+		if ctx.Err() != nil {
+			s.track.setState(StateDisconnected, "stopped")
+			return nil
+		}
+		if errors.Is(err, errChoose) {
+			select {
+			case <-s.chosen:
+				continue
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		if streamed {
+			attempt = 0
+		}
+		attempt++
+		cause := describe(err, s.cfg.Address())
+		if !s.cfg.Reconnect {
+			s.track.setState(StateDisconnected, cause)
+			return errors.New(cause)
+		}
+		wait := backoff(attempt, s.cfg.ReconnectMin, s.cfg.ReconnectMax)
+		s.track.update(func(st *Status) {
+			st.State, st.Cause, st.Attempt, st.RetryAt = StateReconnecting, cause, attempt, time.Now().Add(wait)
+		})
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			s.track.setState(StateDisconnected, "stopped")
+			return nil
+		}
+	}
+}
+
+// backoff doubles from lo to hi with ±20% jitter, so that many clients of
+// one restarted profiler do not reconnect in lockstep.
+func backoff(attempt int, lo, hi time.Duration) time.Duration {
+	d := lo
+	for i := 1; i < attempt && d < hi; i++ {
+		d *= 2
+	}
+	d = min(d, hi)
+	return d*8/10 + time.Duration(rand.Int64N(int64(d)*4/10+1))
+}
+
+// connectAndStream runs one connection from dial to its end. streamed says
+// whether events flowed, which resets the backoff.
+func (s *Session) connectAndStream(ctx context.Context) (streamed bool, err error) {
+	s.track.update(func(st *Status) { st.State, st.Cause, st.Mismatch = StateConnecting, "", "" })
+	dialer := net.Dialer{Timeout: s.cfg.ConnectTimeout, KeepAlive: 15 * time.Second}
+	conn, err := dialer.DialContext(ctx, "tcp", s.cfg.Address())
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+
+	c := newControl(conn, s.cfg.MaxPayload)
+	s.track.setState(StateNegotiating, "")
+	agent, err := s.attach(c)
+	if err != nil {
+		return false, err
+	}
+	format, err := s.negotiate(c)
+	if err != nil {
+		return false, err
+	}
+	if err := c.expect(&protocol.StartMonitoring{}, s.cfg.NegotiationTimeout, &protocol.MonitoringStarted{}); err != nil {
+		return false, fmt.Errorf("startMonitoring: %w", err)
+	}
+	s.track.update(func(st *Status) {
+		st.Agent, st.Agents, st.Format, st.State = agent, nil, format, StateStreaming
+		st.Streams++
+		st.Attempt = 0
+	})
+	err = s.stream(ctx, c, format)
+	return true, err
+}
+
+// attach authenticates, lists the agents, picks one and attaches to it.
+func (s *Session) attach(c *control) (protocol.Agent, error) {
+	timeout := s.cfg.NegotiationTimeout
+	if s.cfg.Token != "" {
+		if err := c.expect(&protocol.Authenticate{Token: s.cfg.Token}, timeout, &protocol.Authenticated{}); err != nil {
+			return protocol.Agent{}, fmt.Errorf("authenticate: %w", err)
+		}
+	}
+	var list protocol.AgentList
+	if err := c.expect(&protocol.ListAgents{}, timeout, &list); err != nil {
+		return protocol.Agent{}, fmt.Errorf("listAgents: %w", err)
+	}
+	s.mu.Lock()
+	choice := s.choice
+	s.mu.Unlock()
+	agent, err := pickAgent(list.Agents, choice)
+	if err != nil {
+		s.track.update(func(st *Status) {
+			st.Agents = list.Agents
+			if errors.Is(err, errChoose) {
+				st.State, st.Cause = StateChoosingAgent, err.Error()
+			}
+		})
+		return protocol.Agent{}, err
+	}
+	if err := c.expect(&protocol.Attach{AgentID: agent.ID}, timeout, &protocol.Attached{}); err != nil {
+		return protocol.Agent{}, fmt.Errorf("attach to agent %s: %w", agent.ID, err)
+	}
+	c.dest = protocol.AgentEndpoint(agent.ID)
+	s.track.update(func(st *Status) { st.Agent = agent })
+	return agent, nil
+}
+
+// pickAgent chooses by id, pid or name; a lone agent needs no choice.
+func pickAgent(agents []protocol.Agent, spec string) (protocol.Agent, error) {
+	if len(agents) == 0 {
+		return protocol.Agent{}, errors.New("the agent controller has no agent: is the JVM running with the profiler?")
+	}
+	if spec == "" {
+		if len(agents) == 1 {
+			return agents[0], nil
+		}
+		return protocol.Agent{}, fmt.Errorf("%w with --agent: %s", errChoose, agentNames(agents))
+	}
+	var found []protocol.Agent
+	for _, a := range agents {
+		if a.ID == spec || strconv.Itoa(a.PID) == spec || a.Name == spec {
+			found = append(found, a)
+		}
+	}
+	if len(found) == 0 {
+		for _, a := range agents {
+			if strings.Contains(strings.ToLower(a.Name), strings.ToLower(spec)) {
+				found = append(found, a)
+			}
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return protocol.Agent{}, fmt.Errorf("%w: no agent matches %q; there are %s", errChoose, spec, agentNames(agents))
+	}
+	return protocol.Agent{}, fmt.Errorf("%w: %q matches several agents: %s", errChoose, spec, agentNames(found))
+}
+
+func agentNames(agents []protocol.Agent) string {
+	var parts []string
+	for _, a := range agents {
+		parts = append(parts, a.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// errBinaryRefused is returned when --format binary meets an XML-only profiler.
+var errBinaryRefused = errors.New("the profiler cannot send the binary format (it answered setOutputFormat with")
+
+// negotiate settles the output format as the binary format proposal says.
+func (s *Session) negotiate(c *control) (decode.Format, error) {
+	outcome := func(o Outcome, f decode.Format) (decode.Format, error) {
+		s.track.update(func(st *Status) { st.Negotiation, st.Format = o, f })
+		return f, nil
+	}
+	if s.cfg.Format == FormatXML {
+		return outcome(OutcomeNotAsked, decode.FormatXML)
+	}
+	m, err := c.call(&protocol.SetOutputFormat{Format: "binary"}, s.cfg.NegotiationTimeout)
+	switch {
+	case errors.Is(err, errNoReply):
+		if s.cfg.Format == FormatBinary {
+			s.track.update(func(st *Status) { st.Negotiation = OutcomeRefused })
+			return 0, fmt.Errorf("%w no answer within %v)", errBinaryRefused, s.cfg.NegotiationTimeout)
+		}
+		return outcome(OutcomeTimeout, decode.FormatXML)
+	case err != nil:
+		return 0, err
+	}
+	if e := m.AsError(); e != nil {
+		if s.cfg.Format == FormatBinary {
+			s.track.update(func(st *Status) { st.Negotiation = OutcomeRefused })
+			return 0, fmt.Errorf("%w %s)", errBinaryRefused, e)
+		}
+		if e.Code == protocol.CodeUnrecognizedCommand {
+			return outcome(OutcomeUnrecognized, decode.FormatXML)
+		}
+		return 0, fmt.Errorf("setOutputFormat: %w", e)
+	}
+	var enabled protocol.EnabledOutputFormat
+	if err := m.Decode(&enabled); err != nil {
+		return 0, err
+	}
+	switch enabled.Format {
+	case "binary":
+		return outcome(OutcomeNegotiated, decode.FormatBinary)
+	case "xml":
+		if s.cfg.Format == FormatBinary {
+			s.track.update(func(st *Status) { st.Negotiation = OutcomeRefused })
+			return 0, fmt.Errorf("%w enabledOutputFormat xml)", errBinaryRefused)
+		}
+		return outcome(OutcomeNegotiated, decode.FormatXML)
+	}
+	return 0, fmt.Errorf("setOutputFormat: the profiler enabled an unknown format %q", enabled.Format)
+}
+
+// stream decodes the data frames until the connection ends.
+func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Format) error {
+	streamNo := s.track.snapshot().Streams
+	s.pump.stream = streamNo
+	var pending [][]byte // received before the recording file could be named
+	recording := false
+	dr := &dataReader{
+		c: c,
+		beforeWait: func() {
+			s.pump.flush(ctx)
+		},
+		onData: func(p []byte) error {
+			s.track.addBytes(int64(len(p)))
+			if s.rec == nil {
+				return nil
+			}
+			if !recording {
+				pending = append(pending, append([]byte(nil), p...))
+				return nil
+			}
+			return s.rec.write(p)
+		},
+	}
+	format, _, whole, err := decode.SniffStream(dr)
+	if err != nil {
+		if de := (*decode.Error)(nil); errors.As(err, &de) {
+			return fmt.Errorf("the data stream is neither binary nor XML: %s", de.Detail)
+		}
+		return err
+	}
+	if format != negotiated {
+		mismatch := fmt.Sprintf("negotiated %s but the stream is %s; decoding it as %s", negotiated, format, format)
+		s.track.update(func(st *Status) { st.Mismatch, st.Format = mismatch, format })
+	}
+	if s.rec != nil {
+		path, err := s.rec.start(format, streamNo)
+		if err != nil {
+			return err
+		}
+		s.track.update(func(st *Status) { st.Recording = path })
+		for _, p := range pending {
+			if err := s.rec.write(p); err != nil {
+				return err
+			}
+		}
+		pending, recording = nil, true
+	}
+	dec := decode.NewDecoder(format, whole, decode.Options{MaxMessageSize: s.cfg.MaxMessageSize})
+	defer s.pump.flush(context.Background())
+	for {
+		ev, err := dec.Next()
+		if err != nil {
+			var de *decode.Error
+			if errors.As(err, &de) && !de.Fatal {
+				s.track.decodeError(err)
+				continue
+			}
+			s.pump.clock = dec.Clock()
+			if ferr := s.pump.flush(ctx); ferr != nil {
+				return ferr
+			}
+			if errors.As(err, &de) {
+				s.track.decodeError(err)
+			}
+			return err
+		}
+		s.pump.clock = dec.Clock()
+		if err := s.pump.add(ctx, ev); err != nil {
+			return err
+		}
+	}
+}
+
+// describe turns a connection failure into a sentence for the user.
+func describe(err error, addr string) string {
+	if err == nil {
+		return "the profiler ended the stream"
+	}
+	var dnsErr *net.DNSError
+	var pe *protocol.Error
+	var de *decode.Error
+	var er *protocol.ErrorReply
+	switch {
+	case errors.As(err, &dnsErr):
+		return fmt.Sprintf("cannot resolve host %q: %v", dnsErr.Name, dnsErr.Err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("connection refused by %s: is the profiler's agent controller running there?", addr)
+	case errors.Is(err, syscall.ECONNRESET):
+		return fmt.Sprintf("connection reset by %s", addr)
+	case errors.Is(err, errNoReply):
+		return fmt.Sprintf("%s did not answer in time", addr)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("%s closed the connection in the middle of a frame", addr)
+	case errors.Is(err, io.EOF):
+		return fmt.Sprintf("%s closed the connection", addr)
+	case errors.As(err, &pe):
+		return fmt.Sprintf("%s broke the protocol: %v", addr, pe)
+	case errors.As(err, &de):
+		return fmt.Sprintf("the trace stream from %s is malformed: %v", addr, de)
+	case errors.As(err, &er):
+		return fmt.Sprintf("%s refused: %v", addr, er)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("no answer from %s (timed out)", addr)
+	}
+	return err.Error()
+}

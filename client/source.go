@@ -1,0 +1,100 @@
+package client
+
+import (
+	"context"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// Source is where events come from: a live session or a recorded file.
+type Source interface {
+	// Run produces batches until ctx ends or the source is exhausted. A
+	// live session reconnects on its own and only returns when ctx ends
+	// (or when reconnecting is switched off).
+	Run(ctx context.Context) error
+	// Batches delivers the decoded events. It is closed when Run returns.
+	Batches() <-chan *Batch
+	// Recycle hands a consumed batch back for reuse.
+	Recycle(*Batch)
+	// Status describes the source now.
+	Status() Status
+}
+
+// Batch is a run of consecutive events from one stream.
+type Batch struct {
+	decode.Batch
+	// Stream counts the streams of the source: it increases with every
+	// connection, so that a consumer can tell a new JVM from the old one.
+	Stream int
+	// Clock converts the stream's ticks, as of the end of the batch.
+	Clock decode.Clock
+}
+
+// batchSize is how many events a batch holds at most. Batches also leave
+// early whenever the decoder would wait for the network, so that a slow
+// stream is shown at once.
+const batchSize = 4096
+
+// pump fills batches and sends them to the consumer.
+type pump struct {
+	out    chan *Batch
+	free   chan *Batch
+	cur    *Batch
+	stream int
+	clock  decode.Clock
+	track  *tracker
+	events int64 // events added since the last flush
+}
+
+func newPump(track *tracker) *pump {
+	return &pump{out: make(chan *Batch, 4), free: make(chan *Batch, 8), track: track}
+}
+
+func (p *pump) batch() *Batch {
+	if p.cur == nil {
+		select {
+		case p.cur = <-p.free:
+		default:
+			p.cur = &Batch{}
+		}
+		p.cur.Stream = p.stream
+	}
+	return p.cur
+}
+
+// add copies one event into the current batch and sends the batch when full.
+func (p *pump) add(ctx context.Context, ev decode.Event) error {
+	b := p.batch()
+	b.Add(ev)
+	p.events++
+	if b.Len() >= batchSize {
+		return p.flush(ctx)
+	}
+	return nil
+}
+
+// flush sends the current batch, if it holds anything. It waits for the
+// consumer (backpressure reaches the profiler through TCP) unless ctx ends.
+func (p *pump) flush(ctx context.Context) error {
+	if p.cur == nil || p.cur.Len() == 0 {
+		return nil
+	}
+	p.cur.Clock = p.clock
+	p.track.addEvents(p.events)
+	p.events = 0
+	select {
+	case p.out <- p.cur:
+		p.cur = nil
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *pump) recycle(b *Batch) {
+	b.Reset()
+	select {
+	case p.free <- b:
+	default:
+	}
+}

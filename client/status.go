@@ -1,0 +1,136 @@
+package client
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/protocol"
+)
+
+// State is where a source is in its life.
+type State int
+
+const (
+	StateIdle State = iota
+	StateConnecting
+	StateNegotiating
+	StateStreaming
+	StateDisconnected
+	StateReconnecting
+	StateChoosingAgent // several agents and none chosen
+	StateEnded         // a file played to its end
+)
+
+func (s State) String() string {
+	return [...]string{"idle", "connecting", "negotiating", "streaming", "disconnected", "reconnecting", "choosing agent", "ended"}[s]
+}
+
+// Outcome is how the output format was settled.
+type Outcome int
+
+const (
+	OutcomeNone          Outcome = iota // not negotiated yet
+	OutcomeNotAsked                     // the user chose XML: nothing was asked, XML is the default
+	OutcomeNegotiated                   // the profiler answered enabledOutputFormat
+	OutcomeUnrecognized                 // the profiler does not know setOutputFormat: XML
+	OutcomeTimeout                      // no answer in time: XML
+	OutcomeRefused                      // binary was required and the profiler cannot send it
+	OutcomeFile                         // a recorded file: told from its content
+)
+
+func (o Outcome) String() string {
+	return [...]string{"", "not asked (xml is the default)", "negotiated", "fallback: profiler predates setOutputFormat",
+		"fallback: no answer to setOutputFormat", "refused", "from the file's content"}[o]
+}
+
+// Status is a snapshot of a source, for display.
+type Status struct {
+	Source      string // "host:port" or a file path
+	State       State
+	Since       time.Time // when State began
+	Agent       protocol.Agent
+	Agents      []protocol.Agent // the choice, in StateChoosingAgent
+	Format      decode.Format
+	Negotiation Outcome
+	// Mismatch says the data did not start as the negotiated format said;
+	// proftop then decodes what the bytes are.
+	Mismatch string
+	// Cause says why the source is disconnected, reconnecting or ended.
+	Cause     string
+	Attempt   int       // reconnection attempts since the last good stream
+	RetryAt   time.Time // when the next attempt starts
+	Streams   int       // streams received so far
+	Recording string    // the file being recorded, if any
+
+	Events       int64 // decoded so far, over every stream
+	Bytes        int64 // trace bytes received so far
+	DecodeErrors int64
+	LastError    string // the latest decode error
+	EventsPerSec float64
+	BytesPerSec  float64
+}
+
+// tracker keeps a source's status; counters are atomics so that the
+// decoding goroutine never waits for a reader of the status.
+type tracker struct {
+	mu     sync.Mutex
+	st     Status
+	events atomic.Int64
+	bytes  atomic.Int64
+	errs   atomic.Int64
+
+	rateAt                 time.Time
+	rateEvents, rateBytes  int64
+	eventsPerSec, bytesPer float64
+}
+
+func newTracker(source string) *tracker {
+	return &tracker{st: Status{Source: source, Since: time.Now()}, rateAt: time.Now()}
+}
+
+func (t *tracker) update(f func(*Status)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	prev := t.st.State
+	f(&t.st)
+	if t.st.State != prev {
+		t.st.Since = time.Now()
+	}
+}
+
+func (t *tracker) setState(s State, cause string) {
+	t.update(func(st *Status) {
+		st.State = s
+		st.Cause = cause
+	})
+}
+
+func (t *tracker) addEvents(n int64) { t.events.Add(n) }
+func (t *tracker) addBytes(n int64)  { t.bytes.Add(n) }
+
+func (t *tracker) decodeError(err error) {
+	t.errs.Add(1)
+	t.update(func(st *Status) { st.LastError = err.Error() })
+}
+
+// minRateWindow keeps rates steady when the status is polled often.
+const minRateWindow = 500 * time.Millisecond
+
+func (t *tracker) snapshot() Status {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := time.Now()
+	ev, by := t.events.Load(), t.bytes.Load()
+	if dt := now.Sub(t.rateAt); dt >= minRateWindow {
+		t.eventsPerSec = float64(ev-t.rateEvents) / dt.Seconds()
+		t.bytesPer = float64(by-t.rateBytes) / dt.Seconds()
+		t.rateAt, t.rateEvents, t.rateBytes = now, ev, by
+	}
+	st := t.st
+	st.Agents = append([]protocol.Agent(nil), t.st.Agents...)
+	st.Events, st.Bytes, st.DecodeErrors = ev, by, t.errs.Load()
+	st.EventsPerSec, st.BytesPerSec = t.eventsPerSec, t.bytesPer
+	return st
+}

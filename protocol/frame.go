@@ -1,0 +1,212 @@
+package protocol
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+)
+
+// Magic starts every frame: ASCII "PTAC" (ProfTop Agent Controller).
+const Magic uint32 = 0x50544143
+
+// HeaderSize is the size of a frame's envelope.
+const HeaderSize = 12
+
+// FlagData marks a data frame (trace bytes); without it a frame is a
+// control frame (one command). The other 31 bits are reserved and zero.
+const FlagData uint32 = 1
+
+// DefaultMaxPayload is the largest payload either side accepts (16 MiB).
+const DefaultMaxPayload = 16 << 20
+
+// DefaultPort is the agent controller's TCP port (TPTP's).
+const DefaultPort = 10002
+
+// Frame is one frame as read. Payload is valid until the next read.
+type Frame struct {
+	Data    bool
+	Payload []byte
+}
+
+// Error is a violation of the framing: what was received, where.
+type Error struct {
+	Offset int64  // connection offset of the frame's first byte
+	What   string // what is wrong, with what was received
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("protocol error at byte %d of the connection: %s", e.Offset, e.What)
+}
+
+// FrameReader reads frames from a connection. A read error (a deadline,
+// say) may stop it anywhere inside a frame; the next call resumes there.
+type FrameReader struct {
+	r       io.Reader
+	max     int
+	hdr     [HeaderSize]byte
+	hn      int // header bytes read so far
+	flags   uint32
+	size    int // payload size, once the header is complete
+	payload []byte
+	offset  int64
+	err     error // a framing error: the connection is unusable
+}
+
+// NewFrameReader reads frames from r; maxPayload 0 means DefaultMaxPayload.
+func NewFrameReader(r io.Reader, maxPayload int) *FrameReader {
+	if maxPayload <= 0 {
+		maxPayload = DefaultMaxPayload
+	}
+	return &FrameReader{r: r, max: maxPayload}
+}
+
+// Offset is the number of bytes read from the connection so far.
+func (fr *FrameReader) Offset() int64 { return fr.offset }
+
+// Next reads one frame. At a clean end between frames it returns io.EOF; a
+// connection that ends inside a frame gives io.ErrUnexpectedEOF; a framing
+// violation gives an *Error, and every later call the same.
+func (fr *FrameReader) Next() (Frame, error) {
+	if fr.err != nil {
+		return Frame{}, fr.err
+	}
+	for fr.hn < HeaderSize {
+		n, err := fr.r.Read(fr.hdr[fr.hn:])
+		fr.hn += n
+		fr.offset += int64(n)
+		if fr.hn == HeaderSize {
+			break
+		}
+		if err != nil {
+			if err == io.EOF && fr.hn > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return Frame{}, err
+		}
+		if n == 0 {
+			return Frame{}, io.ErrNoProgress
+		}
+		if fr.hn == HeaderSize {
+			break
+		}
+	}
+	if fr.payload == nil || fr.size < 0 {
+		if err := fr.checkHeader(); err != nil {
+			fr.err = err
+			return Frame{}, err
+		}
+	}
+	for len(fr.payload) < fr.size {
+		// Grow with the bytes that actually arrive, not with the declared size.
+		if len(fr.payload) == cap(fr.payload) {
+			grown := make([]byte, len(fr.payload), min(fr.size, max(2*cap(fr.payload), 64<<10)))
+			copy(grown, fr.payload)
+			fr.payload = grown
+		}
+		n, err := fr.r.Read(fr.payload[len(fr.payload):min(fr.size, cap(fr.payload))])
+		fr.payload = fr.payload[:len(fr.payload)+n]
+		fr.offset += int64(n)
+		if len(fr.payload) == fr.size {
+			break
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return Frame{}, err
+		}
+		if n == 0 {
+			return Frame{}, io.ErrNoProgress
+		}
+	}
+	f := Frame{Data: fr.flags&FlagData != 0, Payload: fr.payload[:fr.size]}
+	fr.hn, fr.size, fr.payload = 0, -1, fr.payload[:0]
+	return f, nil
+}
+
+// checkHeader validates a complete envelope and prepares for its payload.
+func (fr *FrameReader) checkHeader() error {
+	start := fr.offset - HeaderSize
+	magic := binary.BigEndian.Uint32(fr.hdr[0:])
+	flags := binary.BigEndian.Uint32(fr.hdr[4:])
+	size := binary.BigEndian.Uint32(fr.hdr[8:])
+	if magic != Magic {
+		return &Error{Offset: start, What: fmt.Sprintf("bad frame magic %q (0x%08x), want \"PTAC\": is this an agent controller?", printable(fr.hdr[:4]), magic)}
+	}
+	if flags&^FlagData != 0 {
+		return &Error{Offset: start, What: fmt.Sprintf("reserved frame flag bits set: 0x%08x", flags)}
+	}
+	if uint64(size) > uint64(fr.max) {
+		return &Error{Offset: start, What: fmt.Sprintf("frame payload of %d bytes exceeds the limit of %d", size, fr.max)}
+	}
+	fr.flags, fr.size = flags, int(size)
+	if fr.payload == nil {
+		fr.payload = make([]byte, 0, min(fr.size, 4096))
+	}
+	fr.payload = fr.payload[:0]
+	return nil
+}
+
+func printable(b []byte) string {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			c = '.'
+		}
+		out[i] = c
+	}
+	return string(out)
+}
+
+// FrameWriter writes frames; it is safe for concurrent use, so that control
+// replies and data can share one connection.
+type FrameWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	max int
+	hdr [HeaderSize]byte
+}
+
+// NewFrameWriter writes frames to w; maxPayload 0 means DefaultMaxPayload.
+func NewFrameWriter(w io.Writer, maxPayload int) *FrameWriter {
+	if maxPayload <= 0 {
+		maxPayload = DefaultMaxPayload
+	}
+	return &FrameWriter{w: w, max: maxPayload}
+}
+
+// MaxPayload is the largest payload one frame may carry.
+func (fw *FrameWriter) MaxPayload() int { return fw.max }
+
+// WriteFrame writes one frame. Payloads over the limit are refused.
+func (fw *FrameWriter) WriteFrame(data bool, payload []byte) error {
+	if len(payload) > fw.max {
+		return fmt.Errorf("frame payload of %d bytes exceeds the limit of %d", len(payload), fw.max)
+	}
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	flags := uint32(0)
+	if data {
+		flags = FlagData
+	}
+	binary.BigEndian.PutUint32(fw.hdr[0:], Magic)
+	binary.BigEndian.PutUint32(fw.hdr[4:], flags)
+	binary.BigEndian.PutUint32(fw.hdr[8:], uint32(len(payload)))
+	bufs := net.Buffers{fw.hdr[:], payload}
+	_, err := bufs.WriteTo(fw.w)
+	return err
+}
+
+// WriteData writes trace bytes as data frames, split at the payload limit.
+func (fw *FrameWriter) WriteData(p []byte) error {
+	for len(p) > 0 {
+		n := min(len(p), fw.max)
+		if err := fw.WriteFrame(true, p[:n]); err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
+}
