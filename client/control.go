@@ -77,4 +77,3 @@ func (c *control) expect(body any, timeout time.Duration, out any) error {
 	}
 	return m.Decode(out)
 }
-

@@ -31,13 +31,13 @@ func (s State) String() string {
 type Outcome int
 
 const (
-	OutcomeNone          Outcome = iota // not negotiated yet
-	OutcomeNotAsked                     // the user chose XML: nothing was asked, XML is the default
-	OutcomeNegotiated                   // the profiler answered enabledOutputFormat
-	OutcomeUnrecognized                 // the profiler does not know setOutputFormat: XML
-	OutcomeTimeout                      // no answer in time: XML
-	OutcomeRefused                      // binary was required and the profiler cannot send it
-	OutcomeFile                         // a recorded file: told from its content
+	OutcomeNone         Outcome = iota // not negotiated yet
+	OutcomeNotAsked                    // the user chose XML: nothing was asked, XML is the default
+	OutcomeNegotiated                  // the profiler answered enabledOutputFormat
+	OutcomeUnrecognized                // the profiler does not know setOutputFormat: XML
+	OutcomeTimeout                     // no answer in time: XML
+	OutcomeRefused                     // binary was required and the profiler cannot send it
+	OutcomeFile                        // a recorded file: told from its content
 )
 
 func (o Outcome) String() string {

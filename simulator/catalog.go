@@ -206,12 +206,12 @@ func simpleName(class string) string {
 type threadKind uint8
 
 const (
-	kindIdle       threadKind = iota // a JVM thread that never runs Java code here
-	kindHTTP                         // a Tomcat request worker
-	kindBilling                      // a settlement pool worker
-	kindScheduler                    // the cache refresher
-	kindForkJoin                     // a common-pool worker
-	kindFinalizer                    // waits on the reference queue; woken by GC
+	kindIdle      threadKind = iota // a JVM thread that never runs Java code here
+	kindHTTP                        // a Tomcat request worker
+	kindBilling                     // a settlement pool worker
+	kindScheduler                   // the cache refresher
+	kindForkJoin                    // a common-pool worker
+	kindFinalizer                   // waits on the reference queue; woken by GC
 )
 
 // baseStack is the framework stack a thread of each kind runs its work
