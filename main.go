@@ -63,7 +63,7 @@ func newRootCommand() *cobra.Command {
 	f.DurationVar(&opts.Session.NegotiationTimeout, "negotiation-timeout", 3*time.Second, "how long to wait for each command's answer (setOutputFormat included)")
 	f.BoolVar(&noReconnect, "no-reconnect", false, "exit on the first connection failure instead of retrying")
 	root.SetVersionTemplate(fmt.Sprintf("proftop %s (commit %s, built %s)\n", version, commit, date))
-	root.AddCommand(cli.NewDecodeCommand(), cli.NewSimulateCommand())
+	root.AddCommand(cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewReplayCommand())
 	return root
 }
 

@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // proftopBin is the real binary, built once for the end-to-end tests.
@@ -80,4 +86,99 @@ func TestDecodeFailureExitsWithStatus1(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "/no/such/file.trcbin") {
 		t.Fatalf("exit %d: %q", code, errs)
 	}
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startSimulator runs `proftop simulate` as its own process and waits until it listens.
+func startSimulator(t testing.TB, args ...string) int {
+	port, _ := startSimulatorProcess(t, args...)
+	return port
+}
+
+func startSimulatorProcess(t testing.TB, args ...string) (int, *os.Process) {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(proftopBin, append([]string{"simulate", "-q", "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := 0; i < 200; i++ {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			return port, cmd.Process
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the simulator did not start listening")
+	return 0, nil
+}
+
+func TestBatchAgainstTheSimulator(t *testing.T) {
+	port := startSimulator(t)
+	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "-n", "2", "--json", "--refresh", "500ms")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, %d lines\n%s\n%s", code, len(lines), out, errs)
+	}
+	var last struct {
+		State       string
+		Format      string
+		Negotiation string
+		Events      int64
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if last.State != "streaming" || last.Format != "binary" || last.Negotiation != "negotiated" || last.Events == 0 {
+		t.Fatalf("%+v", last)
+	}
+}
+
+func TestWrongPortGivesAClearMessage(t *testing.T) {
+	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(freePort(t)), "--batch", "-n", "1", "--no-reconnect")
+	if code != 1 || !strings.Contains(errs, "connection refused by 127.0.0.1:") || strings.Contains(errs, "goroutine") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A proftop killed while recording leaves a file that decodes up to its
+// last complete message.
+func TestRecordingSurvivesKill(t *testing.T) {
+	port := startSimulator(t, "--rate", "200000")
+	dir := t.TempDir()
+	cmd := exec.Command(proftopBin, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "--record", filepath.Join(dir, "kill"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "kill.trcbin")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if st, err := os.Stat(path); err == nil && st.Size() > 1<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing recorded")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	out, errs, code := run(t, nil, "decode", path, "--stats")
+	events := 0
+	fmt.Sscanf(out[strings.Index(out, "events"):], "events %d", &events)
+	// The file ends wherever the kill struck: cleanly, or inside a message.
+	if events < 5000 || (code != 0 && !strings.Contains(errs, "stream ends inside a message")) {
+		t.Fatalf("exit %d, %d events\n%s\n%s", code, events, out, errs)
+	}
+	t.Logf("%d events decoded from the recording of a killed proftop (%s)", events, strings.TrimSpace(errs))
 }

@@ -17,6 +17,9 @@ import (
 	"github.com/proftop/proftop/decode"
 )
 
+// defaultRefresh is the default time between two snapshots.
+const defaultRefresh = time.Second
+
 // LiveOptions are the root command's settings for watching a profiler.
 type LiveOptions struct {
 	Session  client.Config

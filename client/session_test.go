@@ -399,3 +399,72 @@ func TestPacedReplayFollowsTimestamps(t *testing.T) {
 		t.Fatalf("%d events", c.total())
 	}
 }
+
+// scriptedController negotiates like a good profiler, then runs stream.
+func scriptedController(t *testing.T, stream func(c net.Conn, fw *protocol.FrameWriter)) int {
+	return fakeController(t, func(c net.Conn) {
+		fr, fw := protocol.NewFrameReader(c, 0), protocol.NewFrameWriter(c, 0)
+		for {
+			f, err := fr.Next()
+			if err != nil {
+				return
+			}
+			m, _ := protocol.ParseMessage(f.Payload)
+			var body any
+			switch m.Name {
+			case "listAgents":
+				body = &protocol.AgentList{Agents: []protocol.Agent{{ID: "1", PID: 7, Name: "scripted"}}}
+			case "attach":
+				body = &protocol.Attached{AgentID: "1"}
+			case "setOutputFormat":
+				body = &protocol.EnabledOutputFormat{Format: "binary"}
+			case "startMonitoring":
+				body = &protocol.MonitoringStarted{}
+			}
+			p, _ := protocol.EncodeMessage("agent:1", "proftop", m.Ctxt, body)
+			fw.WriteFrame(false, p)
+			if m.Name == "startMonitoring" {
+				stream(c, fw)
+				return
+			}
+		}
+	})
+}
+
+// The profiler resets the connection in the middle of a message: the
+// events before it are delivered, the loss is described and retried.
+func TestResetInTheMiddleOfAMessage(t *testing.T) {
+	port := scriptedController(t, func(c net.Conn, fw *protocol.FrameWriter) {
+		var buf strings.Builder
+		enc := decode.NewEncoder(&buf, decode.EncoderOptions{})
+		for i := range 10 {
+			enc.Encode(&decode.ThreadStart{ThreadID: int64(i + 1), ThreadName: "worker"})
+		}
+		enc.Flush()
+		data := []byte(buf.String())
+		fw.WriteData(data[:len(data)-20]) // the last message is cut
+		time.Sleep(100 * time.Millisecond)
+		c.(*net.TCPConn).SetLinger(0) // close with a reset
+	})
+	s, c, _ := run(t, Config{Port: port, Reconnect: true, ReconnectMin: time.Hour})
+	waitFor(t, "the reset", 5*time.Second, func() bool { return s.Status().State == StateReconnecting })
+	if got := c.count(decode.KindThreadStart); got != 9 {
+		t.Fatalf("%d of the 9 complete events delivered", got)
+	}
+	if cause := s.Status().Cause; !strings.Contains(cause, "reset") && !strings.Contains(cause, "ends inside a message") {
+		t.Fatalf("cause %q", cause)
+	}
+}
+
+func TestTimeoutsAreDescribed(t *testing.T) {
+	err := &net.OpError{Op: "dial", Net: "tcp", Err: timeoutErr{}}
+	if got := describe(err, "prod-1:10002"); got != "no answer from prod-1:10002 (timed out)" {
+		t.Fatal(got)
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }

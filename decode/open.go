@@ -126,6 +126,11 @@ func openZip(orig io.Reader, all io.Reader, opts Options) (Decoder, error) {
 	if len(z.files) == 0 {
 		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "zip archive holds no file"}
 	}
+	// Open the first document now, so that its format is known at once.
+	if err := z.openEntry(z.files[0]); err != nil {
+		return nil, err
+	}
+	z.next = 1
 	return z, nil
 }
 

@@ -332,12 +332,20 @@ type streamer struct {
 	virtualStart time.Time
 }
 
-// frameSink turns an encoder's writes into data frames.
+// frameSink turns an encoder's writes into data frames. Frames are cut
+// every dataFrameSize bytes, wherever that falls, as a real agent's buffer
+// would: inside messages, strings and stacks.
 type frameSink struct{ fw *protocol.FrameWriter }
 
+const dataFrameSize = 16000
+
 func (f frameSink) Write(p []byte) (int, error) {
-	if err := f.fw.WriteData(p); err != nil {
-		return 0, err
+	for rest := p; len(rest) > 0; {
+		n := min(len(rest), dataFrameSize)
+		if err := f.fw.WriteFrame(true, rest[:n]); err != nil {
+			return 0, err
+		}
+		rest = rest[n:]
 	}
 	return len(p), nil
 }

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"io"
 	"testing"
 	"time"
 
@@ -181,6 +182,18 @@ func BenchmarkWorld(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		w.Next()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkWorldEncoded is what the simulator does per event at saturation:
+// generate and encode (binary).
+func BenchmarkWorldEncoded(b *testing.B) {
+	w := NewWorld(Config{Seed: 2, Start: testStart})
+	enc := decode.NewEncoder(io.Discard, decode.EncoderOptions{})
+	b.ReportAllocs()
+	for b.Loop() {
+		enc.Encode(w.Next())
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
