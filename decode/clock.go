@@ -191,3 +191,12 @@ func appendUint(dst []byte, v uint64) []byte {
 	}
 	return append(dst, tmp[i:]...)
 }
+
+// Nanos converts an absolute timestamp to nanoseconds since the Unix epoch
+// (saturating), the cheap form for arithmetic on many events.
+func (c Clock) Nanos(t Ticks) int64 {
+	if c.Frequency <= 0 || c.Frequency == DefaultFrequency {
+		return int64(t)
+	}
+	return int64(c.Duration(t))
+}

@@ -72,3 +72,12 @@ func TestParseSecondsRejectsNonsense(t *testing.T) {
 		}
 	}
 }
+
+func TestNanos(t *testing.T) {
+	if got := (Clock{}).Nanos(1174313536310316085); got != 1174313536310316085 {
+		t.Fatal(got)
+	}
+	if got := (Clock{Frequency: 1000}).Nanos(1500); got != 1_500_000_000 {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,289 @@
+package state
+
+import (
+	"sync"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// Options bound the aggregator's memory and set its window.
+type Options struct {
+	// Window is the "last N seconds" of the recent view (default 10 s).
+	Window time.Duration
+	// EndedRetention is how long an ended thread stays listed (default 60 s).
+	EndedRetention time.Duration
+	// MaxEndedThreads bounds the ended threads kept (default 10,000).
+	MaxEndedThreads int
+	// MaxMonitors bounds the monitors kept; idle ones go first (default 10,000).
+	MaxMonitors int
+	// History is how many GC pauses and heap samples are kept (default 300).
+	History int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Window <= 0 {
+		o.Window = 10 * time.Second
+	}
+	if o.EndedRetention <= 0 {
+		o.EndedRetention = time.Minute
+	}
+	if o.MaxEndedThreads <= 0 {
+		o.MaxEndedThreads = 10_000
+	}
+	if o.MaxMonitors <= 0 {
+		o.MaxMonitors = 10_000
+	}
+	if o.History <= 0 {
+		o.History = 300
+	}
+	return o
+}
+
+// Aggregator turns events into the live picture. Apply feeds it (from one
+// goroutine); Snapshot may be called from any goroutine. Its memory grows
+// with the number of threads, methods and monitors, never with the number
+// of events.
+type Aggregator struct {
+	mu   sync.Mutex
+	opts Options
+
+	stream int
+	clock  decode.Clock
+	events int64
+	latest int64 // latest event time, ns since the epoch
+
+	threads  threadTable
+	methods  methodTable
+	monitors monitorTable
+	classes  map[int64]string // class id -> name, for the current stream
+	gc       gcState
+	process  Process
+	unpaired int64
+
+	lastSnap time.Time
+}
+
+// New returns an empty aggregator.
+func New(opts Options) *Aggregator {
+	opts = opts.withDefaults()
+	a := &Aggregator{opts: opts, classes: map[int64]string{}}
+	a.threads.init()
+	a.methods.init(opts.Window)
+	a.monitors.init()
+	a.gc.init(opts.History)
+	return a
+}
+
+// Apply adds a run of events from one stream. now is the wall-clock time,
+// which drives the recent window.
+func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if stream != a.stream {
+		a.newStream(stream)
+	}
+	a.clock = clock
+	a.methods.rotate(now)
+	for _, ev := range events {
+		a.apply(ev)
+	}
+	a.events += int64(len(events))
+}
+
+// newStream forgets what only made sense in the previous stream (ids,
+// owners, open calls) and keeps every statistic.
+func (a *Aggregator) newStream(stream int) {
+	a.stream = stream
+	a.threads.endAll(a.latest)
+	a.methods.newStream()
+	a.monitors.newStream()
+	clear(a.classes)
+	a.gc.pending = 0
+}
+
+func (a *Aggregator) ns(t decode.Ticks) int64 { return a.clock.Nanos(t) }
+
+// at records the latest event time seen.
+func (a *Aggregator) at(t decode.Ticks) int64 {
+	n := a.clock.Nanos(t)
+	if n > a.latest {
+		a.latest = n
+	}
+	return n
+}
+
+func (a *Aggregator) apply(ev decode.Event) {
+	switch e := ev.(type) {
+	case *decode.MethodEntry:
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		slot := a.methods.byID(e.MethodIDRef)
+		now := a.at(e.Time)
+		if t.state == ThreadEnded {
+			return
+		}
+		caller := int32(-1)
+		if n := len(t.calls); n > 0 {
+			caller = t.calls[n-1].slot
+		}
+		a.methods.called(slot, caller)
+		cpu := int64(-1)
+		if e.ThreadCPUTime > 0 {
+			cpu = int64(a.clock.Duration(e.ThreadCPUTime))
+			t.setCPU(cpu)
+		}
+		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpu})
+	case *decode.MethodExit:
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		now := a.at(e.Time)
+		if e.ThreadCPUTime > 0 {
+			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
+		}
+		c, ok := t.pop(e.Ticket)
+		if !ok {
+			a.unpaired++
+			return
+		}
+		dur := max(now-c.start, 0) // timestamps may step back a little
+		self := max(dur-c.child, 0)
+		if n := len(t.calls); n > 0 {
+			t.calls[n-1].child += dur
+		}
+		cpu := int64(-1)
+		if e.ThreadCPUTime > 0 {
+			cpu = max(t.cpu-c.cpuStart, 0)
+		}
+		a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+	case *decode.AgMethodEntry:
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		slot := a.methods.byID(e.MethodIDRef)
+		if e.NumCalls <= 0 {
+			return
+		}
+		measured := func(v decode.Ticks) int64 {
+			if v < 0 {
+				return -1
+			}
+			return int64(a.clock.Duration(v))
+		}
+		cpu := measured(e.BaseCPUTime)
+		if cpu > 0 {
+			t.cpu += cpu
+		}
+		a.methods.record(slot, e.NumCalls, max(measured(e.BaseTime), 0), -1, measured(e.MinTime), measured(e.MaxTime), cpu)
+	case *decode.MonContendedEnter:
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		now := a.at(e.Time)
+		var owner *thread
+		if e.ThreadOwner != 0 {
+			owner = a.threads.get(e.ThreadOwner, a.stream)
+		}
+		t.setStack(&e.Stack)
+		a.monitors.detach(t)
+		t.block(now, e.ObjIDRef)
+		a.monitors.contend(e.ObjIDRef, t, owner, now)
+	case *decode.MonContendedEntered:
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		now := a.at(e.Time)
+		t.setStack(&e.Stack)
+		if t.monitor != e.ObjIDRef {
+			a.monitors.detach(t)
+		}
+		waited := t.unblock(now)
+		a.monitors.entered(e.ObjIDRef, t, now, waited)
+	case *decode.MonWait:
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		now := a.at(e.Time)
+		t.setStack(&e.Stack)
+		a.monitors.detach(t)
+		t.wait(now, e.ObjIDRef, e.Timeout)
+		a.monitors.wait(e.ObjIDRef, t, now)
+	case *decode.MonWaited:
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		now := a.at(e.Time)
+		t.setStack(&e.Stack)
+		t.unwait(now)
+		a.monitors.waited(e.ObjIDRef, t, now)
+	case *decode.ThreadStart:
+		a.threads.start(e, a.at(e.Time), a.stream)
+	case *decode.ThreadEnd:
+		now := a.at(e.Time)
+		if t := a.threads.lookup(e.ThreadIDRef); t != nil {
+			a.monitors.forget(t)
+			t.end(now)
+		}
+	case *decode.ClassDef:
+		a.classes[e.ClassID] = e.Name
+		a.methods.classDefined(e.ClassID, e.Name)
+		a.monitors.classDefined(e.ClassID, e.Name)
+	case *decode.MethodDef:
+		a.methods.define(e, a.classes)
+	case *decode.ObjAlloc:
+		a.monitors.allocated(e.ObjID, e.ClassIDRef)
+	case *decode.GCStart:
+		a.gc.start(a.at(e.Time))
+	case *decode.GCFinish:
+		a.gc.finish(a.at(e.Time), e.UsedObjSpace, e.TotalObjSpace)
+	case *decode.ObjFree:
+		a.gc.freed++
+	case *decode.Node:
+		a.process.Host = e.Hostname
+	case *decode.ProcessCreate:
+		a.process.PID = e.PID
+		a.process.Name = e.Name
+		a.process.Started = time.Unix(0, a.ns(e.Time))
+	case *decode.AgentCreate:
+		a.process.Agent, a.process.Version = e.AgentName, e.Version
+	}
+}
+
+// Reset zeroes the statistics (method figures, contention counts, GC
+// figures, thread counters) and keeps what is live: threads, owners, waiters.
+func (a *Aggregator) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.methods.reset()
+	a.monitors.reset()
+	a.threads.reset(a.latest)
+	a.gc.reset()
+	a.unpaired = 0
+}
+
+// Snapshot returns the live picture now.
+func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.methods.rotate(now)
+	nowNS := a.latest
+	if nowNS == 0 {
+		nowNS = now.UnixNano()
+	}
+	elapsed := now.Sub(a.lastSnap)
+	if a.lastSnap.IsZero() {
+		elapsed = 0
+	}
+	a.lastSnap = now
+	a.threads.expire(nowNS, a.opts.EndedRetention, a.opts.MaxEndedThreads)
+	a.monitors.expire(a.opts.MaxMonitors)
+	s := &Snapshot{
+		Taken:    now,
+		Window:   a.opts.Window,
+		Recent:   q.Recent,
+		Process:  a.process,
+		Events:   a.events,
+		Streams:  a.stream,
+		Unpaired: a.unpaired,
+	}
+	if a.latest > 0 {
+		s.Clock = time.Unix(0, a.latest)
+	}
+	s.Threads = a.threads.rows(nowNS, elapsed, q.StackOf, &a.methods)
+	s.Methods = a.methods.rows(q.Recent)
+	s.Monitors = a.monitors.rows(nowNS, &a.threads)
+	s.Deadlocks = a.monitors.deadlocks(&a.threads)
+	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
+	if q.CallersOf >= 0 {
+		s.Callers = a.methods.callersOf(q.CallersOf)
+	}
+	return s
+}

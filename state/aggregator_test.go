@@ -1,0 +1,385 @@
+package state
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/simulator"
+)
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+func ms(n int) decode.Ticks { return decode.Clock{}.FromTime(t0.Add(time.Duration(n) * time.Millisecond)) }
+
+func stack(frames ...string) decode.Stack {
+	var s decode.Stack
+	for i, f := range frames {
+		s.Methods = append(s.Methods, f)
+		s.Lines = append(s.Lines, int64(10+i))
+	}
+	return s
+}
+
+// feed applies events as one batch of stream 1.
+func feed(a *Aggregator, evs ...decode.Event) {
+	a.Apply(evs, 1, decode.Clock{}, t0)
+}
+
+func threadByID(s *Snapshot, id int64) *Thread {
+	for i := range s.Threads {
+		if s.Threads[i].ID == id && s.Threads[i].State != ThreadEnded {
+			return &s.Threads[i]
+		}
+	}
+	for i := range s.Threads {
+		if s.Threads[i].ID == id {
+			return &s.Threads[i]
+		}
+	}
+	return nil
+}
+
+func methodByName(s *Snapshot, name string) *Method {
+	for i := range s.Methods {
+		if s.Methods[i].Name == name {
+			return &s.Methods[i]
+		}
+	}
+	return nil
+}
+
+func monitorByObj(s *Snapshot, obj int64) *Monitor {
+	for i := range s.Monitors {
+		if s.Monitors[i].Object == obj {
+			return &s.Monitors[i]
+		}
+	}
+	return nil
+}
+
+func defs() []decode.Event {
+	return []decode.Event{
+		&decode.ClassDef{ClassID: 1, Name: "com.acme.Cache"},
+		&decode.MethodDef{Name: "get", ClassIDRef: 1, MethodID: 10, StartLineNumber: 40},
+		&decode.MethodDef{Name: "load", ClassIDRef: 1, MethodID: 11, StartLineNumber: 60},
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main", GroupName: "main", Time: ms(0)},
+		&decode.ThreadStart{ThreadID: 2, ThreadName: "worker-1", GroupName: "main", Time: ms(0)},
+		&decode.ThreadStart{ThreadID: 3, ThreadName: "worker-2", GroupName: "main", Time: ms(0)},
+	}
+}
+
+func TestMethodCallsPairByTicket(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(100)},
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 11, Ticket: 2, Time: ms(110)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 2, Time: ms(140), ThreadCPUTime: 5_000_000},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(200), ThreadCPUTime: 9_000_000},
+		// Timestamps step back: the duration is clamped to 0.
+		&decode.MethodEntry{ThreadIDRef: 2, MethodIDRef: 11, Ticket: 3, Time: ms(300)},
+		&decode.MethodExit{ThreadIDRef: 2, Ticket: 3, Time: ms(298)},
+		// An exit whose entry never came.
+		&decode.MethodExit{ThreadIDRef: 2, Ticket: 99, Time: ms(310)},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	get, load := methodByName(s, "com.acme.Cache.get"), methodByName(s, "com.acme.Cache.load")
+	if get == nil || load == nil {
+		t.Fatalf("%+v", s.Methods)
+	}
+	if get.Calls != 1 || get.Total != 100*time.Millisecond || get.Self != 70*time.Millisecond || get.Line != 40 {
+		t.Fatalf("get %+v", get)
+	}
+	if load.Calls != 2 || load.Total != 30*time.Millisecond || load.Self != 30*time.Millisecond || load.Min != 0 || load.Max != 30*time.Millisecond {
+		t.Fatalf("load %+v", load)
+	}
+	if s.Unpaired != 1 {
+		t.Fatalf("unpaired %d", s.Unpaired)
+	}
+	if p := get.Percent + load.Percent; p < 99.9 || p > 100.1 {
+		t.Fatalf("percentages add up to %f", p)
+	}
+	if th := threadByID(s, 1); th.CPU != 9*time.Millisecond || th.State != ThreadRunning {
+		t.Fatalf("thread %+v", th)
+	}
+	// Callers, for the drill-in.
+	s = a.Snapshot(t0, Query{CallersOf: load.Slot})
+	if len(s.Callers) != 1 || s.Callers[0].Name != "com.acme.Cache.get" || s.Callers[0].Calls != 1 {
+		t.Fatalf("callers %+v", s.Callers)
+	}
+}
+
+func TestAggregatedReports(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.AgMethodEntry{ThreadIDRef: 2, MethodIDRef: 10, BaseTime: 50_000_000, MinTime: 1_000_000, MaxTime: 20_000_000, BaseCPUTime: 30_000_000, NumCalls: 7},
+		&decode.AgMethodEntry{ThreadIDRef: 3, MethodIDRef: 10, BaseTime: 10_000_000, MinTime: 500_000, MaxTime: 5_000_000, BaseCPUTime: -1, NumCalls: 3},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	get := methodByName(s, "com.acme.Cache.get")
+	if get.Calls != 10 || get.Self != 60*time.Millisecond || get.Total != -1 || get.Min != 500*time.Microsecond || get.Max != 20*time.Millisecond || get.CPU != 30*time.Millisecond {
+		t.Fatalf("%+v", get)
+	}
+	if th := threadByID(s, 2); th.CPU != 30*time.Millisecond {
+		t.Fatalf("%+v", th)
+	}
+}
+
+func TestMonitorsOwnersWaitersAndStacks(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.ObjAlloc{ObjID: 0x77, ClassIDRef: 1},
+		&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 0x77, ThreadOwner: 1, Time: ms(100), Stack: stack("com.acme.Cache.get", "com.acme.Api.handle", "java.lang.Thread.run", "a.b", "c.d")},
+		&decode.MonContendedEnter{ThreadIDRef: 3, ObjIDRef: 0x77, ThreadOwner: 1, Time: ms(150), Stack: stack("com.acme.Cache.get", "x.y")},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	m := monitorByObj(s, 0x77)
+	if m == nil || m.Class != "com.acme.Cache" || m.Owner != 1 || m.OwnerName != "main" || len(m.Waiters) != 2 || m.Enters != 2 {
+		t.Fatalf("%+v", m)
+	}
+	w := m.Waiters[0]
+	if w.Thread != 2 || w.ThreadName != "worker-1" || w.Waiting || len(w.Stack) != 5 || w.Stack[0] != (Frame{"com.acme.Cache.get", 10}) || !w.Since.Equal(t0.Add(100*time.Millisecond)) {
+		t.Fatalf("%+v", w)
+	}
+	if th := threadByID(s, 2); th.State != ThreadBlocked || th.Monitor != 0x77 || th.Contentions != 1 {
+		t.Fatalf("%+v", th)
+	}
+	feed(a,
+		&decode.MonContendedEntered{ThreadIDRef: 2, ObjIDRef: 0x77, Time: ms(400)},
+		&decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: 2, ObjIDRef: 0x77, Timeout: 500, Time: ms(450)}},
+		&decode.MonContendedEntered{ThreadIDRef: 3, ObjIDRef: 0x77, Time: ms(460)},
+	)
+	s = a.Snapshot(t0, Query{CallersOf: -1, StackOf: 2})
+	m = monitorByObj(s, 0x77)
+	if m.Owner != 3 || len(m.Waiters) != 1 || !m.Waiters[0].Waiting || m.Waiters[0].Timeout != 500*time.Millisecond || m.Waits != 1 {
+		t.Fatalf("%+v", m)
+	}
+	if m.BlockedMax != 310*time.Millisecond || m.BlockedSum != 610*time.Millisecond || m.BlockedAvg != 305*time.Millisecond {
+		t.Fatalf("blocked max %v sum %v avg %v", m.BlockedMax, m.BlockedSum, m.BlockedAvg)
+	}
+	th := threadByID(s, 2)
+	if th.State != ThreadWaiting || th.Blocked != 300*time.Millisecond || len(th.Stack) == 0 {
+		t.Fatalf("%+v", th)
+	}
+	feed(a, &decode.MonWaited{MonitorWait: decode.MonitorWait{ThreadIDRef: 2, ObjIDRef: 0x77, Timeout: 500, Time: ms(950)}})
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if th := threadByID(s, 2); th.State != ThreadRunning || th.Waiting != 500*time.Millisecond {
+		t.Fatalf("%+v", th)
+	}
+}
+
+func TestDeadlockIsDetected(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		a := New(Options{})
+		evs := defs()
+		evs = append(evs, &decode.ThreadStart{ThreadID: 4, ThreadName: "worker-3"})
+		// Thread i owns monitor 100+i and blocks on the monitor of thread i+1.
+		for i := 1; i <= n; i++ {
+			next := i%n + 1
+			evs = append(evs, &decode.MonContendedEnter{ThreadIDRef: int64(i), ObjIDRef: int64(100 + next), ThreadOwner: int64(next), Time: ms(10 * i), Stack: stack("a.b", "c.d")})
+		}
+		// A bystander blocked on one of them is not part of the cycle.
+		evs = append(evs, &decode.MonContendedEnter{ThreadIDRef: 4, ObjIDRef: 101, ThreadOwner: 1, Time: ms(50)})
+		feed(a, evs...)
+		s := a.Snapshot(t0, Query{CallersOf: -1})
+		if len(s.Deadlocks) != 1 || len(s.Deadlocks[0].Threads) != n || s.Deadlocks[0].Threads[0] != 1 {
+			t.Fatalf("%d threads: %+v", n, s.Deadlocks)
+		}
+		// Ending a thread of the cycle breaks it.
+		feed(a, &decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 1, Time: ms(900)}})
+		if s := a.Snapshot(t0, Query{CallersOf: -1}); len(s.Deadlocks) != 0 {
+			t.Fatalf("after the end: %+v", s.Deadlocks)
+		}
+	}
+}
+
+func TestGCFigures(t *testing.T) {
+	a := New(Options{Window: 10 * time.Second})
+	for i, p := range []int{10, 20, 30, 40, 500} {
+		at := 1000 * (i + 1)
+		feed(a, &decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: ms(at)}},
+			&decode.ObjFree{Time: ms(at + 1)}, &decode.ObjFree{Time: ms(at + 2)},
+			&decode.GCFinish{Time: ms(at + p), UsedObjSpace: int64(100 * (i + 1)), TotalObjSpace: 1000})
+	}
+	g := a.Snapshot(t0, Query{CallersOf: -1}).GC
+	if g.Count != 5 || g.LastPause != 500*time.Millisecond || g.Max != 500*time.Millisecond || g.P50 != 30*time.Millisecond || g.Freed != 10 {
+		t.Fatalf("%+v", g)
+	}
+	if len(g.Heap) != 5 || g.Heap[4].Used != 500 || len(g.Pauses) != 5 {
+		t.Fatalf("%+v", g)
+	}
+	// 600 ms of pauses in the 10 s before the last event.
+	if g.Percent < 5.9 || g.Percent > 6.1 {
+		t.Fatalf("GC %.2f%% of wall time", g.Percent)
+	}
+}
+
+// The recent view counts the last N seconds of wall time; cumulative all.
+func TestRecentWindowAndCumulative(t *testing.T) {
+	a := New(Options{Window: 3 * time.Second})
+	a.Apply(defs(), 1, decode.Clock{}, t0)
+	call := func(ticket int32, wall time.Duration) {
+		a.Apply([]decode.Event{
+			&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: ticket, Time: ms(int(ticket) * 10)},
+			&decode.MethodExit{ThreadIDRef: 1, Ticket: ticket, Time: ms(int(ticket)*10 + int(ticket))},
+		}, 1, decode.Clock{}, t0.Add(wall))
+	}
+	call(1, 0)
+	call(2, 1500*time.Millisecond)
+	call(3, 2500*time.Millisecond)
+	recent := func(at time.Duration) *Method {
+		return methodByName(a.Snapshot(t0.Add(at), Query{Recent: true, CallersOf: -1}), "com.acme.Cache.get")
+	}
+	if m := recent(2600 * time.Millisecond); m == nil || m.Calls != 3 || m.Max != 3*time.Millisecond || m.Min != time.Millisecond {
+		t.Fatalf("%+v", m)
+	}
+	if m := recent(3500 * time.Millisecond); m == nil || m.Calls != 2 || m.Min != 2*time.Millisecond {
+		t.Fatalf("after the first second expired: %+v", m)
+	}
+	if m := recent(10 * time.Second); m != nil {
+		t.Fatalf("long after: %+v", m)
+	}
+	if m := methodByName(a.Snapshot(t0.Add(10*time.Second), Query{CallersOf: -1}), "com.acme.Cache.get"); m.Calls != 3 {
+		t.Fatalf("cumulative %+v", m)
+	}
+	a.Reset()
+	if s := a.Snapshot(t0.Add(10*time.Second), Query{CallersOf: -1}); len(s.Methods) != 0 {
+		t.Fatalf("after reset %+v", s.Methods)
+	}
+}
+
+// A new stream (a reconnection) keeps the statistics and ends the old threads.
+func TestNewStreamKeepsStatistics(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(1)}, &decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(2)})
+	// The new JVM numbers its methods differently.
+	a.Apply([]decode.Event{
+		&decode.ClassDef{ClassID: 7, Name: "com.acme.Cache"},
+		&decode.MethodDef{Name: "get", ClassIDRef: 7, MethodID: 500, StartLineNumber: 40},
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main-2"},
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 500, Ticket: 1, Time: ms(5)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(7)},
+	}, 2, decode.Clock{}, t0)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if m := methodByName(s, "com.acme.Cache.get"); m.Calls != 2 || len(s.Methods) != 1 {
+		t.Fatalf("%+v", s.Methods)
+	}
+	ended, live := 0, 0
+	for _, th := range s.Threads {
+		if th.State == ThreadEnded {
+			ended++
+		} else {
+			live++
+		}
+	}
+	if ended != 3 || live != 1 {
+		t.Fatalf("%d ended, %d live", ended, live)
+	}
+}
+
+func TestEndedThreadsExpire(t *testing.T) {
+	a := New(Options{EndedRetention: time.Minute, MaxEndedThreads: 5})
+	var evs []decode.Event
+	for i := range 20 {
+		evs = append(evs, &decode.ThreadStart{ThreadID: int64(i), Time: ms(0)}, &decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: int64(i), Time: ms(i)}})
+	}
+	evs = append(evs, &decode.ThreadStart{ThreadID: 100, Time: ms(0)})
+	feed(a, evs...)
+	if s := a.Snapshot(t0, Query{CallersOf: -1}); len(s.Threads) != 6 {
+		t.Fatalf("%d threads kept", len(s.Threads))
+	}
+	feed(a, &decode.ThreadStart{ThreadID: 101, Time: ms(120_000)}) // trace time moves on
+	if s := a.Snapshot(t0.Add(2*time.Minute), Query{CallersOf: -1}); len(s.Threads) != 2 {
+		t.Fatalf("%d threads kept after the retention", len(s.Threads))
+	}
+}
+
+// Definitions that arrive after their first use still name the methods.
+func TestLateDefinitionsNameTheMethods(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(1)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(3)},
+		&decode.MethodDef{Name: "get", ClassIDRef: 1, MethodID: 10, StartLineNumber: 40},
+	)
+	if m := methodByName(a.Snapshot(t0, Query{CallersOf: -1}), "class#1.get"); m == nil || m.Calls != 1 {
+		t.Fatal("before the class is known")
+	}
+	feed(a, &decode.ClassDef{ClassID: 1, Name: "com.acme.Cache"})
+	if m := methodByName(a.Snapshot(t0, Query{CallersOf: -1}), "com.acme.Cache.get"); m == nil || m.Calls != 1 {
+		t.Fatalf("%+v", a.Snapshot(t0, Query{CallersOf: -1}).Methods)
+	}
+}
+
+func TestStatechumFixture(t *testing.T) {
+	f, err := os.Open("../../shared/fixtures/tptp/statechum-part3.trcxml")
+	if err != nil {
+		t.Skipf("the ../shared fixtures are absent: %v", err)
+	}
+	defer f.Close()
+	d, err := decode.Open(f, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{})
+	for {
+		ev, err := d.Next()
+		if err != nil {
+			break
+		}
+		feed(a, decode.Clone(ev))
+	}
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	calls := int64(0)
+	for _, m := range s.Methods {
+		calls += m.Calls
+		if strings.Contains(m.Name, "#") {
+			t.Errorf("unnamed method %q", m.Name)
+		}
+	}
+	if calls != 1492 || s.Unpaired != 0 || s.Process.PID != 2662 || s.Process.Agent != "Java Profiling Agent" {
+		t.Fatalf("%d calls, %d unpaired, %+v", calls, s.Unpaired, s.Process)
+	}
+	if len(s.Threads) != 6 {
+		t.Fatalf("%d threads", len(s.Threads))
+	}
+}
+
+// The simulator's deadlocks are found, and its monitors have classes.
+func TestSimulatedServiceThroughTheAggregator(t *testing.T) {
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0, DeadlockEvery: 20 * time.Second, DeadlockFor: 10 * time.Second})
+	a := New(Options{})
+	batch := make([]decode.Event, 0, 1024)
+	found := 0
+	for i := 0; i < 1000; i++ {
+		batch = batch[:0]
+		for range 1024 {
+			batch = append(batch, decode.Clone(w.Next()))
+		}
+		feed(a, batch...)
+		if i%50 == 0 {
+			s := a.Snapshot(t0, Query{CallersOf: -1})
+			if len(s.Deadlocks) > 0 {
+				found++
+				d := s.Deadlocks[0]
+				if d.Classes[0] != "com.acme.billing.Account" || len(d.Threads) != 2 {
+					t.Fatalf("%+v", d)
+				}
+			}
+			for _, m := range s.Monitors {
+				if m.Class == "" {
+					t.Fatalf("monitor %x has no class", m.Object)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no deadlock seen")
+	}
+}

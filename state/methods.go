@@ -1,0 +1,394 @@
+package state
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// figures are one method's numbers over some span. Times in ns; total -1
+// when only aggregated reports (self time) were seen; cpu counts only calls
+// that measured it.
+type figures struct {
+	calls, self, total, cpu int64
+	min, max                int64
+}
+
+func (f *figures) add(calls, self, total, min, max, cpu int64) {
+	if f.calls == 0 {
+		f.min, f.max = math.MaxInt64, -1
+	}
+	f.calls += calls
+	f.self += self
+	if total >= 0 {
+		f.total += total
+	}
+	if cpu > 0 {
+		f.cpu += cpu
+	}
+	if min >= 0 && min < f.min {
+		f.min = min
+	}
+	if max > f.max {
+		f.max = max
+	}
+}
+
+type methodStat struct {
+	cum        figures
+	totalKnown bool
+	win        figures // completed buckets of the window
+	cur        figures // the bucket being filled
+	touched    bool    // cur holds something
+	dead       bool    // merged into another slot
+	classID    int64   // of the current stream, while the class is unknown
+	name, sig  string
+	line       int64
+}
+
+// bucketEntry is one method's figures over one second of the window.
+type bucketEntry struct {
+	slot int32
+	f    figures
+}
+
+// callerCount counts the calls of a method from one caller.
+type callerCount struct {
+	slot  int32
+	calls int64
+}
+
+// maxCallers bounds the callers kept per method; when full, the least
+// frequent one makes way (an approximate top list, which is what a
+// drill-in shows).
+const maxCallers = 8
+
+// methodTable holds one slot per distinct method (class, name, signature,
+// line), kept across streams; ids map to slots per stream.
+type methodTable struct {
+	stats   []methodStat
+	names   []string // display names by slot; shared with snapshots
+	shared  bool     // names is shared: copy before changing an element
+	byKey   map[string]int32
+	ids     map[int64]int32
+	pending map[int64][]int32 // class id -> slots waiting for its name
+	callers [][]callerCount
+	touched []int32
+
+	bucketWidth time.Duration
+	buckets     [][]bucketEntry // completed buckets, oldest first
+	maxBuckets  int
+	bucketEnd   time.Time
+}
+
+func (mt *methodTable) init(window time.Duration) {
+	mt.byKey = map[string]int32{}
+	mt.ids = map[int64]int32{}
+	mt.pending = map[int64][]int32{}
+	mt.bucketWidth = time.Second
+	// The window is the second being filled plus the completed ones before it.
+	mt.maxBuckets = max(int(window/mt.bucketWidth)-1, 1)
+}
+
+func (mt *methodTable) newStream() {
+	clear(mt.ids)
+	clear(mt.pending)
+}
+
+func (mt *methodTable) name(slot int32) string { return mt.names[slot] }
+
+func (mt *methodTable) setName(slot int32, name string) {
+	if mt.shared {
+		mt.names = append([]string(nil), mt.names...)
+		mt.shared = false
+	}
+	mt.names[slot] = name
+}
+
+func (mt *methodTable) newSlot(key, display string) int32 {
+	slot := int32(len(mt.stats))
+	mt.stats = append(mt.stats, methodStat{})
+	mt.names = append(mt.names, display)
+	mt.callers = append(mt.callers, nil)
+	mt.byKey[key] = slot
+	return slot
+}
+
+// byID returns the slot of a method id, a provisional one when the
+// method's definition has not arrived yet.
+func (mt *methodTable) byID(id int64) int32 {
+	if slot, ok := mt.ids[id]; ok {
+		return slot
+	}
+	name := "method#" + strconv.FormatInt(id, 10)
+	slot := mt.newSlot("\x00"+name+"\x00"+strconv.Itoa(len(mt.stats)), name)
+	mt.ids[id] = slot
+	return slot
+}
+
+func methodKey(class, name, sig string, line int64) string {
+	return class + "." + name + sig + ":" + strconv.FormatInt(line, 10)
+}
+
+// define names a method id; a provisional slot for it is renamed, or merged
+// into the slot of the same method from an earlier stream.
+func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
+	class, known := classes[e.ClassIDRef]
+	if !known {
+		class = "class#" + strconv.FormatInt(e.ClassIDRef, 10)
+	}
+	key := methodKey(class, e.Name, e.Signature, e.StartLineNumber)
+	display := class + "." + e.Name
+	slot, seen := mt.byKey[key]
+	if prov, ok := mt.ids[e.MethodID]; ok && (!seen || prov != slot) {
+		if seen {
+			mt.merge(prov, slot)
+		} else {
+			delete(mt.byKey, mt.keyOf(prov))
+			mt.byKey[key] = prov
+			mt.setName(prov, display)
+			slot, seen = prov, true
+		}
+	}
+	if !seen {
+		slot = mt.newSlot(key, display)
+	}
+	mt.ids[e.MethodID] = slot
+	st := &mt.stats[slot]
+	st.name, st.sig, st.line = e.Name, e.Signature, e.StartLineNumber
+	st.classID = 0
+	if !known {
+		st.classID = e.ClassIDRef
+		mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
+	}
+}
+
+// keyOf finds a slot's key (rare: renames only).
+func (mt *methodTable) keyOf(slot int32) string {
+	for k, s := range mt.byKey {
+		if s == slot {
+			return k
+		}
+	}
+	return ""
+}
+
+// classDefined names the methods that were waiting for their class.
+func (mt *methodTable) classDefined(id int64, class string) {
+	for _, slot := range mt.pending[id] {
+		st := &mt.stats[slot]
+		if st.dead || st.classID != id {
+			continue
+		}
+		key := methodKey(class, st.name, st.sig, st.line)
+		if other, ok := mt.byKey[key]; ok && other != slot {
+			mt.merge(slot, other)
+			for mid, s := range mt.ids {
+				if s == slot {
+					mt.ids[mid] = other
+				}
+			}
+			continue
+		}
+		delete(mt.byKey, mt.keyOf(slot))
+		mt.byKey[key] = slot
+		mt.setName(slot, class+"."+st.name)
+		st.classID = 0
+	}
+	delete(mt.pending, id)
+}
+
+// merge moves the cumulative figures of one slot into another. The window
+// of the merged slot is dropped (it is at most a window's worth of data).
+func (mt *methodTable) merge(from, into int32) {
+	f, t := &mt.stats[from], &mt.stats[into]
+	if f.cum.calls > 0 {
+		t.cum.add(f.cum.calls, f.cum.self, f.cum.total, f.cum.min, f.cum.max, f.cum.cpu)
+	}
+	f.dead = true
+	f.cum = figures{}
+}
+
+// called notes who called a method.
+func (mt *methodTable) called(slot, caller int32) {
+	if caller < 0 {
+		return
+	}
+	cs := mt.callers[slot]
+	low := -1
+	for i := range cs {
+		if cs[i].slot == caller {
+			cs[i].calls++
+			return
+		}
+		if low < 0 || cs[i].calls < cs[low].calls {
+			low = i
+		}
+	}
+	if len(cs) < maxCallers {
+		mt.callers[slot] = append(cs, callerCount{slot: caller, calls: 1})
+		return
+	}
+	cs[low] = callerCount{slot: caller, calls: cs[low].calls + 1}
+}
+
+// record adds finished calls to a method.
+func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int64) {
+	st := &mt.stats[slot]
+	st.cum.add(calls, self, total, min, max, cpu)
+	if total >= 0 {
+		st.totalKnown = true
+	}
+	st.cur.add(calls, self, total, min, max, cpu)
+	if !st.touched {
+		st.touched = true
+		mt.touched = append(mt.touched, slot)
+	}
+}
+
+// rotate closes the seconds that have passed into the window.
+func (mt *methodTable) rotate(now time.Time) {
+	if mt.bucketEnd.IsZero() {
+		mt.bucketEnd = now.Truncate(mt.bucketWidth).Add(mt.bucketWidth)
+		return
+	}
+	for n := 0; !now.Before(mt.bucketEnd); n++ {
+		if n > mt.maxBuckets {
+			// Idle for longer than the window: everything has expired.
+			mt.bucketEnd = now.Truncate(mt.bucketWidth).Add(mt.bucketWidth)
+			for len(mt.buckets) > 0 {
+				mt.expireOldest()
+			}
+			return
+		}
+		mt.closeBucket()
+		mt.bucketEnd = mt.bucketEnd.Add(mt.bucketWidth)
+	}
+}
+
+func (mt *methodTable) closeBucket() {
+	var b []bucketEntry
+	if len(mt.buckets) >= mt.maxBuckets {
+		b = mt.expireOldest()
+	}
+	b = b[:0]
+	sort.Slice(mt.touched, func(i, j int) bool { return mt.touched[i] < mt.touched[j] })
+	for _, slot := range mt.touched {
+		st := &mt.stats[slot]
+		b = append(b, bucketEntry{slot: slot, f: st.cur})
+		st.win.add(st.cur.calls, st.cur.self, st.cur.total, st.cur.min, st.cur.max, st.cur.cpu)
+		st.cur, st.touched = figures{}, false
+	}
+	mt.touched = mt.touched[:0]
+	mt.buckets = append(mt.buckets, b)
+}
+
+// expireOldest drops the oldest bucket from the window; it returns the
+// bucket's storage for reuse.
+func (mt *methodTable) expireOldest() []bucketEntry {
+	old := mt.buckets[0]
+	mt.buckets = mt.buckets[:copy(mt.buckets, mt.buckets[1:])]
+	for _, e := range old {
+		st := &mt.stats[e.slot]
+		st.win.calls -= e.f.calls
+		st.win.self -= e.f.self
+		st.win.total -= e.f.total
+		st.win.cpu -= e.f.cpu
+		if st.win.calls <= 0 {
+			st.win = figures{}
+			continue
+		}
+		// min and max cannot be subtracted: recompute them from the rest.
+		st.win.min, st.win.max = math.MaxInt64, -1
+		for _, b := range mt.buckets {
+			i := sort.Search(len(b), func(i int) bool { return b[i].slot >= e.slot })
+			if i < len(b) && b[i].slot == e.slot {
+				st.win.min = min(st.win.min, b[i].f.min)
+				st.win.max = max(st.win.max, b[i].f.max)
+			}
+		}
+	}
+	return old
+}
+
+func (mt *methodTable) reset() {
+	for i := range mt.stats {
+		st := &mt.stats[i]
+		st.cum, st.win, st.cur, st.touched, st.totalKnown = figures{}, figures{}, figures{}, false, false
+	}
+	mt.touched = mt.touched[:0]
+	mt.buckets = mt.buckets[:0]
+	for i := range mt.callers {
+		mt.callers[i] = mt.callers[i][:0]
+	}
+}
+
+// rows lists every method with calls, cumulative or over the window.
+func (mt *methodTable) rows(recent bool) []Method {
+	var totalSelf int64
+	n := 0
+	for i := range mt.stats {
+		st := &mt.stats[i]
+		f := st.cum
+		if recent {
+			f = windowOf(st)
+		}
+		if f.calls > 0 && !st.dead {
+			totalSelf += f.self
+			n++
+		}
+	}
+	mt.shared = true
+	out := make([]Method, 0, n)
+	for i := range mt.stats {
+		st := &mt.stats[i]
+		f := st.cum
+		if recent {
+			f = windowOf(st)
+		}
+		if f.calls == 0 || st.dead {
+			continue
+		}
+		m := Method{Slot: int32(i), Name: mt.names[i], Line: st.line, Calls: f.calls, Self: time.Duration(f.self),
+			Total: time.Duration(f.total), Min: time.Duration(f.min), Max: time.Duration(f.max), CPU: time.Duration(f.cpu)}
+		if !st.totalKnown {
+			m.Total = -1
+		}
+		if f.min == math.MaxInt64 {
+			m.Min = 0
+		}
+		if f.max < 0 {
+			m.Max = 0
+		}
+		if totalSelf > 0 {
+			m.Percent = 100 * float64(f.self) / float64(totalSelf)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// windowOf is a method's figures over the window, the current second included.
+func windowOf(st *methodStat) figures {
+	w := st.win
+	if st.touched {
+		c := st.cur
+		w.add(c.calls, c.self, c.total, c.min, c.max, c.cpu)
+	}
+	return w
+}
+
+func (mt *methodTable) callersOf(slot int32) []Caller {
+	if slot < 0 || int(slot) >= len(mt.callers) {
+		return nil
+	}
+	out := make([]Caller, 0, len(mt.callers[slot]))
+	for _, c := range mt.callers[slot] {
+		out = append(out, Caller{Name: mt.names[c.slot], Calls: c.calls})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Calls > out[j].Calls })
+	return out
+}

@@ -1,0 +1,301 @@
+package state
+
+import (
+	"sort"
+	"time"
+)
+
+type waiter struct {
+	t       *thread
+	waiting bool // Object.wait rather than contention
+	since   int64
+	timeout int64 // ms
+}
+
+type monitor struct {
+	obj        int64
+	class      string
+	classID    int64 // of the current stream, while its name is unknown
+	owner      *thread
+	waiters    []waiter
+	enters     int64
+	waits      int64
+	blockedN   int64
+	blockedSum int64
+	blockedMax int64
+	lastSeen   int64
+}
+
+func (m *monitor) removeWaiter(t *thread) {
+	for i := range m.waiters {
+		if m.waiters[i].t == t {
+			m.waiters = append(m.waiters[:i], m.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// allocRing remembers the class of the latest allocated objects, so that a
+// monitor can be named by its class when it first shows up. Only the
+// latest allocations are kept: memory must not grow with the stream.
+const allocRing = 1 << 16
+
+type monitorTable struct {
+	byObj    map[int64]*monitor
+	objClass map[int64]int64 // object -> class id, for the latest allocations
+	allocs   []int64         // ring of the objects in objClass
+	allocPos int
+	pending  map[int64][]*monitor // class id -> monitors waiting for its name
+	classes  map[int64]string
+}
+
+func (mt *monitorTable) init() {
+	mt.byObj = map[int64]*monitor{}
+	mt.objClass = map[int64]int64{}
+	mt.pending = map[int64][]*monitor{}
+	mt.classes = map[int64]string{}
+}
+
+func (mt *monitorTable) get(obj int64, now int64) *monitor {
+	m := mt.byObj[obj]
+	if m == nil {
+		m = &monitor{obj: obj}
+		mt.byObj[obj] = m
+		if cid, ok := mt.objClass[obj]; ok {
+			mt.name(m, cid)
+		}
+	}
+	m.lastSeen = max(m.lastSeen, now)
+	return m
+}
+
+func (mt *monitorTable) name(m *monitor, classID int64) {
+	if name, ok := mt.classes[classID]; ok {
+		m.class, m.classID = name, 0
+		return
+	}
+	m.classID = classID
+	mt.pending[classID] = append(mt.pending[classID], m)
+}
+
+// allocated records an object's class; the objects of monitor events are
+// usually allocated long before, so only recent allocations are kept.
+func (mt *monitorTable) allocated(obj, classID int64) {
+	if m := mt.byObj[obj]; m != nil && m.class == "" {
+		mt.name(m, classID)
+	}
+	if len(mt.allocs) < allocRing {
+		mt.allocs = append(mt.allocs, obj)
+	} else {
+		delete(mt.objClass, mt.allocs[mt.allocPos])
+		mt.allocs[mt.allocPos] = obj
+		mt.allocPos = (mt.allocPos + 1) % allocRing
+	}
+	mt.objClass[obj] = classID
+}
+
+func (mt *monitorTable) classDefined(id int64, name string) {
+	mt.classes[id] = name
+	for _, m := range mt.pending[id] {
+		if m.classID == id {
+			m.class, m.classID = name, 0
+		}
+	}
+	delete(mt.pending, id)
+}
+
+// detach takes a thread out of the waiters of the monitor it was on.
+func (mt *monitorTable) detach(t *thread) {
+	if t.monitor != 0 {
+		if m := mt.byObj[t.monitor]; m != nil {
+			m.removeWaiter(t)
+		}
+	}
+}
+
+// contend records a thread blocking on a monitor owned by owner (0: unknown).
+func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) {
+	m := mt.get(obj, now)
+	m.enters++
+	if owner != nil && owner != t {
+		m.owner = owner
+	}
+	m.removeWaiter(t)
+	m.waiters = append(m.waiters, waiter{t: t, since: now})
+}
+
+// entered records a blocked thread getting the monitor after blockedNS.
+func (mt *monitorTable) entered(obj int64, t *thread, now, blockedNS int64) {
+	m := mt.get(obj, now)
+	m.owner = t
+	m.removeWaiter(t)
+	m.blockedN++
+	m.blockedSum += blockedNS
+	m.blockedMax = max(m.blockedMax, blockedNS)
+}
+
+// wait records the owner calling Object.wait: it lets the monitor go.
+func (mt *monitorTable) wait(obj int64, t *thread, now int64) {
+	m := mt.get(obj, now)
+	m.waits++
+	if m.owner == t {
+		m.owner = nil
+	}
+	m.removeWaiter(t)
+	m.waiters = append(m.waiters, waiter{t: t, waiting: true, since: now, timeout: t.timeout})
+}
+
+// waited records the end of a wait. The thread returns from wait holding
+// the monitor unless a contended enter says otherwise.
+func (mt *monitorTable) waited(obj int64, t *thread, now int64) {
+	m := mt.get(obj, now)
+	m.removeWaiter(t)
+	if m.owner == nil {
+		m.owner = t
+	}
+}
+
+// forget removes an ended thread from every monitor.
+func (mt *monitorTable) forget(t *thread) {
+	mt.detach(t)
+	for _, m := range mt.byObj {
+		if m.owner == t {
+			m.owner = nil
+		}
+	}
+}
+
+// newStream drops owners and waiters: they were threads of the old stream.
+func (mt *monitorTable) newStream() {
+	for _, m := range mt.byObj {
+		m.owner, m.waiters, m.classID = nil, nil, 0
+	}
+	clear(mt.objClass)
+	mt.allocs, mt.allocPos = mt.allocs[:0], 0
+	clear(mt.pending)
+	clear(mt.classes)
+}
+
+func (mt *monitorTable) reset() {
+	for _, m := range mt.byObj {
+		m.enters, m.waits, m.blockedN, m.blockedSum, m.blockedMax = 0, 0, 0, 0, 0
+	}
+}
+
+// expire drops the idle monitors seen longest ago when there are too many.
+func (mt *monitorTable) expire(limit int) {
+	if len(mt.byObj) <= limit {
+		return
+	}
+	var idle []*monitor
+	for _, m := range mt.byObj {
+		if m.owner == nil && len(m.waiters) == 0 {
+			idle = append(idle, m)
+		}
+	}
+	sort.Slice(idle, func(i, j int) bool { return idle[i].lastSeen < idle[j].lastSeen })
+	for _, m := range idle[:min(len(idle), len(mt.byObj)-limit)] {
+		delete(mt.byObj, m.obj)
+	}
+}
+
+func stackCopy(f []Frame) []Frame {
+	if len(f) == 0 {
+		return nil
+	}
+	return append([]Frame(nil), f...)
+}
+
+func (mt *monitorTable) rows(now int64, tt *threadTable) []Monitor {
+	out := make([]Monitor, 0, len(mt.byObj))
+	for _, m := range mt.byObj {
+		r := Monitor{Object: m.obj, Class: m.class, Enters: m.enters, Waits: m.waits,
+			BlockedSum: time.Duration(m.blockedSum), BlockedMax: time.Duration(m.blockedMax), LastSeen: time.Unix(0, m.lastSeen)}
+		if m.blockedN > 0 {
+			r.BlockedAvg = time.Duration(m.blockedSum / m.blockedN)
+		}
+		if m.owner != nil {
+			r.Owner, r.OwnerName = m.owner.id, m.owner.name
+			r.OwnerStack = stackCopy(m.owner.stack)
+		}
+		// The contention in progress counts in the maximum.
+		r.Waiters = make([]Waiter, 0, len(m.waiters))
+		for _, w := range m.waiters {
+			r.Waiters = append(r.Waiters, Waiter{Thread: w.t.id, ThreadName: w.t.name, Waiting: w.waiting,
+				Since: time.Unix(0, w.since), Timeout: time.Duration(w.timeout) * time.Millisecond, Stack: stackCopy(w.t.stack)})
+			if !w.waiting {
+				r.BlockedMax = max(r.BlockedMax, time.Duration(now-w.since))
+			}
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Object < out[j].Object })
+	return out
+}
+
+// deadlocks finds the cycles of "thread blocks on a monitor owned by thread".
+func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
+	// Each blocked thread has one edge: to the owner of its monitor.
+	next := map[*thread]*monitor{}
+	for _, m := range mt.byObj {
+		if m.owner == nil {
+			continue
+		}
+		for _, w := range m.waiters {
+			if !w.waiting && w.t != m.owner {
+				next[w.t] = m
+			}
+		}
+	}
+	var out []Deadlock
+	done := map[*thread]bool{}
+	starts := make([]*thread, 0, len(next))
+	for t := range next {
+		starts = append(starts, t)
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i].id < starts[j].id })
+	for _, start := range starts {
+		if done[start] {
+			continue
+		}
+		pos := map[*thread]int{}
+		var path []*thread
+		for t := start; t != nil && !done[t]; {
+			if i, seen := pos[t]; seen {
+				out = append(out, cycle(path[i:], next))
+				break
+			}
+			pos[t] = len(path)
+			path = append(path, t)
+			m := next[t]
+			if m == nil {
+				break
+			}
+			t = m.owner
+		}
+		for _, t := range path {
+			done[t] = true
+		}
+	}
+	return out
+}
+
+func cycle(ts []*thread, next map[*thread]*monitor) Deadlock {
+	// Start the cycle at its lowest thread id, so that it reads the same every time.
+	low := 0
+	for i, t := range ts {
+		if t.id < ts[low].id {
+			low = i
+		}
+	}
+	var d Deadlock
+	for i := range ts {
+		t := ts[(low+i)%len(ts)]
+		m := next[t]
+		d.Threads = append(d.Threads, t.id)
+		d.Names = append(d.Names, t.name)
+		d.Monitors = append(d.Monitors, m.obj)
+		d.Classes = append(d.Classes, m.class)
+	}
+	return d
+}

@@ -1,0 +1,169 @@
+package state
+
+import (
+	"time"
+)
+
+// ThreadState is what a thread is doing, as derived from its events.
+type ThreadState uint8
+
+const (
+	ThreadRunning ThreadState = iota
+	ThreadBlocked             // contending for a monitor
+	ThreadWaiting             // in Object.wait
+	ThreadEnded
+)
+
+func (s ThreadState) String() string {
+	return [...]string{"running", "blocked", "waiting", "ended"}[s]
+}
+
+// Frame is one frame of a stack, innermost first in a Stack.
+type Frame struct {
+	Method string `json:"method"`
+	Line   int64  `json:"line"`
+}
+
+// Thread is one row of the threads pane.
+type Thread struct {
+	ID          int64         `json:"id"`
+	Name        string        `json:"name"`
+	Group       string        `json:"group"`
+	State       ThreadState   `json:"-"`
+	StateName   string        `json:"state"`
+	Started     time.Time     `json:"started"`
+	Ended       time.Time     `json:"ended,omitzero"`
+	CPU         time.Duration `json:"cpuNs"`
+	CPUPercent  float64       `json:"cpuPercent"` // since the previous snapshot
+	Method      string        `json:"method,omitempty"`
+	Depth       int           `json:"depth,omitempty"`
+	Blocked     time.Duration `json:"blockedNs"`
+	Waiting     time.Duration `json:"waitingNs"`
+	Contentions int64         `json:"contentions"`
+	// The monitor the thread blocks or waits on, and since when.
+	Monitor int64     `json:"monitor,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
+	Stream  int       `json:"stream"`
+	// Stack is the latest stack a monitor event reported for the thread;
+	// filled for the thread a query asks about and for monitor waiters.
+	Stack []Frame `json:"stack,omitempty"`
+}
+
+// Method is one row of the hot-methods pane: cumulative or over the window.
+type Method struct {
+	Slot    int32         `json:"-"`
+	Name    string        `json:"name"` // class.method
+	Line    int64         `json:"line"`
+	Calls   int64         `json:"calls"`
+	Self    time.Duration `json:"selfNs"`
+	Total   time.Duration `json:"totalNs"` // -1: unknown (aggregated reports give self time only)
+	Min     time.Duration `json:"minNs"`
+	Max     time.Duration `json:"maxNs"`
+	CPU     time.Duration `json:"cpuNs"`
+	Percent float64       `json:"percent"` // of all self time
+}
+
+// Caller is a method seen calling another, with how often.
+type Caller struct {
+	Name  string `json:"name"`
+	Calls int64  `json:"calls"`
+}
+
+// Waiter is a thread blocked on or waiting for a monitor.
+type Waiter struct {
+	Thread     int64         `json:"thread"`
+	ThreadName string        `json:"threadName"`
+	Waiting    bool          `json:"waiting"` // Object.wait, not contention
+	Since      time.Time     `json:"since"`
+	Timeout    time.Duration `json:"timeoutNs,omitempty"` // 0: none
+	Stack      []Frame       `json:"stack"`
+}
+
+// Monitor is one row of the contention pane.
+type Monitor struct {
+	Object     int64         `json:"object"`
+	Class      string        `json:"class,omitempty"`
+	Owner      int64         `json:"owner,omitempty"`
+	OwnerName  string        `json:"ownerName,omitempty"`
+	OwnerStack []Frame       `json:"ownerStack,omitempty"`
+	Waiters    []Waiter      `json:"waiters"`
+	Enters     int64         `json:"contendedEnters"`
+	Waits      int64         `json:"waits"`
+	BlockedSum time.Duration `json:"blockedTotalNs"`
+	BlockedAvg time.Duration `json:"blockedAvgNs"`
+	BlockedMax time.Duration `json:"blockedMaxNs"`
+	LastSeen   time.Time     `json:"lastSeen"`
+}
+
+// Deadlock is a cycle of threads, each blocked on a monitor the next owns.
+type Deadlock struct {
+	Threads  []int64  `json:"threads"`
+	Names    []string `json:"threadNames"`
+	Monitors []int64  `json:"monitors"`
+	Classes  []string `json:"classes"`
+}
+
+// HeapSample is the heap after one collection.
+type HeapSample struct {
+	At    time.Time `json:"at"`
+	Used  int64     `json:"used"`
+	Total int64     `json:"total"`
+}
+
+// GC is the garbage-collection pane.
+type GC struct {
+	Count     int64           `json:"count"`
+	LastPause time.Duration   `json:"lastPauseNs"`
+	P50       time.Duration   `json:"p50Ns"`
+	P99       time.Duration   `json:"p99Ns"`
+	Max       time.Duration   `json:"maxNs"`
+	Percent   float64         `json:"percentOfWallTime"` // over the window
+	Pauses    []time.Duration `json:"pausesNs"`          // the latest, oldest first
+	Heap      []HeapSample    `json:"heap"`              // the latest, oldest first
+	Freed     int64           `json:"objectsFreed"`
+	InGC      bool            `json:"inGc"`
+}
+
+// Process describes the profiled JVM, from the stream's first events.
+type Process struct {
+	Host    string    `json:"host,omitempty"`
+	PID     int32     `json:"pid,omitempty"`
+	Name    string    `json:"name,omitempty"`
+	Agent   string    `json:"agent,omitempty"`
+	Version string    `json:"version,omitempty"`
+	Started time.Time `json:"started,omitzero"`
+}
+
+// Snapshot is the live picture at one moment. It is immutable: the
+// aggregator never touches it again, so the UI may keep it as long as it likes.
+type Snapshot struct {
+	Taken   time.Time     `json:"taken"`
+	Window  time.Duration `json:"windowNs"`
+	Recent  bool          `json:"recent"` // methods are over the window, not cumulative
+	Process Process       `json:"process"`
+	Events  int64         `json:"events"`
+	Streams int           `json:"streams"`
+	// Clock is the latest event time, the trace's "now".
+	Clock time.Time `json:"traceTime,omitzero"`
+
+	Threads   []Thread   `json:"threads"`
+	Methods   []Method   `json:"methods"`
+	Monitors  []Monitor  `json:"monitors"`
+	Deadlocks []Deadlock `json:"deadlocks"`
+	GC        GC         `json:"gc"`
+
+	// Callers of the method the query asked about.
+	Callers []Caller `json:"callers,omitempty"`
+	// Counters for the header.
+	Unpaired int64 `json:"unpairedExits"`
+}
+
+// Query says what a snapshot needs beyond the tables.
+type Query struct {
+	// Recent asks for method figures over the window instead of cumulative.
+	Recent bool
+	// StackOf fills the Stack of this thread (0: none).
+	StackOf int64
+	// CallersOf fills Callers for this method slot (-1: none).
+	CallersOf int32
+}

@@ -1,0 +1,257 @@
+package state
+
+import (
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// openCall is a method entered and not yet left.
+type openCall struct {
+	ticket   int32
+	slot     int32
+	start    int64 // ns
+	child    int64 // time spent in callees, ns
+	cpuStart int64 // the thread's CPU time at entry, ns
+}
+
+// maxOpenCalls bounds a thread's stack of open calls: a stream that loses
+// exits must not grow it forever.
+const maxOpenCalls = 4096
+
+type thread struct {
+	id         int64
+	name       string
+	group      string
+	stream     int
+	state      ThreadState
+	started    int64
+	ended      int64
+	cpu        int64 // ns
+	cpuAtSnap  int64
+	calls      []openCall
+	blockedNS  int64 // closed intervals
+	waitingNS  int64
+	since      int64 // start of the current block or wait
+	monitor    int64
+	timeout    int64 // ms, of the current wait
+	contention int64
+	stack      []Frame // latest reported stack, innermost first (reused)
+}
+
+func (t *thread) setCPU(ns int64) {
+	if ns > t.cpu {
+		t.cpu = ns
+	}
+}
+
+func (t *thread) push(c openCall) {
+	if len(t.calls) >= maxOpenCalls {
+		t.calls = t.calls[:copy(t.calls, t.calls[1:])]
+	}
+	t.calls = append(t.calls, c)
+}
+
+// pop removes the call with this ticket, and any calls above it whose exits
+// never came.
+func (t *thread) pop(ticket int32) (openCall, bool) {
+	for i := len(t.calls) - 1; i >= 0; i-- {
+		if t.calls[i].ticket == ticket {
+			c := t.calls[i]
+			t.calls = t.calls[:i]
+			return c, true
+		}
+	}
+	return openCall{}, false
+}
+
+// setStack keeps the stack of a monitor event; an event without one
+// (depth 0) leaves the last known stack in place.
+func (t *thread) setStack(s *decode.Stack) {
+	if len(s.Methods) == 0 {
+		return
+	}
+	t.stack = t.stack[:0]
+	for i, m := range s.Methods {
+		t.stack = append(t.stack, Frame{Method: m, Line: s.Lines[i]})
+	}
+}
+
+func (t *thread) block(now, obj int64) {
+	t.closeInterval(now)
+	t.state, t.since, t.monitor = ThreadBlocked, now, obj
+	t.contention++
+}
+
+// unblock ends a contention and returns how long it lasted.
+func (t *thread) unblock(now int64) int64 {
+	d := int64(0)
+	if t.state == ThreadBlocked {
+		d = max(now-t.since, 0)
+	}
+	t.closeInterval(now)
+	t.state, t.monitor = ThreadRunning, 0
+	return d
+}
+
+func (t *thread) wait(now, obj, timeoutMS int64) {
+	t.closeInterval(now)
+	t.state, t.since, t.monitor, t.timeout = ThreadWaiting, now, obj, timeoutMS
+}
+
+func (t *thread) unwait(now int64) {
+	t.closeInterval(now)
+	t.state, t.monitor, t.timeout = ThreadRunning, 0, 0
+}
+
+// closeInterval adds the current block or wait to the totals.
+func (t *thread) closeInterval(now int64) {
+	switch t.state {
+	case ThreadBlocked:
+		t.blockedNS += max(now-t.since, 0)
+	case ThreadWaiting:
+		t.waitingNS += max(now-t.since, 0)
+	}
+}
+
+func (t *thread) end(now int64) {
+	if t.state == ThreadEnded {
+		return
+	}
+	t.closeInterval(now)
+	t.state, t.ended, t.monitor = ThreadEnded, now, 0
+	t.calls = nil
+}
+
+// threadTable holds the threads: the live ones by id, ended ones until
+// they expire.
+type threadTable struct {
+	byID map[int64]*thread // threads of the current stream
+	all  []*thread         // every thread listed, in order of appearance
+}
+
+func (tt *threadTable) init() { tt.byID = map[int64]*thread{} }
+
+func (tt *threadTable) lookup(id int64) *thread { return tt.byID[id] }
+
+// get returns the thread, creating a placeholder for one whose start was
+// not seen (it was running before tracing began).
+func (tt *threadTable) get(id int64, stream int) *thread {
+	if t := tt.byID[id]; t != nil {
+		return t
+	}
+	t := &thread{id: id, name: "thread-" + itoa(id), stream: stream}
+	tt.byID[id] = t
+	tt.all = append(tt.all, t)
+	return t
+}
+
+func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
+	t := tt.byID[e.ThreadID]
+	if t == nil || t.state == ThreadEnded {
+		t = &thread{id: e.ThreadID, stream: stream}
+		tt.byID[e.ThreadID] = t
+		tt.all = append(tt.all, t)
+	}
+	t.name, t.group, t.started = e.ThreadName, e.GroupName, now
+}
+
+// endAll ends the threads of a finished stream.
+func (tt *threadTable) endAll(now int64) {
+	for _, t := range tt.byID {
+		t.end(now)
+	}
+	clear(tt.byID)
+}
+
+// reset zeroes the counters; a block or wait in progress counts from now.
+func (tt *threadTable) reset(now int64) {
+	for _, t := range tt.all {
+		t.blockedNS, t.waitingNS, t.contention = 0, 0, 0
+		if t.state == ThreadBlocked || t.state == ThreadWaiting {
+			t.since = max(t.since, now)
+		}
+	}
+}
+
+// expire drops ended threads older than the retention, and the oldest
+// ended ones beyond the limit.
+func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
+	ended := 0
+	for _, t := range tt.all {
+		if t.state == ThreadEnded {
+			ended++
+		}
+	}
+	keep := tt.all[:0]
+	for _, t := range tt.all {
+		if t.state == ThreadEnded && (now-t.ended > int64(retention) || ended > limit) {
+			ended--
+			if tt.byID[t.id] == t {
+				delete(tt.byID, t.id)
+			}
+			continue
+		}
+		keep = append(keep, t)
+	}
+	clear(tt.all[len(keep):])
+	tt.all = keep
+}
+
+func (tt *threadTable) rows(now int64, elapsed time.Duration, stackOf int64, mt *methodTable) []Thread {
+	out := make([]Thread, len(tt.all))
+	for i, t := range tt.all {
+		r := &out[i]
+		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, StateName: t.state.String(),
+			CPU: time.Duration(t.cpu), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
+			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls)}
+		if t.started > 0 {
+			r.Started = time.Unix(0, t.started)
+		}
+		if t.state == ThreadEnded {
+			r.Ended = time.Unix(0, t.ended)
+		}
+		switch t.state {
+		case ThreadBlocked:
+			r.Blocked += time.Duration(max(now-t.since, 0))
+			r.Since = time.Unix(0, t.since)
+		case ThreadWaiting:
+			r.Waiting += time.Duration(max(now-t.since, 0))
+			r.Since = time.Unix(0, t.since)
+		}
+		if n := len(t.calls); n > 0 {
+			r.Method = mt.name(t.calls[n-1].slot)
+		}
+		if elapsed > 0 {
+			r.CPUPercent = 100 * float64(t.cpu-t.cpuAtSnap) / float64(elapsed)
+		}
+		t.cpuAtSnap = t.cpu
+		if t.id == stackOf && t.state != ThreadEnded {
+			r.Stack = append([]Frame(nil), t.stack...)
+		}
+	}
+	return out
+}
+
+func itoa(v int64) string {
+	if v == 0 {
+		return "0"
+	}
+	neg := v < 0
+	u := uint64(v)
+	if neg {
+		u = uint64(-v)
+	}
+	var b [20]byte
+	i := len(b)
+	for u > 0 {
+		i--
+		b[i] = byte('0' + u%10)
+		u /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
