@@ -5,12 +5,11 @@ package main
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proftop/proftop/cli"
-	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/config"
 )
 
 // Set at release time with -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
@@ -20,50 +19,70 @@ var (
 	date    = "unknown"
 )
 
+// noConfig marks the commands that read no settings (so that a broken
+// config file does not stop them).
+const noConfig = "noconfig"
+
 func newRootCommand() *cobra.Command {
-	var opts cli.LiveOptions
-	var format string
-	var noReconnect bool
+	var (
+		settings   config.Settings
+		origins    []config.Origin
+		configFile string
+		usedFile   string
+		view       cli.View
+	)
 	root := &cobra.Command{
-		Use:           "proftop",
-		Short:         "top for a running Java profiler",
-		Long:          "proftop shows what a profiled JVM is doing right now: threads, hot methods,\nmonitor contention (who blocks whom, with stacks) and GC, live in a terminal.",
+		Use:   "proftop",
+		Short: "top for a running Java profiler",
+		Long: `proftop shows what a profiled JVM is doing right now: threads, hot methods,
+monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
+
+  proftop --host prod-1      watch the profiler on prod-1 (port 10002)
+  proftop demo               watch the built-in simulated profiler
+  proftop replay FILE        watch a recorded trace`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Annotations[noConfig] != "" {
+				return nil
+			}
+			file, explicit := configFile, configFile != ""
+			if !explicit {
+				file = config.DefaultFile(os.Getenv)
+			}
+			var err error
+			settings, origins, err = config.Load(cmd.Flags(), file, explicit, os.Getenv)
+			usedFile = file
+			if _, statErr := os.Stat(file); statErr != nil {
+				usedFile = file + " (absent)"
+			}
+			return err
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Session.Host == "" {
-				return cmd.Help()
-			}
-			switch client.FormatChoice(format) {
-			case client.FormatAuto, client.FormatBinary, client.FormatXML:
-				opts.Session.Format = client.FormatChoice(format)
-			default:
-				return fmt.Errorf("--format %q: want auto, binary or xml", format)
-			}
-			opts.Session.Reconnect = !noReconnect
 			ctx, stop := cli.Interruptible()
 			defer stop()
-			return cli.RunLive(ctx, opts, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return cli.Live(ctx, settings, view, cmd.OutOrStdout())
 		},
 	}
-	f := root.Flags()
-	f.StringVar(&opts.Session.Host, "host", "", "host of the profiler's agent controller")
-	f.IntVar(&opts.Session.Port, "port", 10002, "port of the agent controller")
-	f.StringVar(&opts.Session.Agent, "agent", "", "agent to attach to when there are several: id, pid or name")
-	f.StringVar(&opts.Session.Token, "token", "", "token for an agent controller that requires one")
-	f.StringVar(&format, "format", "auto", "trace format: auto (ask for binary, accept xml), binary or xml")
-	f.StringVar(&opts.Session.Record, "record", "", "write the data stream as received to this file (.trcbin or .trcxml)")
-	f.BoolVar(&opts.Batch, "batch", false, "print text snapshots instead of the interactive view (no terminal needed)")
-	f.IntVarP(&opts.Count, "iterations", "n", 0, "with --batch: number of snapshots (0: until interrupted)")
-	f.BoolVar(&opts.JSON, "json", false, "with --batch: one JSON document per snapshot")
-	f.DurationVar(&opts.Interval, "refresh", time.Second, "time between snapshots")
-	f.DurationVar(&opts.Session.ConnectTimeout, "connect-timeout", 5*time.Second, "how long to wait for the connection")
-	f.DurationVar(&opts.Session.NegotiationTimeout, "negotiation-timeout", 3*time.Second, "how long to wait for each command's answer (setOutputFormat included)")
-	f.BoolVar(&noReconnect, "no-reconnect", false, "exit on the first connection failure instead of retrying")
 	root.SetVersionTemplate(fmt.Sprintf("proftop %s (commit %s, built %s)\n", version, commit, date))
-	root.AddCommand(cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewReplayCommand())
+	pf := root.PersistentFlags()
+	config.Register(pf)
+	pf.StringVar(&configFile, "config", "", "config file (default $XDG_CONFIG_HOME/proftop/config.yaml)")
+	pf.BoolVar(&view.Batch, "batch", false, "print text snapshots instead of the interactive view (no terminal needed)")
+	pf.IntVarP(&view.Count, "iterations", "n", 0, "with --batch: number of snapshots (0: until interrupted, or the end of a file)")
+	pf.BoolVar(&view.JSON, "json", false, "with --batch: one JSON document per snapshot, on one line")
+	pf.IntVar(&view.Top, "top", 0, "with --batch: rows per table in text (default 20); methods kept in JSON (default all)")
+
+	decodeCmd, simulateCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand()
+	for _, c := range []*cobra.Command{decodeCmd, simulateCmd} {
+		c.Annotations = map[string]string{noConfig: "yes"}
+	}
+	root.AddCommand(decodeCmd, simulateCmd,
+		cli.NewDemoCommand(&settings, &view),
+		cli.NewReplayCommand(&settings, &view),
+		cli.NewConfigCommand(&origins, &usedFile))
 	return root
 }
 

@@ -2,40 +2,30 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
+	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/config"
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/state"
+	"github.com/proftop/proftop/tui"
 )
 
-// defaultRefresh is the default time between two snapshots.
-const defaultRefresh = time.Second
-
-// LiveOptions are the root command's settings for watching a profiler.
-type LiveOptions struct {
-	Session  client.Config
-	Batch    bool
-	Count    int
-	JSON     bool
-	Interval time.Duration
-}
-
-// RunLive connects to a profiler and shows what it sends.
-func RunLive(ctx context.Context, opts LiveOptions, stdout, stderr io.Writer) error {
-	if !opts.Batch {
-		return fmt.Errorf("the interactive view needs --batch for now")
-	}
-	src := client.NewSession(opts.Session)
-	return runBatch(ctx, src, opts, stdout)
+// View says how to show the picture: the interactive interface, or text
+// (or JSON) snapshots like top -b.
+type View struct {
+	Batch bool
+	Count int  // snapshots to print, 0: until interrupted (or the end of a file)
+	JSON  bool // one JSON document per snapshot
+	Top   int  // rows per table in text snapshots (methods in JSON; 0: all)
 }
 
 // Interruptible returns a context that ends on SIGINT or SIGTERM.
@@ -43,116 +33,117 @@ func Interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// kindCounter counts events per kind, for the batch summary.
-type kindCounter struct {
-	mu     sync.Mutex
-	counts map[string]int64
+// SessionConfig turns settings into a client configuration.
+func SessionConfig(s config.Settings) client.Config {
+	return client.Config{
+		Host: s.Host, Port: s.Port, Agent: s.Agent, Token: s.Token, Format: client.FormatChoice(s.Format),
+		ConnectTimeout: s.ConnectTimeout, NegotiationTimeout: s.NegotiationTimeout,
+		Reconnect: s.Reconnect, ReconnectMin: s.ReconnectMin, ReconnectMax: s.ReconnectMax,
+		Record: s.Record, MaxMessageSize: s.MaxMessageSize,
+	}
 }
 
-func (k *kindCounter) take() map[string]int64 {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	c := k.counts
-	k.counts = map[string]int64{}
-	return c
+// Live watches the profiler the settings name.
+func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
+	if s.Host == "" {
+		return errors.New("no profiler to watch: give --host (or PROFTOP_HOST, or host: in the config file), or try proftop demo")
+	}
+	return Watch(ctx, client.NewSession(SessionConfig(s)), s, v, out)
 }
 
-// runBatch prints a summary every interval, Count times (0: until stopped).
-func runBatch(ctx context.Context, src client.Source, opts LiveOptions, out io.Writer) error {
+// Watch shows a source: the interface, or batch snapshots.
+func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer) error {
+	agg := state.New(state.Options{Window: s.Window})
+	if !v.Batch {
+		cfg := tui.Config{Refresh: s.Refresh, Theme: s.Theme, ASCII: ascii(s.Charset), Recent: true}
+		return tui.Run(ctx, cfg, tui.ColorMode(s.Color), src, agg)
+	}
+	return runBatch(ctx, src, agg, s, v, out)
+}
+
+// ascii resolves the charset setting: auto follows the locale.
+func ascii(charset string) bool {
+	switch charset {
+	case "ascii":
+		return true
+	case "unicode":
+		return false
+	}
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := os.Getenv(k); v != "" {
+			v = strings.ToLower(v)
+			return !strings.Contains(v, "utf-8") && !strings.Contains(v, "utf8")
+		}
+	}
+	return false
+}
+
+// batchWidth is the width of text snapshots: $COLUMNS, else 132.
+func batchWidth() int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n >= 40 {
+		return n
+	}
+	return 132
+}
+
+// runBatch prints a snapshot every refresh interval, Count times. A file
+// source prints the picture at its end and stops there.
+func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s config.Settings, v View, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	counter := &kindCounter{counts: map[string]int64{}}
-	drained := make(chan struct{})
+	fed := make(chan struct{})
 	go func() {
-		defer close(drained)
-		for b := range src.Batches() {
-			counter.mu.Lock()
-			for _, ev := range b.Events() {
-				counter.counts[ev.Kind().String()]++
-			}
-			counter.mu.Unlock()
-			src.Recycle(b)
-		}
+		agg.Feed(src)
+		close(fed)
 	}()
-	runErr := make(chan error, 1)
-	go func() { runErr <- src.Run(ctx) }()
-	tick := time.NewTicker(opts.Interval)
+	ran := make(chan error, 1)
+	go func() { ran <- src.Run(ctx) }()
+	print := func() error {
+		snap := agg.Snapshot(time.Now(), state.Query{Recent: true, CallersOf: -1})
+		st := src.Status()
+		if v.JSON {
+			b, err := tui.RenderJSON(snap, st, v.Top)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(out, "%s\n", b)
+			return err
+		}
+		_, err := fmt.Fprintf(out, "%s\n", tui.RenderText(snap, st, batchWidth(), topRows(v.Top), ascii(s.Charset)))
+		return err
+	}
+	tick := time.NewTicker(s.Refresh)
 	defer tick.Stop()
-	for printed := 0; opts.Count == 0 || printed < opts.Count; printed++ {
+	for printed := 0; v.Count == 0 || printed < v.Count; printed++ {
 		select {
-		case <-tick.C:
-		case err := <-runErr:
-			<-drained
-			printSummary(out, src.Status(), counter.take(), opts.JSON)
+		case err := <-ran:
+			<-fed
+			if perr := print(); perr != nil {
+				return perr
+			}
 			return err
 		case <-ctx.Done():
 			return nil
+		case <-tick.C:
 		}
-		st := src.Status()
-		if st.State == client.StateChoosingAgent {
-			return fmt.Errorf("%s", st.Cause)
+		if st := src.Status(); st.State == client.StateChoosingAgent {
+			return errors.New(st.Cause)
 		}
-		printSummary(out, st, counter.take(), opts.JSON)
+		if err := print(); err != nil {
+			return err
+		}
 	}
-	cancel()
-	<-drained
 	return nil
 }
 
-type summary struct {
-	Time         time.Time        `json:"time"`
-	Source       string           `json:"source"`
-	State        string           `json:"state"`
-	Cause        string           `json:"cause,omitempty"`
-	Agent        any              `json:"agent,omitempty"`
-	Format       string           `json:"format"`
-	Negotiation  string           `json:"negotiation"`
-	Mismatch     string           `json:"mismatch,omitempty"`
-	Events       int64            `json:"events"`
-	EventsPerSec float64          `json:"eventsPerSec"`
-	BytesPerSec  float64          `json:"bytesPerSec"`
-	DecodeErrors int64            `json:"decodeErrors"`
-	Recording    string           `json:"recording,omitempty"`
-	Interval     map[string]int64 `json:"eventsThisInterval"`
+func topRows(n int) int {
+	if n <= 0 {
+		return 20
+	}
+	return n
 }
 
-func printSummary(out io.Writer, st client.Status, counts map[string]int64, asJSON bool) {
-	s := summary{Time: time.Now().UTC(), Source: st.Source, State: st.State.String(), Cause: st.Cause, Format: formatName(st.Format),
-		Negotiation: st.Negotiation.String(), Mismatch: st.Mismatch, Events: st.Events, EventsPerSec: st.EventsPerSec,
-		BytesPerSec: st.BytesPerSec, DecodeErrors: st.DecodeErrors, Recording: st.Recording, Interval: counts}
-	if st.Agent.ID != "" {
-		s.Agent = st.Agent
-	}
-	if asJSON {
-		b, _ := json.Marshal(s)
-		fmt.Fprintf(out, "%s\n", b)
-		return
-	}
-	fmt.Fprintf(out, "%s  %s  %s", s.Time.Format("15:04:05"), st.Source, s.State)
-	if st.Agent.ID != "" {
-		fmt.Fprintf(out, "  agent %s", st.Agent)
-	}
-	fmt.Fprintf(out, "  %s (%s)  %d events, %.0f/s, %.1f MB/s, %d decode errors\n", s.Format, s.Negotiation, st.Events, st.EventsPerSec, st.BytesPerSec/1e6, st.DecodeErrors)
-	if st.Cause != "" {
-		fmt.Fprintf(out, "  %s\n", st.Cause)
-	}
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	var parts []string
-	for _, k := range kinds {
-		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(out, "  %s\n", strings.Join(parts, ", "))
-	}
-}
-
-func formatName(f decode.Format) string {
-	if f == 0 {
-		return ""
-	}
-	return f.String()
+// NewFileSource opens a recording for Watch.
+func newFileSource(path string, speed float64, s config.Settings) client.Source {
+	return client.NewFileSource(path, speed, decode.Options{MaxMessageSize: s.MaxMessageSize})
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -30,14 +29,8 @@ dozens of threads, method calls, monitor contention with stacks, waits, GC,
 and now and then a deadlock — deterministic for a seed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if rate == "max" {
-				cfg.Saturate = true
-			} else {
-				n, err := strconv.Atoi(rate)
-				if err != nil || n <= 0 {
-					return fmt.Errorf("--rate %q: want a positive number of events per second, or max", rate)
-				}
-				cfg.Rate = n
+			if err := parseRate(rate, &cfg); err != nil {
+				return err
 			}
 			cfg.Aggregated = aggregated
 			if !quiet {

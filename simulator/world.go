@@ -441,9 +441,11 @@ func (w *World) exit(t *thread) {
 	if len(t.calls) > 0 {
 		t.calls[len(t.calls)-1].child += dur
 	}
-	cpu := self
+	// Dozens of threads share a few cores, and waiting on a socket or a
+	// disk costs little CPU.
+	cpu := self / 5
 	if catalog[c.m].cost >= 100 {
-		cpu = self / 10 // waiting on a socket or a disk costs little CPU
+		cpu = self / 50
 	}
 	t.cpu += cpu
 	if w.cfg.Aggregated {

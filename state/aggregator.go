@@ -279,7 +279,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	}
 	s.Threads = a.threads.rows(nowNS, elapsed, q.StackOf, &a.methods)
 	s.Methods = a.methods.rows(q.Recent)
-	s.Monitors = a.monitors.rows(nowNS, &a.threads)
+	s.Monitors = a.monitors.rows(nowNS, &a.methods)
 	s.Deadlocks = a.monitors.deadlocks(&a.threads)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	if q.CallersOf >= 0 {

@@ -383,3 +383,26 @@ func TestSimulatedServiceThroughTheAggregator(t *testing.T) {
 		t.Fatal("no deadlock seen")
 	}
 }
+
+// The JVM reports no releases: an owner that has returned from the call
+// that held the monitor is no longer shown as its owner.
+func TestOwnerLeavesWithItsFrame(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(1)},
+		&decode.MethodEntry{ThreadIDRef: 2, MethodIDRef: 11, Ticket: 2, Time: ms(2)},
+		&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 5, ThreadOwner: 1, Time: ms(3)},
+	)
+	if m := monitorByObj(a.Snapshot(t0, Query{CallersOf: -1}), 5); m.Owner != 1 {
+		t.Fatalf("%+v", m)
+	}
+	feed(a, &decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(4)})
+	if m := monitorByObj(a.Snapshot(t0, Query{CallersOf: -1}), 5); m.Owner != 0 {
+		t.Fatalf("the owner returned, yet %+v", m)
+	}
+	feed(a, &decode.MonContendedEntered{ThreadIDRef: 2, ObjIDRef: 5, Time: ms(5)})
+	if m := monitorByObj(a.Snapshot(t0, Query{CallersOf: -1}), 5); m.Owner != 2 || len(m.Waiters) != 0 {
+		t.Fatalf("%+v", m)
+	}
+}

@@ -17,6 +17,7 @@ type monitor struct {
 	class      string
 	classID    int64 // of the current stream, while its name is unknown
 	owner      *thread
+	ownerDepth int // the owner's open calls when it took the monitor
 	waiters    []waiter
 	enters     int64
 	waits      int64
@@ -24,6 +25,27 @@ type monitor struct {
 	blockedSum int64
 	blockedMax int64
 	lastSeen   int64
+}
+
+// setOwner records who holds the monitor, and how deep in its calls.
+func (m *monitor) setOwner(t *thread) {
+	m.owner = t
+	if t != nil {
+		m.ownerDepth = len(t.calls)
+	}
+}
+
+// currentOwner is the owner, unless it has since returned from the call
+// that held the monitor: the JVM reports no releases, but method exits
+// tell when the synchronized frame is gone.
+func (m *monitor) currentOwner() *thread {
+	if m.owner == nil || m.owner.state == ThreadEnded {
+		return nil
+	}
+	if m.ownerDepth > 0 && len(m.owner.calls) < m.ownerDepth {
+		return nil
+	}
+	return m.owner
 }
 
 func (m *monitor) removeWaiter(t *thread) {
@@ -118,7 +140,7 @@ func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) 
 	m := mt.get(obj, now)
 	m.enters++
 	if owner != nil && owner != t {
-		m.owner = owner
+		m.setOwner(owner)
 	}
 	m.removeWaiter(t)
 	m.waiters = append(m.waiters, waiter{t: t, since: now})
@@ -127,7 +149,7 @@ func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) 
 // entered records a blocked thread getting the monitor after blockedNS.
 func (mt *monitorTable) entered(obj int64, t *thread, now, blockedNS int64) {
 	m := mt.get(obj, now)
-	m.owner = t
+	m.setOwner(t)
 	m.removeWaiter(t)
 	m.blockedN++
 	m.blockedSum += blockedNS
@@ -150,8 +172,8 @@ func (mt *monitorTable) wait(obj int64, t *thread, now int64) {
 func (mt *monitorTable) waited(obj int64, t *thread, now int64) {
 	m := mt.get(obj, now)
 	m.removeWaiter(t)
-	if m.owner == nil {
-		m.owner = t
+	if m.currentOwner() == nil {
+		m.setOwner(t)
 	}
 }
 
@@ -205,8 +227,7 @@ func stackCopy(f []Frame) []Frame {
 	}
 	return append([]Frame(nil), f...)
 }
-
-func (mt *monitorTable) rows(now int64, tt *threadTable) []Monitor {
+func (mt *monitorTable) rows(now int64, methods *methodTable) []Monitor {
 	out := make([]Monitor, 0, len(mt.byObj))
 	for _, m := range mt.byObj {
 		r := Monitor{Object: m.obj, Class: m.class, Enters: m.enters, Waits: m.waits,
@@ -214,9 +235,9 @@ func (mt *monitorTable) rows(now int64, tt *threadTable) []Monitor {
 		if m.blockedN > 0 {
 			r.BlockedAvg = time.Duration(m.blockedSum / m.blockedN)
 		}
-		if m.owner != nil {
-			r.Owner, r.OwnerName = m.owner.id, m.owner.name
-			r.OwnerStack = stackCopy(m.owner.stack)
+		if o := m.currentOwner(); o != nil {
+			r.Owner, r.OwnerName = o.id, o.name
+			r.OwnerStack, r.OwnerFrom = o.currentStack(methods)
 		}
 		// The contention in progress counts in the maximum.
 		r.Waiters = make([]Waiter, 0, len(m.waiters))
@@ -237,12 +258,15 @@ func (mt *monitorTable) rows(now int64, tt *threadTable) []Monitor {
 func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 	// Each blocked thread has one edge: to the owner of its monitor.
 	next := map[*thread]*monitor{}
+	owner := map[*monitor]*thread{}
 	for _, m := range mt.byObj {
-		if m.owner == nil {
+		o := m.currentOwner()
+		if o == nil {
 			continue
 		}
+		owner[m] = o
 		for _, w := range m.waiters {
-			if !w.waiting && w.t != m.owner {
+			if !w.waiting && w.t != o {
 				next[w.t] = m
 			}
 		}
@@ -271,7 +295,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 			if m == nil {
 				break
 			}
-			t = m.owner
+			t = owner[m]
 		}
 		for _, t := range path {
 			done[t] = true

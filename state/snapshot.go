@@ -44,9 +44,11 @@ type Thread struct {
 	Monitor int64     `json:"monitor,omitempty"`
 	Since   time.Time `json:"since,omitzero"`
 	Stream  int       `json:"stream"`
-	// Stack is the latest stack a monitor event reported for the thread;
-	// filled for the thread a query asks about and for monitor waiters.
-	Stack []Frame `json:"stack,omitempty"`
+	// Stack is filled for the thread a query asks about: its open method
+	// calls when it runs and they are known, else the latest stack a
+	// monitor event reported. StackFrom says which.
+	Stack     []Frame `json:"stack,omitempty"`
+	StackFrom string  `json:"stackFrom,omitempty"`
 }
 
 // Method is one row of the hot-methods pane: cumulative or over the window.
@@ -86,6 +88,7 @@ type Monitor struct {
 	Owner      int64         `json:"owner,omitempty"`
 	OwnerName  string        `json:"ownerName,omitempty"`
 	OwnerStack []Frame       `json:"ownerStack,omitempty"`
+	OwnerFrom  string        `json:"ownerStackFrom,omitempty"` // "method entries" or "latest monitor event"
 	Waiters    []Waiter      `json:"waiters"`
 	Enters     int64         `json:"contendedEnters"`
 	Waits      int64         `json:"waits"`

@@ -123,6 +123,24 @@ func (t *thread) end(now int64) {
 	t.calls = nil
 }
 
+// currentStack is the thread's stack as best known: its open method calls
+// when it is running and they are known (live), else the stack its latest
+// monitor event reported.
+func (t *thread) currentStack(mt *methodTable) ([]Frame, string) {
+	if t.state == ThreadRunning && len(t.calls) > 0 {
+		out := make([]Frame, 0, len(t.calls))
+		for j := len(t.calls) - 1; j >= 0; j-- {
+			slot := t.calls[j].slot
+			out = append(out, Frame{Method: mt.name(slot), Line: mt.stats[slot].line})
+		}
+		return out, "method entries"
+	}
+	if len(t.stack) > 0 {
+		return append([]Frame(nil), t.stack...), "latest monitor event"
+	}
+	return nil, ""
+}
+
 // threadTable holds the threads: the live ones by id, ended ones until
 // they expire.
 type threadTable struct {
@@ -227,7 +245,7 @@ func (tt *threadTable) rows(now int64, elapsed time.Duration, stackOf int64, mt 
 		}
 		t.cpuAtSnap = t.cpu
 		if t.id == stackOf && t.state != ThreadEnded {
-			r.Stack = append([]Frame(nil), t.stack...)
+			r.Stack, r.StackFrom = t.currentStack(mt)
 		}
 	}
 	return out

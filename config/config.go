@@ -1,0 +1,266 @@
+// Package config loads proftop's settings: command-line flags over
+// PROFTOP_* environment variables over the config file
+// ($XDG_CONFIG_HOME/proftop/config.yaml) over defaults. viper is used here
+// and in main only; everything else receives the plain Settings struct.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Settings is every setting, resolved and checked.
+type Settings struct {
+	Host               string
+	Port               int
+	Agent              string
+	Token              string
+	Format             string // auto, binary, xml
+	Refresh            time.Duration
+	Window             time.Duration
+	Reconnect          bool
+	ReconnectMin       time.Duration
+	ReconnectMax       time.Duration
+	ConnectTimeout     time.Duration
+	NegotiationTimeout time.Duration
+	Record             string
+	Theme              string // dark, light
+	Color              string // auto, always, never
+	Charset            string // auto, unicode, ascii
+	MaxMessageSize     int
+}
+
+// setting describes one key: its flag, default, help and how to read it.
+type setting struct {
+	key   string
+	def   string
+	usage string
+	kind  kind
+	enum  []string
+	lo    float64 // bounds for numbers and durations (0, 0: none)
+	hi    float64
+	set   func(*Settings, any)
+}
+
+type kind int
+
+const (
+	kString kind = iota
+	kInt
+	kBool
+	kDuration
+)
+
+var settings = []setting{
+	{key: "host", usage: "host of the profiler's agent controller", set: func(s *Settings, v any) { s.Host = v.(string) }},
+	{key: "port", def: "10002", usage: "port of the agent controller", kind: kInt, lo: 1, hi: 65535, set: func(s *Settings, v any) { s.Port = v.(int) }},
+	{key: "agent", usage: "agent to attach to when there are several: id, pid or name", set: func(s *Settings, v any) { s.Agent = v.(string) }},
+	{key: "token", usage: "token for an agent controller that requires one", set: func(s *Settings, v any) { s.Token = v.(string) }},
+	{key: "format", def: "auto", usage: "trace format: auto (ask for binary, accept xml), binary or xml", enum: []string{"auto", "binary", "xml"},
+		set: func(s *Settings, v any) { s.Format = v.(string) }},
+	{key: "refresh", def: "1s", usage: "time between two snapshots (100ms to 10s; + and - change it live)", kind: kDuration,
+		lo: float64(100 * time.Millisecond), hi: float64(10 * time.Second), set: func(s *Settings, v any) { s.Refresh = v.(time.Duration) }},
+	{key: "window", def: "10s", usage: "the \"last N seconds\" of the hot-methods pane", kind: kDuration, lo: float64(2 * time.Second), hi: float64(time.Hour),
+		set: func(s *Settings, v any) { s.Window = v.(time.Duration) }},
+	{key: "reconnect", def: "true", usage: "retry with backoff when the connection fails or drops", kind: kBool, set: func(s *Settings, v any) { s.Reconnect = v.(bool) }},
+	{key: "reconnect-min", def: "500ms", usage: "first wait before reconnecting", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(time.Hour),
+		set: func(s *Settings, v any) { s.ReconnectMin = v.(time.Duration) }},
+	{key: "reconnect-max", def: "30s", usage: "longest wait before reconnecting", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(24 * time.Hour),
+		set: func(s *Settings, v any) { s.ReconnectMax = v.(time.Duration) }},
+	{key: "connect-timeout", def: "5s", usage: "how long to wait for the connection", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(10 * time.Minute),
+		set: func(s *Settings, v any) { s.ConnectTimeout = v.(time.Duration) }},
+	{key: "negotiation-timeout", def: "3s", usage: "how long to wait for each command's answer, setOutputFormat included", kind: kDuration,
+		lo: float64(10 * time.Millisecond), hi: float64(10 * time.Minute), set: func(s *Settings, v any) { s.NegotiationTimeout = v.(time.Duration) }},
+	{key: "record", usage: "write the data stream as received to this file (.trcbin or .trcxml)", set: func(s *Settings, v any) { s.Record = v.(string) }},
+	{key: "theme", def: "dark", usage: "colors for a dark or light terminal", enum: []string{"dark", "light"}, set: func(s *Settings, v any) { s.Theme = v.(string) }},
+	{key: "color", def: "auto", usage: "color: auto, always or never (NO_COLOR, set to anything, means never)", enum: []string{"auto", "always", "never"},
+		set: func(s *Settings, v any) { s.Color = v.(string) }},
+	{key: "charset", def: "auto", usage: "block characters (unicode) or ASCII for sparklines and borders; auto follows the locale",
+		enum: []string{"auto", "unicode", "ascii"}, set: func(s *Settings, v any) { s.Charset = v.(string) }},
+	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
+		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
+}
+
+// Origin says where a setting's value came from.
+type Origin struct {
+	Key    string
+	Value  string
+	Source string // "flag --refresh", "env PROFTOP_REFRESH", "file /path", "default"
+}
+
+// Register defines every setting as a flag on fs.
+func Register(fs *pflag.FlagSet) {
+	for _, s := range settings {
+		switch s.kind {
+		case kInt:
+			n, _ := strconv.Atoi(s.def)
+			fs.Int(s.key, n, s.usage)
+		case kBool:
+			fs.Bool(s.key, s.def == "true", s.usage)
+		case kDuration:
+			d, _ := time.ParseDuration(s.def)
+			fs.Duration(s.key, d, s.usage)
+		default:
+			fs.String(s.key, s.def, s.usage)
+		}
+	}
+}
+
+// EnvName is the environment variable of a key.
+func EnvName(key string) string {
+	return "PROFTOP_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+}
+
+// DefaultFile is the config file read when no --config is given.
+func DefaultFile(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "proftop", "config.yaml")
+}
+
+// Load resolves the settings. file is the config file to read: when
+// explicit it must exist; the default one may be absent.
+func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) string) (Settings, []Origin, error) {
+	v := viper.New()
+	v.SetEnvPrefix("PROFTOP")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	for _, s := range settings {
+		if f := flags.Lookup(s.key); f != nil {
+			if err := v.BindPFlag(s.key, f); err != nil {
+				return Settings{}, nil, err
+			}
+		}
+		v.SetDefault(s.key, s.def)
+	}
+	used := ""
+	if file != "" {
+		_, err := os.Stat(file)
+		switch {
+		case err == nil:
+			v.SetConfigFile(file)
+			v.SetConfigType("yaml")
+			if err := v.ReadInConfig(); err != nil {
+				return Settings{}, nil, fmt.Errorf("config file %s: %w", file, err)
+			}
+			used = file
+			if err := unknownKeys(v, file); err != nil {
+				return Settings{}, nil, err
+			}
+		case explicit || !errors.Is(err, fs.ErrNotExist):
+			return Settings{}, nil, fmt.Errorf("config file %s: %w", file, err)
+		}
+	}
+	var out Settings
+	var origins []Origin
+	for _, s := range settings {
+		source := "default"
+		switch f := flags.Lookup(s.key); {
+		case f != nil && f.Changed:
+			source = "flag --" + s.key
+		case getenv(EnvName(s.key)) != "":
+			source = "env " + EnvName(s.key)
+		case used != "" && v.InConfig(s.key):
+			source = "file " + used
+		}
+		raw := v.Get(s.key)
+		val, err := parse(s, raw)
+		if err != nil {
+			return Settings{}, nil, fmt.Errorf("setting %q (from %s): %w", s.key, source, err)
+		}
+		s.set(&out, val)
+		origins = append(origins, Origin{Key: s.key, Value: fmt.Sprint(show(val)), Source: source})
+	}
+	if out.ReconnectMin > out.ReconnectMax {
+		return Settings{}, nil, fmt.Errorf("setting \"reconnect-min\" (%v) is longer than \"reconnect-max\" (%v)", out.ReconnectMin, out.ReconnectMax)
+	}
+	return out, origins, nil
+}
+
+func show(v any) any {
+	if s, ok := v.(string); ok && s == "" {
+		return `""`
+	}
+	return v
+}
+
+// unknownKeys rejects keys the file has but proftop does not know: a typo
+// must not be silently ignored.
+func unknownKeys(v *viper.Viper, file string) error {
+	known := map[string]bool{}
+	for _, s := range settings {
+		known[s.key] = true
+	}
+	var bad []string
+	for _, k := range v.AllKeys() {
+		if !known[k] && v.InConfig(k) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	var names []string
+	for _, s := range settings {
+		names = append(names, s.key)
+	}
+	return fmt.Errorf("config file %s: unknown setting %q; the settings are: %s", file, bad[0], strings.Join(names, ", "))
+}
+
+// parse reads one raw value (a flag's typed value, an environment string,
+// a YAML scalar) into the setting's type and checks it.
+func parse(s setting, raw any) (any, error) {
+	str := strings.TrimSpace(fmt.Sprint(raw))
+	switch s.kind {
+	case kInt:
+		n, err := strconv.Atoi(str)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a whole number", str)
+		}
+		if (s.lo != 0 || s.hi != 0) && (float64(n) < s.lo || float64(n) > s.hi) {
+			return nil, fmt.Errorf("%d is outside %v to %v", n, s.lo, s.hi)
+		}
+		return n, nil
+	case kBool:
+		b, err := strconv.ParseBool(str)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not true or false", str)
+		}
+		return b, nil
+	case kDuration:
+		d, err := time.ParseDuration(str)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a duration (like 500ms, 2s or 1m)", str)
+		}
+		if (s.lo != 0 || s.hi != 0) && (float64(d) < s.lo || float64(d) > s.hi) {
+			return nil, fmt.Errorf("%v is outside %v to %v", d, time.Duration(s.lo), time.Duration(s.hi))
+		}
+		return d, nil
+	}
+	if len(s.enum) > 0 {
+		for _, e := range s.enum {
+			if str == e {
+				return str, nil
+			}
+		}
+		return nil, fmt.Errorf("%q is not one of %s", str, strings.Join(s.enum, ", "))
+	}
+	return str, nil
+}

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func load(t *testing.T, args []string, env map[string]string, yaml string) (Settings, []Origin, error) {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	Register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	file := ""
+	if yaml != "" {
+		file = filepath.Join(t.TempDir(), "config.yaml")
+		os.WriteFile(file, []byte(yaml), 0o644)
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	return Load(fs, file, yaml != "", os.Getenv)
+}
+
+func origin(origins []Origin, key string) Origin {
+	for _, o := range origins {
+		if o.Key == key {
+			return o
+		}
+	}
+	return Origin{}
+}
+
+// Flags over environment over the file over defaults.
+func TestPrecedence(t *testing.T) {
+	yaml := "host: from-file\nport: 2000\nrefresh: 5s\ntheme: light\nreconnect: false\n"
+	env := map[string]string{"PROFTOP_HOST": "from-env", "PROFTOP_REFRESH": "2s"}
+	s, origins, err := load(t, []string{"--host", "from-flag"}, env, yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Host != "from-flag" || s.Refresh != 2*time.Second || s.Port != 2000 || s.Theme != "light" || s.Reconnect || s.Format != "auto" || s.Window != 10*time.Second {
+		t.Fatalf("%+v", s)
+	}
+	for key, want := range map[string]string{"host": "flag --host", "refresh": "env PROFTOP_REFRESH", "port": "file ", "format": "default"} {
+		if got := origin(origins, key).Source; !strings.HasPrefix(got, want) {
+			t.Errorf("%s comes from %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		yaml string
+		want []string
+	}{
+		{"duration in the file", nil, nil, "refresh: fast\n", []string{`setting "refresh"`, "from file ", "config.yaml", `"fast" is not a duration`}},
+		{"out of range", []string{"--refresh", "20ms"}, nil, "", []string{`setting "refresh"`, "from flag --refresh", "outside 100ms to 10s"}},
+		{"enum from env", nil, map[string]string{"PROFTOP_FORMAT": "json"}, "", []string{`setting "format"`, "env PROFTOP_FORMAT", `"json" is not one of auto, binary, xml`}},
+		{"port", nil, nil, "port: 99999\n", []string{`setting "port"`, "outside 1 to 65535"}},
+		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots"`}},
+		{"not yaml", nil, nil, "host: [unclosed\n", []string{"config.yaml"}},
+		{"backoff order", []string{"--reconnect-min", "10s", "--reconnect-max", "1s"}, nil, "", []string{"reconnect-min"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := load(t, tc.args, tc.env, tc.yaml)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigFileLocation(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if got := DefaultFile(env(map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"})); got != "/x/proftop/config.yaml" {
+		t.Fatal(got)
+	}
+	if got := DefaultFile(env(map[string]string{"HOME": "/h"})); got != "/h/.config/proftop/config.yaml" {
+		t.Fatal(got)
+	}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	Register(fs)
+	if _, _, err := Load(fs, "/no/such/proftop.yaml", false, os.Getenv); err != nil {
+		t.Fatalf("an absent default file is fine: %v", err)
+	}
+	if _, _, err := Load(fs, "/no/such/proftop.yaml", true, os.Getenv); err == nil || !strings.Contains(err.Error(), "/no/such/proftop.yaml") {
+		t.Fatalf("an absent explicit file: %v", err)
+	}
+}

@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/state"
+)
+
+// RenderText draws a snapshot as plain text, every pane one after the
+// other, like top -b: width cells wide, at most top rows per table.
+func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii bool) string {
+	st := PlainStyles()
+	var b strings.Builder
+	h := headerInfo{status: status, refresh: 0, now: time.Now()}
+	for _, l := range renderHeader(h, s, width, &st) {
+		b.WriteString(strings.TrimRight(l, " "))
+		b.WriteByte('\n')
+	}
+	for _, l := range renderDeadlocks(s, width, &st) {
+		b.WriteString(strings.TrimSpace(l))
+		b.WriteByte('\n')
+	}
+	tables := []struct {
+		id   paneID
+		t    *table
+		rows rows
+	}{
+		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}},
+		{paneMethods, newTable(methodCols, 3), methodRows{s: s.Methods}},
+		{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}},
+	}
+	for _, tb := range tables {
+		title := paneNames[tb.id]
+		if tb.id == paneMethods {
+			title = methodsTitle(s)
+		}
+		n := tb.rows.Len()
+		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(title), n)
+		if n > top {
+			fmt.Fprintf(&b, ", first %d", top)
+		}
+		b.WriteString(")\n")
+		for _, l := range tb.t.render(tb.rows, width, min(n, top)+1, &st, false) {
+			b.WriteString(strings.TrimRight(l, " "))
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString("\nGC\n")
+	for _, l := range renderGC(s, width, 6, &st, ascii) {
+		if l = strings.TrimRight(l, " "); l != "" {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// batchDocument is one JSON snapshot.
+type batchDocument struct {
+	Time        time.Time       `json:"time"`
+	Source      string          `json:"source"`
+	State       string          `json:"state"`
+	Cause       string          `json:"cause,omitempty"`
+	Agent       any             `json:"agent,omitempty"`
+	Format      string          `json:"format,omitempty"`
+	Negotiation string          `json:"negotiation,omitempty"`
+	Mismatch    string          `json:"mismatch,omitempty"`
+	Events      int64           `json:"events"`
+	EventsPS    float64         `json:"eventsPerSec"`
+	BytesPS     float64         `json:"bytesPerSec"`
+	Errors      int64           `json:"decodeErrors"`
+	Recording   string          `json:"recording,omitempty"`
+	Snapshot    *state.Snapshot `json:"picture"`
+}
+
+// RenderJSON renders a snapshot as one JSON document on one line. top > 0
+// keeps only the first top methods by self time.
+func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error) {
+	if top > 0 && len(s.Methods) > top {
+		c := *s
+		t := newTable(methodCols, 3)
+		d := methodRows{s: s.Methods}
+		c.Methods = make([]state.Method, 0, top)
+		for _, i := range t.top(d, top) {
+			c.Methods = append(c.Methods, s.Methods[i])
+		}
+		s = &c
+	}
+	doc := batchDocument{Time: time.Now().UTC(), Source: status.Source, State: status.State.String(), Cause: status.Cause,
+		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
+		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Snapshot: s}
+	if status.Format != 0 {
+		doc.Format = status.Format.String()
+	}
+	if status.Agent.ID != "" {
+		doc.Agent = status.Agent
+	}
+	return json.Marshal(doc)
+}

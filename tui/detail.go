@@ -1,0 +1,170 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/proftop/proftop/state"
+)
+
+// detailLines renders the drill-in of a row: a monitor with its owner and
+// waiters and their stacks, a thread with its contention and stack, or a
+// method with its figures and callers.
+func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string {
+	switch kind {
+	case paneMonitors:
+		for i := range s.Monitors {
+			if s.Monitors[i].Object == key {
+				return monitorDetail(&s.Monitors[i], s, st)
+			}
+		}
+		return []string{st.Muted.Render(fmt.Sprintf("monitor %x is no longer known", key))}
+	case paneThreads:
+		if t := threadOf(s.Threads, key); t != nil {
+			return threadDetail(t, s, st)
+		}
+		return []string{st.Muted.Render("this thread is no longer known")}
+	case paneMethods:
+		for i := range s.Methods {
+			if int64(s.Methods[i].Slot) == key {
+				return methodDetail(&s.Methods[i], s, st)
+			}
+		}
+		return []string{st.Muted.Render("no calls of this method in the current view")}
+	}
+	return nil
+}
+
+func stackLines(frames []state.Frame, st *Styles) []string {
+	if len(frames) == 0 {
+		return []string{"      " + st.Muted.Render("(no stack reported)")}
+	}
+	out := make([]string, 0, len(frames))
+	for _, f := range frames {
+		line := ""
+		if f.Line > 0 {
+			line = fmt.Sprintf(":%d", f.Line)
+		}
+		out = append(out, "      at "+inert(f.Method)+st.Muted.Render(line))
+	}
+	return out
+}
+
+func inDeadlock(s *state.Snapshot, obj int64) *state.Deadlock {
+	for i := range s.Deadlocks {
+		for _, m := range s.Deadlocks[i].Monitors {
+			if m == obj {
+				return &s.Deadlocks[i]
+			}
+		}
+	}
+	return nil
+}
+
+func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
+	label, value := st.Label.Render, st.Value.Render
+	now := s.Clock
+	out := []string{
+		st.Title.Render("Monitor ") + value(inert(monitorName(m))),
+		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("contended enters"), value(count(m.Enters)), label("waits"), value(count(m.Waits)),
+			label("blocked total"), value(dur(m.BlockedSum)), label("avg"), value(dur(m.BlockedAvg)), label("max"), value(dur(m.BlockedMax))),
+	}
+	if d := inDeadlock(s, m.Object); d != nil {
+		out = append(out, st.Deadlock.Render(" part of a deadlock between "+inert(strings.Join(d.Names, ", "))+" "))
+	}
+	out = append(out, "")
+	if m.Owner != 0 {
+		from := m.OwnerFrom
+		if from == "" {
+			from = "no stack known"
+		}
+		out = append(out, st.Title.Render("Owner ")+value(inert(m.OwnerName))+label(fmt.Sprintf(" (thread %d); its stack from %s:", m.Owner, from)))
+		out = append(out, stackLines(m.OwnerStack, st)...)
+	} else {
+		out = append(out, st.Title.Render("Owner ")+label("none known"))
+	}
+	out = append(out, "", st.Title.Render(fmt.Sprintf("Waiters (%d)", len(m.Waiters))))
+	for _, w := range m.Waiters {
+		what := st.Blocked.Render("BLOCKED")
+		extra := ""
+		if w.Waiting {
+			what = st.Waiting.Render("WAITING")
+			extra = label(" in Object.wait, no timeout")
+			if w.Timeout > 0 {
+				extra = label(" in Object.wait, timeout " + dur(w.Timeout))
+			}
+		}
+		out = append(out, fmt.Sprintf("  ● %s %s %s %s %s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(thread %d)", w.Thread)),
+			what, label("for"), value(since(now, w.Since)), extra))
+		out = append(out, stackLines(w.Stack, st)...)
+	}
+	return out
+}
+
+func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
+	label, value := st.Label.Render, st.Value.Render
+	out := []string{
+		st.Title.Render("Thread ") + value(inert(t.Name)) + label(fmt.Sprintf(" (id %d, group %s, stream %d)", t.ID, inert(t.Group), t.Stream)),
+		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("state"), value(t.State.String()), label("CPU"), value(dur(t.CPU)),
+			label("blocked"), value(dur(t.Blocked)), label("waiting"), value(dur(t.Waiting)), label("contentions"), value(count(t.Contentions))),
+	}
+	if !t.Started.IsZero() {
+		out = append(out, "  "+label("started ")+value(t.Started.Format(time.DateTime)))
+	}
+	if t.Monitor != 0 {
+		for i := range s.Monitors {
+			m := &s.Monitors[i]
+			if m.Object != t.Monitor {
+				continue
+			}
+			verb := "blocked on"
+			if t.State == state.ThreadWaiting {
+				verb = "waiting on"
+			}
+			owner := "no known owner"
+			if m.Owner != 0 {
+				owner = fmt.Sprintf("owned by %s (thread %d)", inert(m.OwnerName), m.Owner)
+			}
+			out = append(out, "  "+st.Blocked.Render(verb)+" "+value(inert(monitorName(m)))+" "+label(owner)+label(" for ")+value(since(s.Clock, t.Since)))
+		}
+	}
+	if t.Method != "" {
+		out = append(out, "  "+label("in ")+value(inert(t.Method))+label(fmt.Sprintf(" at depth %d", t.Depth)))
+	}
+	out = append(out, "")
+	from := t.StackFrom
+	if from == "" {
+		from = "none reported"
+	}
+	out = append(out, st.Title.Render("Stack ")+label("("+from+", innermost first)"))
+	out = append(out, stackLines(t.Stack, st)...)
+	return out
+}
+
+func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
+	label, value := st.Label.Render, st.Value.Render
+	span := "cumulative"
+	if s.Recent {
+		span = "over the last " + dur(s.Window)
+	}
+	avg := time.Duration(0)
+	if m.Calls > 0 {
+		avg = m.Self / time.Duration(m.Calls)
+	}
+	out := []string{
+		st.Title.Render("Method ") + value(inert(m.Name)) + label(fmt.Sprintf(" (line %d), %s", m.Line, span)),
+		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(m.Calls)), label("self"), value(dur(m.Self)),
+			label("of all self time"), value(pct(m.Percent)), label("total"), value(dur(m.Total)), label("CPU"), value(dur(m.CPU))),
+		fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(m.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(m.Max))),
+		"",
+		st.Title.Render("Callers ") + label("(from method entries; the most frequent kept)"),
+	}
+	if len(s.Callers) == 0 {
+		out = append(out, "  "+st.Muted.Render("none known"))
+	}
+	for _, c := range s.Callers {
+		out = append(out, fmt.Sprintf("  %8s  %s", value(count(c.Calls)), inert(c.Name)))
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dur renders a duration in at most 7 cells: 850ns, 12.3µs, 4.56ms, 1.23s, 2m03s, 5h02m.
+func dur(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "–"
+	case d == 0:
+		return "0"
+	case d < time.Microsecond:
+		return strconv.FormatInt(int64(d), 10) + "ns"
+	case d < time.Millisecond:
+		return three(float64(d)/1e3) + "µs"
+	case d < time.Second:
+		return three(float64(d)/1e6) + "ms"
+	case d < time.Minute:
+		return three(float64(d)/1e9) + "s"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	case d < 100*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// three renders with three significant digits, without trailing zeros.
+func three(v float64) string {
+	var s string
+	switch {
+	case v < 10:
+		s = strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		s = strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// count renders a count compactly: 999, 12.3k, 4.56M, 7.89G.
+func count(n int64) string {
+	switch {
+	case n < 10_000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return three(float64(n)/1e3) + "k"
+	case n < 1_000_000_000:
+		return three(float64(n)/1e6) + "M"
+	}
+	return three(float64(n)/1e9) + "G"
+}
+
+// rate renders a per-second figure.
+func rate(v float64) string {
+	if v < 0 {
+		v = 0
+	}
+	return count(int64(v + 0.5))
+}
+
+// size renders bytes in binary units.
+func size(n int64) string {
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + "B"
+	case n < 1<<20:
+		return three(float64(n)/1024) + "KiB"
+	case n < 1<<30:
+		return three(float64(n)/(1<<20)) + "MiB"
+	}
+	return three(float64(n)/(1<<30)) + "GiB"
+}
+
+// pct renders a percentage in at most 5 cells.
+func pct(v float64) string {
+	switch {
+	case v <= 0:
+		return "0"
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64) + "%"
+}

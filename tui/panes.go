@@ -1,0 +1,391 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/proftop/proftop/state"
+)
+
+// paneID names the four panes.
+type paneID int
+
+const (
+	paneThreads paneID = iota
+	paneMethods
+	paneMonitors
+	paneGC
+	numPanes
+)
+
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC"}
+
+// --- threads ---
+
+var threadCols = []column{
+	{title: "ID", width: 6, right: true, asc: true},
+	{title: "NAME", width: 22, asc: true},
+	{title: "GROUP", width: 10, asc: true, drop: 3},
+	{title: "STATE", width: 8, asc: true},
+	{title: "CPU", width: 7, right: true},
+	{title: "%CPU", width: 5, right: true, drop: 4},
+	{title: "BLOCKED", width: 8, right: true},
+	{title: "WAITING", width: 8, right: true, drop: 2},
+	{title: "CONT", width: 6, right: true, drop: 5},
+	{title: "METHOD", min: 12, asc: true, drop: 1},
+}
+
+type threadRows struct {
+	s          []state.Thread
+	deadlocked map[int64]bool
+}
+
+func (r threadRows) Len() int          { return len(r.s) }
+func (r threadRows) ID(i int) int64    { return threadKey(&r.s[i]) }
+func (r threadRows) Name(i int) string { return r.s[i].Name }
+
+func (r threadRows) Cell(i, col int) string {
+	t := &r.s[i]
+	switch col {
+	case 0:
+		return strconv.FormatInt(t.ID, 10)
+	case 1:
+		return inert(t.Name)
+	case 2:
+		return inert(t.Group)
+	case 3:
+		return t.State.String()
+	case 4:
+		return dur(t.CPU)
+	case 5:
+		return pct(t.CPUPercent)
+	case 6:
+		return dur(t.Blocked)
+	case 7:
+		return dur(t.Waiting)
+	case 8:
+		return count(t.Contentions)
+	case 9:
+		return inert(t.Method)
+	}
+	return ""
+}
+
+func (r threadRows) Less(i, j, col int) bool {
+	a, b := &r.s[i], &r.s[j]
+	switch col {
+	case 0:
+		return a.ID < b.ID
+	case 1:
+		return a.Name < b.Name
+	case 2:
+		return a.Group < b.Group
+	case 3:
+		return a.State < b.State
+	case 4:
+		return a.CPU < b.CPU
+	case 5:
+		return a.CPUPercent < b.CPUPercent
+	case 6:
+		return a.Blocked < b.Blocked
+	case 7:
+		return a.Waiting < b.Waiting
+	case 8:
+		return a.Contentions < b.Contentions
+	case 9:
+		return a.Method < b.Method
+	}
+	return false
+}
+
+func (r threadRows) Kind(i int) rowKind {
+	switch {
+	case r.deadlocked[r.s[i].ID] && r.s[i].State != state.ThreadEnded:
+		return rowAlert
+	case r.s[i].State == state.ThreadEnded:
+		return rowDim
+	}
+	return rowNormal
+}
+
+func (r threadRows) CellStyle(i, col int) cellHint {
+	if col != 3 {
+		return hintNone
+	}
+	switch r.s[i].State {
+	case state.ThreadRunning:
+		return hintRunning
+	case state.ThreadBlocked:
+		return hintBlocked
+	case state.ThreadWaiting:
+		return hintWaiting
+	}
+	return hintNone
+}
+
+// threadKey identifies a thread across snapshots: ids are only unique
+// within one stream.
+func threadKey(t *state.Thread) int64 { return t.ID<<12 ^ int64(t.Stream&0xfff) }
+
+// threadOf finds a thread by its key.
+func threadOf(s []state.Thread, key int64) *state.Thread {
+	for i := range s {
+		if threadKey(&s[i]) == key {
+			return &s[i]
+		}
+	}
+	return nil
+}
+
+// --- hot methods ---
+
+var methodCols = []column{
+	{title: "METHOD", min: 20, asc: true},
+	{title: "LINE", width: 5, right: true, drop: 6},
+	{title: "CALLS", width: 7, right: true},
+	{title: "SELF", width: 7, right: true},
+	{title: "SELF%", width: 6, right: true},
+	{title: "TOTAL", width: 7, right: true, drop: 2},
+	{title: "MIN", width: 7, right: true, drop: 5},
+	{title: "MAX", width: 7, right: true, drop: 3},
+	{title: "CPU", width: 7, right: true, drop: 4},
+}
+
+type methodRows struct{ s []state.Method }
+
+func (r methodRows) Len() int          { return len(r.s) }
+func (r methodRows) ID(i int) int64    { return int64(r.s[i].Slot) }
+func (r methodRows) Name(i int) string { return r.s[i].Name }
+func (r methodRows) Kind(int) rowKind  { return rowNormal }
+
+func (r methodRows) CellStyle(int, int) cellHint { return hintNone }
+
+func (r methodRows) Cell(i, col int) string {
+	m := &r.s[i]
+	switch col {
+	case 0:
+		return inert(m.Name)
+	case 1:
+		if m.Line <= 0 {
+			return ""
+		}
+		return strconv.FormatInt(m.Line, 10)
+	case 2:
+		return count(m.Calls)
+	case 3:
+		return dur(m.Self)
+	case 4:
+		return pct(m.Percent)
+	case 5:
+		return dur(m.Total)
+	case 6:
+		return dur(m.Min)
+	case 7:
+		return dur(m.Max)
+	case 8:
+		return dur(m.CPU)
+	}
+	return ""
+}
+
+func (r methodRows) Less(i, j, col int) bool {
+	a, b := &r.s[i], &r.s[j]
+	switch col {
+	case 0:
+		return a.Name < b.Name
+	case 1:
+		return a.Line < b.Line
+	case 2:
+		return a.Calls < b.Calls
+	case 3, 4:
+		return a.Self < b.Self
+	case 5:
+		return a.Total < b.Total
+	case 6:
+		return a.Min < b.Min
+	case 7:
+		return a.Max < b.Max
+	case 8:
+		return a.CPU < b.CPU
+	}
+	return false
+}
+
+// --- monitors ---
+
+var monitorCols = []column{
+	{title: "MONITOR", min: 18, asc: true},
+	{title: "OWNER", width: 16, asc: true, drop: 2},
+	{title: "BLKD", width: 4, right: true},
+	{title: "WAIT", width: 4, right: true, drop: 4},
+	{title: "ENTERS", width: 7, right: true, drop: 3},
+	{title: "WAITS", width: 6, right: true, drop: 6},
+	{title: "BLOCKED", width: 8, right: true},
+	{title: "AVG", width: 7, right: true, drop: 5},
+	{title: "MAX", width: 7, right: true},
+}
+
+type monitorRows struct {
+	s          []state.Monitor
+	deadlocked map[int64]bool // monitors in a deadlock
+}
+
+func (r monitorRows) Len() int          { return len(r.s) }
+func (r monitorRows) ID(i int) int64    { return r.s[i].Object }
+func (r monitorRows) Name(i int) string { return monitorName(&r.s[i]) }
+
+func (r monitorRows) Kind(i int) rowKind {
+	m := &r.s[i]
+	switch {
+	case r.deadlocked[m.Object]:
+		return rowAlert
+	case m.Owner == 0 && len(m.Waiters) == 0:
+		return rowDim
+	}
+	return rowNormal
+}
+
+func (r monitorRows) CellStyle(i, col int) cellHint {
+	if col == 2 && blockedCount(&r.s[i]) > 0 {
+		return hintBlocked
+	}
+	return hintNone
+}
+
+func monitorName(m *state.Monitor) string {
+	class := m.Class
+	if class == "" {
+		class = "object"
+	}
+	return fmt.Sprintf("%s@%x", class, m.Object)
+}
+
+func blockedCount(m *state.Monitor) (n int) {
+	for _, w := range m.Waiters {
+		if !w.Waiting {
+			n++
+		}
+	}
+	return n
+}
+
+func (r monitorRows) Cell(i, col int) string {
+	m := &r.s[i]
+	switch col {
+	case 0:
+		return inert(monitorName(m))
+	case 1:
+		if m.Owner == 0 {
+			return "–"
+		}
+		return inert(m.OwnerName)
+	case 2:
+		return strconv.Itoa(blockedCount(m))
+	case 3:
+		return strconv.Itoa(len(m.Waiters) - blockedCount(m))
+	case 4:
+		return count(m.Enters)
+	case 5:
+		return count(m.Waits)
+	case 6:
+		return dur(m.BlockedSum)
+	case 7:
+		return dur(m.BlockedAvg)
+	case 8:
+		return dur(m.BlockedMax)
+	}
+	return ""
+}
+
+func (r monitorRows) Less(i, j, col int) bool {
+	a, b := &r.s[i], &r.s[j]
+	switch col {
+	case 0:
+		return monitorName(a) < monitorName(b)
+	case 1:
+		return a.OwnerName < b.OwnerName
+	case 2:
+		return blockedCount(a) < blockedCount(b)
+	case 3:
+		return len(a.Waiters)-blockedCount(a) < len(b.Waiters)-blockedCount(b)
+	case 4:
+		return a.Enters < b.Enters
+	case 5:
+		return a.Waits < b.Waits
+	case 6:
+		return a.BlockedSum < b.BlockedSum
+	case 7:
+		return a.BlockedAvg < b.BlockedAvg
+	case 8:
+		return a.BlockedMax < b.BlockedMax
+	}
+	return false
+}
+
+// --- GC ---
+
+// renderGC draws the GC pane's lines.
+func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []string {
+	g := &s.GC
+	label, value := st.Label.Render, st.Value.Render
+	lines := []string{
+		fmt.Sprintf("%s %s  %s %s  %s %s", label("collections"), value(count(g.Count)), label("last pause"), value(dur(g.LastPause)),
+			label("freed"), value(count(g.Freed))),
+		fmt.Sprintf("%s %s  %s %s  %s %s", label("p50"), value(dur(g.P50)), label("p99"), value(dur(g.P99)), label("max"), value(dur(g.Max))),
+		fmt.Sprintf("%s %s %s", label("GC time"), value(pct(g.Percent)), label(fmt.Sprintf("of the last %s", dur(s.Window)))),
+	}
+	if g.InGC {
+		lines[0] += "  " + st.Warn.Render("collecting")
+	}
+	spark := max(width-12, 8)
+	if n := len(g.Heap); n > 0 {
+		last := g.Heap[n-1]
+		frac := 0.0
+		if last.Total > 0 {
+			frac = float64(last.Used) / float64(last.Total)
+		}
+		meter := max(min(width-30, 40), 5)
+		lines = append(lines, fmt.Sprintf("%s %s %s / %s", label("heap"), st.Spark.Render(bar(frac, meter, ascii)), value(size(last.Used)), value(size(last.Total))))
+		used := make([]float64, n)
+		for i, h := range g.Heap {
+			used[i] = float64(h.Used)
+		}
+		lines = append(lines, fmt.Sprintf("%s %s", label("heap used "), st.Spark.Render(sparkline(used, spark, float64(last.Total), ascii))))
+	} else {
+		lines = append(lines, label("heap: no collection reported yet"))
+	}
+	if len(g.Pauses) > 0 {
+		ps := make([]float64, len(g.Pauses))
+		for i, p := range g.Pauses {
+			ps[i] = float64(p)
+		}
+		lines = append(lines, fmt.Sprintf("%s %s", label("pauses    "), st.SparkAlt.Render(sparkline(ps, spark, 0, ascii))))
+	}
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	for i := range lines {
+		lines[i] = clip(lines[i], width)
+	}
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	return lines
+}
+
+// methodsTitle says which figures the methods pane shows.
+func methodsTitle(s *state.Snapshot) string {
+	if s != nil && s.Recent {
+		return "Hot methods · last " + dur(s.Window)
+	}
+	return "Hot methods · cumulative"
+}
+
+// since renders how long ago t was, relative to now.
+func since(now, t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return dur(now.Sub(t).Round(time.Millisecond))
+}
