@@ -145,7 +145,7 @@ func TestBatchAgainstTheSimulator(t *testing.T) {
 }
 
 func TestWrongPortGivesAClearMessage(t *testing.T) {
-	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(freePort(t)), "--batch", "-n", "1", "--no-reconnect")
+	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(freePort(t)), "--batch", "-n", "1", "--reconnect=false")
 	if code != 1 || !strings.Contains(errs, "connection refused by 127.0.0.1:") || strings.Contains(errs, "goroutine") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/config"
 	"github.com/proftop/proftop/decode"
@@ -55,6 +57,9 @@ func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
 func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer) error {
 	agg := state.New(state.Options{Window: s.Window})
 	if !v.Batch {
+		if !term.IsTerminal(os.Stdout.Fd()) {
+			return errors.New("standard output is not a terminal: use --batch for text snapshots (or --batch --json)")
+		}
 		cfg := tui.Config{Refresh: s.Refresh, Theme: s.Theme, ASCII: ascii(s.Charset), Recent: true}
 		return tui.Run(ctx, cfg, tui.ColorMode(s.Color), src, agg)
 	}

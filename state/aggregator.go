@@ -62,6 +62,10 @@ type Aggregator struct {
 	unpaired int64
 
 	lastSnap time.Time
+
+	// Tables of released snapshots, for the next ones to reuse.
+	freeMethods []methodBuffer
+	freeThreads [][]Thread
 }
 
 // New returns an empty aggregator.
@@ -210,7 +214,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		now := a.at(e.Time)
 		if t := a.threads.lookup(e.ThreadIDRef); t != nil {
 			a.monitors.forget(t)
-			t.end(now)
+			a.threads.endThread(t, now)
 		}
 	case *decode.ClassDef:
 		a.classes[e.ClassID] = e.Name
@@ -249,6 +253,40 @@ func (a *Aggregator) Reset() {
 	a.unpaired = 0
 }
 
+// Release hands back a snapshot nobody will read again, so that the next
+// snapshots reuse its tables instead of allocating: an interface that
+// refreshes every 100 ms then makes no garbage worth speaking of.
+func (a *Aggregator) Release(s *Snapshot) {
+	if s == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.freeMethods) < 2 && s.Methods != nil {
+		a.freeMethods = append(a.freeMethods, methodBuffer{rows: s.Methods, gen: s.gen})
+	}
+	if len(a.freeThreads) < 2 && s.Threads != nil {
+		clear(s.Threads) // drop the strings it points to
+		a.freeThreads = append(a.freeThreads, s.Threads[:0])
+	}
+	s.Methods, s.Threads = nil, nil
+}
+
+// methodBuffer is a released method table and the generation it was built at.
+type methodBuffer struct {
+	rows []Method
+	gen  uint32
+}
+
+func reuse[T any](free *[][]T) []T {
+	if n := len(*free); n > 0 {
+		v := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return v
+	}
+	return nil
+}
+
 // Snapshot returns the live picture now.
 func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
@@ -277,8 +315,16 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if a.latest > 0 {
 		s.Clock = time.Unix(0, a.latest)
 	}
-	s.Threads = a.threads.rows(nowNS, elapsed, q.StackOf, &a.methods)
-	s.Methods = a.methods.rows(q.Recent)
+	s.Threads = a.threads.rows(nowNS, elapsed, q.StackOf, &a.methods, reuse(&a.freeThreads))
+	buf := methodBuffer{gen: noGen}
+	if n := len(a.freeMethods); n > 0 {
+		buf = a.freeMethods[n-1]
+		a.freeMethods = a.freeMethods[:n-1]
+	}
+	var total int64
+	s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)
+	s.TotalSelf = time.Duration(total)
+	s.Names = a.methods.names
 	s.Monitors = a.monitors.rows(nowNS, &a.methods)
 	s.Deadlocks = a.monitors.deadlocks(&a.threads)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)

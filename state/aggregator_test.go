@@ -12,7 +12,9 @@ import (
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 
-func ms(n int) decode.Ticks { return decode.Clock{}.FromTime(t0.Add(time.Duration(n) * time.Millisecond)) }
+func ms(n int) decode.Ticks {
+	return decode.Clock{}.FromTime(t0.Add(time.Duration(n) * time.Millisecond))
+}
 
 func stack(frames ...string) decode.Stack {
 	var s decode.Stack
@@ -44,7 +46,7 @@ func threadByID(s *Snapshot, id int64) *Thread {
 
 func methodByName(s *Snapshot, name string) *Method {
 	for i := range s.Methods {
-		if s.Methods[i].Name == name {
+		if s.MethodName(&s.Methods[i]) == name {
 			return &s.Methods[i]
 		}
 	}
@@ -99,7 +101,7 @@ func TestMethodCallsPairByTicket(t *testing.T) {
 	if s.Unpaired != 1 {
 		t.Fatalf("unpaired %d", s.Unpaired)
 	}
-	if p := get.Percent + load.Percent; p < 99.9 || p > 100.1 {
+	if p := s.Percent(get) + s.Percent(load); p < 99.9 || p > 100.1 {
 		t.Fatalf("percentages add up to %f", p)
 	}
 	if th := threadByID(s, 1); th.CPU != 9*time.Millisecond || th.State != ThreadRunning {
@@ -339,8 +341,8 @@ func TestStatechumFixture(t *testing.T) {
 	calls := int64(0)
 	for _, m := range s.Methods {
 		calls += m.Calls
-		if strings.Contains(m.Name, "#") {
-			t.Errorf("unnamed method %q", m.Name)
+		if name := s.MethodName(&m); strings.Contains(name, "#") {
+			t.Errorf("unnamed method %q", name)
 		}
 	}
 	if calls != 1492 || s.Unpaired != 0 || s.Process.PID != 2662 || s.Process.Agent != "Java Profiling Agent" {
@@ -404,5 +406,38 @@ func TestOwnerLeavesWithItsFrame(t *testing.T) {
 	feed(a, &decode.MonContendedEntered{ThreadIDRef: 2, ObjIDRef: 5, Time: ms(5)})
 	if m := monitorByObj(a.Snapshot(t0, Query{CallersOf: -1}), 5); m.Owner != 2 || len(m.Waiters) != 0 {
 		t.Fatalf("%+v", m)
+	}
+}
+
+// A method table patched from a released snapshot equals one built afresh.
+func TestReusedSnapshotsEqualFreshOnes(t *testing.T) {
+	w := simulator.NewWorld(simulator.Config{Seed: 5, Start: t0})
+	reusing, fresh := New(Options{}), New(Options{})
+	var prev *Snapshot
+	at := t0
+	for round := range 40 {
+		var evs []decode.Event
+		for range 5000 {
+			evs = append(evs, decode.Clone(w.Next()))
+		}
+		if round == 20 {
+			reusing.Reset()
+			fresh.Reset()
+		}
+		reusing.Apply(evs, 1, decode.Clock{}, at)
+		fresh.Apply(evs, 1, decode.Clock{}, at)
+		at = at.Add(300 * time.Millisecond)
+		q := Query{CallersOf: -1, Recent: round%7 == 3}
+		got, want := reusing.Snapshot(at, q), fresh.Snapshot(at, q)
+		if len(got.Methods) != len(want.Methods) || got.TotalSelf != want.TotalSelf {
+			t.Fatalf("round %d: %d methods (%v) against %d (%v)", round, len(got.Methods), got.TotalSelf, len(want.Methods), want.TotalSelf)
+		}
+		for i := range want.Methods {
+			if got.Methods[i] != want.Methods[i] {
+				t.Fatalf("round %d, row %d: %+v against %+v", round, i, got.Methods[i], want.Methods[i])
+			}
+		}
+		reusing.Release(prev)
+		prev = got
 	}
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -37,16 +38,24 @@ func (f *figures) add(calls, self, total, min, max, cpu int64) {
 	}
 }
 
+// methodStat is what a cumulative snapshot reads of every method: kept
+// small and separate from the rest (methodInfo), because a snapshot walks
+// all of them.
 type methodStat struct {
 	cum        figures
-	totalKnown bool
-	win        figures // completed buckets of the window
-	cur        figures // the bucket being filled
-	touched    bool    // cur holds something
-	dead       bool    // merged into another slot
-	classID    int64   // of the current stream, while the class is unknown
-	name, sig  string
 	line       int64
+	totalKnown bool
+	touched    bool // info.cur holds something
+	dead       bool // merged into another slot
+}
+
+// methodInfo is the rest of a method: its window and its definition.
+type methodInfo struct {
+	win       figures // completed buckets of the window
+	cur       figures // the bucket being filled
+	classID   int64   // of the current stream, while the class is unknown
+	name, sig string
+	mark      uint32 // last snapshot that listed it (recent rows)
 }
 
 // bucketEntry is one method's figures over one second of the window.
@@ -69,14 +78,27 @@ const maxCallers = 8
 // methodTable holds one slot per distinct method (class, name, signature,
 // line), kept across streams; ids map to slots per stream.
 type methodTable struct {
-	stats   []methodStat
-	names   []string // display names by slot; shared with snapshots
-	shared  bool     // names is shared: copy before changing an element
-	byKey   map[string]int32
-	ids     map[int64]int32
-	pending map[int64][]int32 // class id -> slots waiting for its name
-	callers [][]callerCount
-	touched []int32
+	stats []methodStat
+	info  []methodInfo
+	mark  uint32
+
+	// Incremental cumulative rows: gens[slot] is the generation of the
+	// slot's last change; a table built at generation g only needs the
+	// rows of slots changed after g, as long as the set of listed methods
+	// has not changed since (members).
+	gen       uint32
+	gens      []uint32
+	members   uint32   // generation of the last change to which methods are listed
+	rowOf     []int32  // slot -> row in the cumulative table, as of members
+	listed    int      // rows of the cumulative table, as of members
+	totalSelf int64    // cumulative self time of every method
+	names     []string // display names by slot; shared with snapshots
+	shared    bool     // names is shared: copy before changing an element
+	byKey     map[string]int32
+	ids       map[int64]int32
+	pending   map[int64][]int32 // class id -> slots waiting for its name
+	callers   [][]callerCount
+	touched   []int32
 
 	bucketWidth time.Duration
 	buckets     [][]bucketEntry // completed buckets, oldest first
@@ -111,6 +133,8 @@ func (mt *methodTable) setName(slot int32, name string) {
 func (mt *methodTable) newSlot(key, display string) int32 {
 	slot := int32(len(mt.stats))
 	mt.stats = append(mt.stats, methodStat{})
+	mt.info = append(mt.info, methodInfo{})
+	mt.gens = append(mt.gens, mt.gen)
 	mt.names = append(mt.names, display)
 	mt.callers = append(mt.callers, nil)
 	mt.byKey[key] = slot
@@ -157,11 +181,12 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		slot = mt.newSlot(key, display)
 	}
 	mt.ids[e.MethodID] = slot
-	st := &mt.stats[slot]
-	st.name, st.sig, st.line = e.Name, e.Signature, e.StartLineNumber
-	st.classID = 0
+	in := &mt.info[slot]
+	in.name, in.sig = e.Name, e.Signature
+	mt.stats[slot].line = e.StartLineNumber
+	in.classID = 0
 	if !known {
-		st.classID = e.ClassIDRef
+		in.classID = e.ClassIDRef
 		mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
 	}
 }
@@ -179,11 +204,11 @@ func (mt *methodTable) keyOf(slot int32) string {
 // classDefined names the methods that were waiting for their class.
 func (mt *methodTable) classDefined(id int64, class string) {
 	for _, slot := range mt.pending[id] {
-		st := &mt.stats[slot]
-		if st.dead || st.classID != id {
+		st, in := &mt.stats[slot], &mt.info[slot]
+		if st.dead || in.classID != id {
 			continue
 		}
-		key := methodKey(class, st.name, st.sig, st.line)
+		key := methodKey(class, in.name, in.sig, st.line)
 		if other, ok := mt.byKey[key]; ok && other != slot {
 			mt.merge(slot, other)
 			for mid, s := range mt.ids {
@@ -195,8 +220,8 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		}
 		delete(mt.byKey, mt.keyOf(slot))
 		mt.byKey[key] = slot
-		mt.setName(slot, class+"."+st.name)
-		st.classID = 0
+		mt.setName(slot, class+"."+in.name)
+		in.classID = 0
 	}
 	delete(mt.pending, id)
 }
@@ -210,6 +235,7 @@ func (mt *methodTable) merge(from, into int32) {
 	}
 	f.dead = true
 	f.cum = figures{}
+	mt.gens[from], mt.gens[into], mt.members = mt.gen, mt.gen, mt.gen
 }
 
 // called notes who called a method.
@@ -238,11 +264,16 @@ func (mt *methodTable) called(slot, caller int32) {
 // record adds finished calls to a method.
 func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int64) {
 	st := &mt.stats[slot]
+	if st.cum.calls == 0 {
+		mt.members = mt.gen // a method joins the cumulative table
+	}
 	st.cum.add(calls, self, total, min, max, cpu)
+	mt.gens[slot] = mt.gen
+	mt.totalSelf += self
 	if total >= 0 {
 		st.totalKnown = true
 	}
-	st.cur.add(calls, self, total, min, max, cpu)
+	mt.info[slot].cur.add(calls, self, total, min, max, cpu)
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
@@ -275,12 +306,12 @@ func (mt *methodTable) closeBucket() {
 		b = mt.expireOldest()
 	}
 	b = b[:0]
-	sort.Slice(mt.touched, func(i, j int) bool { return mt.touched[i] < mt.touched[j] })
+	slices.Sort(mt.touched)
 	for _, slot := range mt.touched {
-		st := &mt.stats[slot]
-		b = append(b, bucketEntry{slot: slot, f: st.cur})
-		st.win.add(st.cur.calls, st.cur.self, st.cur.total, st.cur.min, st.cur.max, st.cur.cpu)
-		st.cur, st.touched = figures{}, false
+		in := &mt.info[slot]
+		b = append(b, bucketEntry{slot: slot, f: in.cur})
+		in.win.add(in.cur.calls, in.cur.self, in.cur.total, in.cur.min, in.cur.max, in.cur.cpu)
+		in.cur, mt.stats[slot].touched = figures{}, false
 	}
 	mt.touched = mt.touched[:0]
 	mt.buckets = append(mt.buckets, b)
@@ -292,7 +323,7 @@ func (mt *methodTable) expireOldest() []bucketEntry {
 	old := mt.buckets[0]
 	mt.buckets = mt.buckets[:copy(mt.buckets, mt.buckets[1:])]
 	for _, e := range old {
-		st := &mt.stats[e.slot]
+		st := &mt.info[e.slot]
 		st.win.calls -= e.f.calls
 		st.win.self -= e.f.self
 		st.win.total -= e.f.total
@@ -316,66 +347,98 @@ func (mt *methodTable) expireOldest() []bucketEntry {
 
 func (mt *methodTable) reset() {
 	for i := range mt.stats {
-		st := &mt.stats[i]
-		st.cum, st.win, st.cur, st.touched, st.totalKnown = figures{}, figures{}, figures{}, false, false
+		st, in := &mt.stats[i], &mt.info[i]
+		st.cum, st.touched, st.totalKnown = figures{}, false, false
+		in.win, in.cur = figures{}, figures{}
 	}
 	mt.touched = mt.touched[:0]
 	mt.buckets = mt.buckets[:0]
+	mt.totalSelf, mt.members = 0, mt.gen
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
 	}
 }
 
-// rows lists every method with calls, cumulative or over the window.
-func (mt *methodTable) rows(recent bool) []Method {
-	var totalSelf int64
-	n := 0
-	for i := range mt.stats {
-		st := &mt.stats[i]
-		f := st.cum
-		if recent {
-			f = windowOf(st)
-		}
-		if f.calls > 0 && !st.dead {
-			totalSelf += f.self
-			n++
-		}
+// methodRow fills a snapshot row from a method's figures.
+func (mt *methodTable) methodRow(slot int, f *figures) Method {
+	st := &mt.stats[slot]
+	m := Method{Slot: int32(slot), Line: int32(st.line), Calls: f.calls, Self: time.Duration(f.self), Total: -1, CPU: time.Duration(f.cpu)}
+	if st.totalKnown {
+		m.Total = time.Duration(f.total)
 	}
-	mt.shared = true
-	out := make([]Method, 0, n)
-	for i := range mt.stats {
-		st := &mt.stats[i]
-		f := st.cum
-		if recent {
-			f = windowOf(st)
-		}
-		if f.calls == 0 || st.dead {
-			continue
-		}
-		m := Method{Slot: int32(i), Name: mt.names[i], Line: st.line, Calls: f.calls, Self: time.Duration(f.self),
-			Total: time.Duration(f.total), Min: time.Duration(f.min), Max: time.Duration(f.max), CPU: time.Duration(f.cpu)}
-		if !st.totalKnown {
-			m.Total = -1
-		}
-		if f.min == math.MaxInt64 {
-			m.Min = 0
-		}
-		if f.max < 0 {
-			m.Max = 0
-		}
-		if totalSelf > 0 {
-			m.Percent = 100 * float64(f.self) / float64(totalSelf)
-		}
-		out = append(out, m)
+	if f.min != math.MaxInt64 {
+		m.Min = time.Duration(f.min)
 	}
-	return out
+	if f.max > 0 {
+		m.Max = time.Duration(f.max)
+	}
+	return m
 }
 
+// rows lists every method with calls, cumulative or over the window, with
+// the total self time and the names (a shared slice). A cumulative table
+// built at generation built (reused from a released snapshot) is patched
+// where methods changed since, instead of rebuilt; recent rows only visit
+// the methods of the window.
+func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []Method, total int64, gen uint32) {
+	gen = mt.gen
+	mt.gen++
+	mt.shared = true
+	if recent {
+		out := reused[:0]
+		mt.mark++
+		visit := func(slot int32) {
+			if in := &mt.info[slot]; in.mark != mt.mark {
+				in.mark = mt.mark
+				w := windowOf(in, mt.stats[slot].touched)
+				if w.calls > 0 && !mt.stats[slot].dead {
+					out = append(out, mt.methodRow(int(slot), &w))
+					total += w.self
+				}
+			}
+		}
+		for _, b := range mt.buckets {
+			for _, e := range b {
+				visit(e.slot)
+			}
+		}
+		for _, slot := range mt.touched {
+			visit(slot)
+		}
+		return out, total, noGen
+	}
+	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
+		for slot, g := range mt.gens {
+			// Slots made since the build have no calls (or the members would have changed).
+			if g > built && slot < len(mt.rowOf) && mt.stats[slot].cum.calls > 0 {
+				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
+			}
+		}
+		return reused, mt.totalSelf, gen
+	}
+	out := reused[:0]
+	if len(mt.rowOf) < len(mt.stats) {
+		mt.rowOf = make([]int32, len(mt.stats))
+	}
+	for slot := range mt.stats {
+		st := &mt.stats[slot]
+		mt.rowOf[slot] = int32(len(out))
+		if st.cum.calls > 0 && !st.dead {
+			out = append(out, mt.methodRow(slot, &st.cum))
+		}
+	}
+	mt.listed = len(out) // membership is unchanged: members stays
+	return out, mt.totalSelf, gen
+}
+
+// noGen marks a table that cannot be patched.
+const noGen = ^uint32(0)
+
 // windowOf is a method's figures over the window, the current second included.
-func windowOf(st *methodStat) figures {
-	w := st.win
-	if st.touched {
-		c := st.cur
+func windowOf(in *methodInfo, touched bool) figures {
+	w := in.win
+	if touched {
+		c := in.cur
 		w.add(c.calls, c.self, c.total, c.min, c.max, c.cpu)
 	}
 	return w

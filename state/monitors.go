@@ -221,12 +221,6 @@ func (mt *monitorTable) expire(limit int) {
 	}
 }
 
-func stackCopy(f []Frame) []Frame {
-	if len(f) == 0 {
-		return nil
-	}
-	return append([]Frame(nil), f...)
-}
 func (mt *monitorTable) rows(now int64, methods *methodTable) []Monitor {
 	out := make([]Monitor, 0, len(mt.byObj))
 	for _, m := range mt.byObj {
@@ -243,7 +237,7 @@ func (mt *monitorTable) rows(now int64, methods *methodTable) []Monitor {
 		r.Waiters = make([]Waiter, 0, len(m.waiters))
 		for _, w := range m.waiters {
 			r.Waiters = append(r.Waiters, Waiter{Thread: w.t.id, ThreadName: w.t.name, Waiting: w.waiting,
-				Since: time.Unix(0, w.since), Timeout: time.Duration(w.timeout) * time.Millisecond, Stack: stackCopy(w.t.stack)})
+				Since: time.Unix(0, w.since), Timeout: time.Duration(w.timeout) * time.Millisecond, Stack: w.t.sharedStack()})
 			if !w.waiting {
 				r.BlockedMax = max(r.BlockedMax, time.Duration(now-w.since))
 			}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -18,6 +19,9 @@ func (s ThreadState) String() string {
 	return [...]string{"running", "blocked", "waiting", "ended"}[s]
 }
 
+// MarshalText renders the state by name in JSON.
+func (s ThreadState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 // Frame is one frame of a stack, innermost first in a Stack.
 type Frame struct {
 	Method string `json:"method"`
@@ -29,10 +33,9 @@ type Thread struct {
 	ID          int64         `json:"id"`
 	Name        string        `json:"name"`
 	Group       string        `json:"group"`
-	State       ThreadState   `json:"-"`
-	StateName   string        `json:"state"`
-	Started     time.Time     `json:"started"`
-	Ended       time.Time     `json:"ended,omitzero"`
+	State       ThreadState   `json:"state"`
+	Started     int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
+	Ended       int64         `json:"endedNs,omitempty"`
 	CPU         time.Duration `json:"cpuNs"`
 	CPUPercent  float64       `json:"cpuPercent"` // since the previous snapshot
 	Method      string        `json:"method,omitempty"`
@@ -40,10 +43,10 @@ type Thread struct {
 	Blocked     time.Duration `json:"blockedNs"`
 	Waiting     time.Duration `json:"waitingNs"`
 	Contentions int64         `json:"contentions"`
-	// The monitor the thread blocks or waits on, and since when.
-	Monitor int64     `json:"monitor,omitempty"`
-	Since   time.Time `json:"since,omitzero"`
-	Stream  int       `json:"stream"`
+	// The monitor the thread blocks or waits on, and since when (ns since the epoch).
+	Monitor int64 `json:"monitor,omitempty"`
+	Since   int64 `json:"sinceNs,omitempty"`
+	Stream  int   `json:"stream"`
 	// Stack is filled for the thread a query asks about: its open method
 	// calls when it runs and they are known, else the latest stack a
 	// monitor event reported. StackFrom says which.
@@ -51,18 +54,18 @@ type Thread struct {
 	StackFrom string  `json:"stackFrom,omitempty"`
 }
 
-// Method is one row of the hot-methods pane: cumulative or over the window.
+// Method is one row of the hot-methods pane: cumulative or over the
+// window. It holds no pointer (its name is Snapshot.MethodName), so that a
+// snapshot of 100,000 methods costs the garbage collector nothing to scan.
 type Method struct {
-	Slot    int32         `json:"-"`
-	Name    string        `json:"name"` // class.method
-	Line    int64         `json:"line"`
-	Calls   int64         `json:"calls"`
-	Self    time.Duration `json:"selfNs"`
-	Total   time.Duration `json:"totalNs"` // -1: unknown (aggregated reports give self time only)
-	Min     time.Duration `json:"minNs"`
-	Max     time.Duration `json:"maxNs"`
-	CPU     time.Duration `json:"cpuNs"`
-	Percent float64       `json:"percent"` // of all self time
+	Slot  int32         `json:"-"`
+	Line  int32         `json:"line"`
+	Calls int64         `json:"calls"`
+	Self  time.Duration `json:"selfNs"`
+	Total time.Duration `json:"totalNs"` // -1: unknown (aggregated reports give self time only)
+	Min   time.Duration `json:"minNs"`
+	Max   time.Duration `json:"maxNs"`
+	CPU   time.Duration `json:"cpuNs"`
 }
 
 // Caller is a method seen calling another, with how often.
@@ -149,8 +152,12 @@ type Snapshot struct {
 	// Clock is the latest event time, the trace's "now".
 	Clock time.Time `json:"traceTime,omitzero"`
 
-	Threads   []Thread   `json:"threads"`
-	Methods   []Method   `json:"methods"`
+	Threads   []Thread      `json:"threads"`
+	Methods   []Method      `json:"-"`
+	TotalSelf time.Duration `json:"totalSelfNs"` // of every method listed: the 100% of their percentages
+	// Names holds the method names by slot, shared between snapshots
+	// (never changed once shared).
+	Names     []string   `json:"-"`
 	Monitors  []Monitor  `json:"monitors"`
 	Deadlocks []Deadlock `json:"deadlocks"`
 	GC        GC         `json:"gc"`
@@ -159,6 +166,39 @@ type Snapshot struct {
 	Callers []Caller `json:"callers,omitempty"`
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
+
+	gen uint32 // generation of the method table, for reuse
+}
+
+// Percent is a method's share of all self time.
+func (s *Snapshot) Percent(m *Method) float64 {
+	if s.TotalSelf <= 0 {
+		return 0
+	}
+	return 100 * float64(m.Self) / float64(s.TotalSelf)
+}
+
+// MethodName is the display name (class.method) of a method row.
+func (s *Snapshot) MethodName(m *Method) string { return s.Names[m.Slot] }
+
+// NamedMethod is a method row with its name and share, for JSON.
+type NamedMethod struct {
+	Name    string  `json:"name"`
+	Percent float64 `json:"percent"`
+	Method
+}
+
+// MarshalJSON writes the snapshot with every method named.
+func (s *Snapshot) MarshalJSON() ([]byte, error) {
+	type plain Snapshot
+	named := make([]NamedMethod, len(s.Methods))
+	for i := range s.Methods {
+		named[i] = NamedMethod{Name: s.MethodName(&s.Methods[i]), Percent: s.Percent(&s.Methods[i]), Method: s.Methods[i]}
+	}
+	return json.Marshal(struct {
+		*plain
+		Methods []NamedMethod `json:"methods"`
+	}{(*plain)(s), named})
 }
 
 // Query says what a snapshot needs beyond the tables.

@@ -36,7 +36,10 @@ type thread struct {
 	monitor    int64
 	timeout    int64 // ms, of the current wait
 	contention int64
-	stack      []Frame // latest reported stack, innermost first (reused)
+	stack      []Frame // latest reported stack, innermost first
+	// stackShared says a snapshot holds stack: the next one is written to
+	// a new slice, so snapshots can share stacks without copying them.
+	stackShared bool
 }
 
 func (t *thread) setCPU(ns int64) {
@@ -70,6 +73,9 @@ func (t *thread) pop(ticket int32) (openCall, bool) {
 func (t *thread) setStack(s *decode.Stack) {
 	if len(s.Methods) == 0 {
 		return
+	}
+	if t.stackShared {
+		t.stack, t.stackShared = make([]Frame, 0, len(s.Methods)), false
 	}
 	t.stack = t.stack[:0]
 	for i, m := range s.Methods {
@@ -114,13 +120,22 @@ func (t *thread) closeInterval(now int64) {
 	}
 }
 
-func (t *thread) end(now int64) {
+// end marks the thread ended; it reports whether it was running before.
+func (t *thread) end(now int64) bool {
 	if t.state == ThreadEnded {
-		return
+		return false
 	}
 	t.closeInterval(now)
 	t.state, t.ended, t.monitor = ThreadEnded, now, 0
 	t.calls = nil
+	return true
+}
+
+// endThread ends a thread of the table, keeping count.
+func (tt *threadTable) endThread(t *thread, now int64) {
+	if t.end(now) {
+		tt.ended++
+	}
 }
 
 // currentStack is the thread's stack as best known: its open method calls
@@ -136,16 +151,26 @@ func (t *thread) currentStack(mt *methodTable) ([]Frame, string) {
 		return out, "method entries"
 	}
 	if len(t.stack) > 0 {
-		return append([]Frame(nil), t.stack...), "latest monitor event"
+		return t.sharedStack(), "latest monitor event"
 	}
 	return nil, ""
+}
+
+// sharedStack hands the latest reported stack to a snapshot.
+func (t *thread) sharedStack() []Frame {
+	if len(t.stack) == 0 {
+		return nil
+	}
+	t.stackShared = true
+	return t.stack[:len(t.stack):len(t.stack)]
 }
 
 // threadTable holds the threads: the live ones by id, ended ones until
 // they expire.
 type threadTable struct {
-	byID map[int64]*thread // threads of the current stream
-	all  []*thread         // every thread listed, in order of appearance
+	byID  map[int64]*thread // threads of the current stream
+	all   []*thread         // every thread listed, in order of appearance
+	ended int               // how many of all have ended
 }
 
 func (tt *threadTable) init() { tt.byID = map[int64]*thread{} }
@@ -177,7 +202,7 @@ func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
 // endAll ends the threads of a finished stream.
 func (tt *threadTable) endAll(now int64) {
 	for _, t := range tt.byID {
-		t.end(now)
+		tt.endThread(t, now)
 	}
 	clear(tt.byID)
 }
@@ -195,12 +220,10 @@ func (tt *threadTable) reset(now int64) {
 // expire drops ended threads older than the retention, and the oldest
 // ended ones beyond the limit.
 func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
-	ended := 0
-	for _, t := range tt.all {
-		if t.state == ThreadEnded {
-			ended++
-		}
+	if tt.ended == 0 {
+		return
 	}
+	ended := tt.ended
 	keep := tt.all[:0]
 	for _, t := range tt.all {
 		if t.state == ThreadEnded && (now-t.ended > int64(retention) || ended > limit) {
@@ -214,28 +237,30 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 	}
 	clear(tt.all[len(keep):])
 	tt.all = keep
+	tt.ended = ended
 }
 
-func (tt *threadTable) rows(now int64, elapsed time.Duration, stackOf int64, mt *methodTable) []Thread {
-	out := make([]Thread, len(tt.all))
+func (tt *threadTable) rows(now int64, elapsed time.Duration, stackOf int64, mt *methodTable, out []Thread) []Thread {
+	if cap(out) >= len(tt.all) {
+		out = out[:len(tt.all)]
+	} else {
+		out = make([]Thread, len(tt.all))
+	}
 	for i, t := range tt.all {
 		r := &out[i]
-		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, StateName: t.state.String(),
+		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
 			CPU: time.Duration(t.cpu), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
 			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls)}
-		if t.started > 0 {
-			r.Started = time.Unix(0, t.started)
-		}
 		if t.state == ThreadEnded {
-			r.Ended = time.Unix(0, t.ended)
+			r.Ended = t.ended
 		}
 		switch t.state {
 		case ThreadBlocked:
 			r.Blocked += time.Duration(max(now-t.since, 0))
-			r.Since = time.Unix(0, t.since)
+			r.Since = t.since
 		case ThreadWaiting:
 			r.Waiting += time.Duration(max(now-t.since, 0))
-			r.Since = time.Unix(0, t.since)
+			r.Since = t.since
 		}
 		if n := len(t.calls); n > 0 {
 			r.Method = mt.name(t.calls[n-1].slot)

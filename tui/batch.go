@@ -30,7 +30,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		rows rows
 	}{
 		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}},
-		{paneMethods, newTable(methodCols, 3), methodRows{s: s.Methods}},
+		{paneMethods, newTable(methodCols, 3), methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}},
 		{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}},
 	}
 	for _, tb := range tables {
@@ -83,7 +83,7 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	if top > 0 && len(s.Methods) > top {
 		c := *s
 		t := newTable(methodCols, 3)
-		d := methodRows{s: s.Methods}
+		d := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
 		c.Methods = make([]state.Method, 0, top)
 		for _, i := range t.top(d, top) {
 			c.Methods = append(c.Methods, s.Methods[i])

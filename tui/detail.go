@@ -109,8 +109,8 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("state"), value(t.State.String()), label("CPU"), value(dur(t.CPU)),
 			label("blocked"), value(dur(t.Blocked)), label("waiting"), value(dur(t.Waiting)), label("contentions"), value(count(t.Contentions))),
 	}
-	if !t.Started.IsZero() {
-		out = append(out, "  "+label("started ")+value(t.Started.Format(time.DateTime)))
+	if t.Started > 0 {
+		out = append(out, "  "+label("started ")+value(time.Unix(0, t.Started).UTC().Format(time.DateTime)))
 	}
 	if t.Monitor != 0 {
 		for i := range s.Monitors {
@@ -126,7 +126,7 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 			if m.Owner != 0 {
 				owner = fmt.Sprintf("owned by %s (thread %d)", inert(m.OwnerName), m.Owner)
 			}
-			out = append(out, "  "+st.Blocked.Render(verb)+" "+value(inert(monitorName(m)))+" "+label(owner)+label(" for ")+value(since(s.Clock, t.Since)))
+			out = append(out, "  "+st.Blocked.Render(verb)+" "+value(inert(monitorName(m)))+" "+label(owner)+label(" for ")+value(since(s.Clock, time.Unix(0, t.Since))))
 		}
 	}
 	if t.Method != "" {
@@ -153,9 +153,9 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 		avg = m.Self / time.Duration(m.Calls)
 	}
 	out := []string{
-		st.Title.Render("Method ") + value(inert(m.Name)) + label(fmt.Sprintf(" (line %d), %s", m.Line, span)),
+		st.Title.Render("Method ") + value(inert(s.MethodName(m))) + label(fmt.Sprintf(" (line %d), %s", m.Line, span)),
 		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(m.Calls)), label("self"), value(dur(m.Self)),
-			label("of all self time"), value(pct(m.Percent)), label("total"), value(dur(m.Total)), label("CPU"), value(dur(m.CPU))),
+			label("of all self time"), value(pct(s.Percent(m))), label("total"), value(dur(m.Total)), label("CPU"), value(dur(m.CPU))),
 		fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(m.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(m.Max))),
 		"",
 		st.Title.Render("Callers ") + label("(from method entries; the most frequent kept)"),

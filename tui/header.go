@@ -101,6 +101,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
 	}
 	lines := []string{joinItems(l1, width, sep), joinItems(l2, width, sep)}
+	if c := causeLine(stt); c != "" {
+		lines = append(lines, clip(st.Bad.Render(c), width))
+	}
 	if stt.Mismatch != "" {
 		lines = append(lines, clip(st.Warn.Render("⚠ "+inert(stt.Mismatch)), width))
 	}
@@ -119,13 +122,25 @@ func stateBadge(stt client.Status, now time.Time, st *Styles) string {
 		return st.Muted.Render("■ " + stt.State.String() + ": " + inert(stt.Cause))
 	case client.StateReconnecting:
 		wait := max(stt.RetryAt.Sub(now), 0).Round(100 * time.Millisecond)
-		return st.Bad.Render(fmt.Sprintf("● reconnecting (attempt %d, next in %s): %s", stt.Attempt, dur(wait), inert(stt.Cause)))
+		return st.Bad.Render(fmt.Sprintf("● reconnecting (attempt %d, next in %s)", stt.Attempt, dur(wait)))
 	case client.StateDisconnected:
-		return st.Bad.Render("● disconnected: " + inert(stt.Cause))
+		return st.Bad.Render("● disconnected")
 	case client.StateChoosingAgent:
 		return st.Warn.Render("● choose an agent")
 	}
 	return st.Warn.Render("● " + stt.State.String())
+}
+
+// causeLine says why the source is unhealthy, on a line of its own so that
+// a narrow terminal still shows it.
+func causeLine(stt client.Status) string {
+	switch stt.State {
+	case client.StateReconnecting, client.StateDisconnected:
+		if stt.Cause != "" {
+			return "  " + inert(stt.Cause)
+		}
+	}
+	return ""
 }
 
 // renderDeadlocks draws each deadlock loudly, on up to two lines.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,10 +160,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.help.SetWidth(msg.Width)
 		return m, nil
 	case snapshotMsg:
+		oldLatest, oldSnap := m.latest, m.snap
 		m.latest, m.status, m.cpu = msg.snap, msg.status, msg.cpu
 		if !m.paused || m.snap == nil {
 			m.snap = msg.snap
 		}
+		m.release(oldLatest, oldSnap)
 		if msg.ticked {
 			return m, tea.Tick(m.refresh, func(time.Time) tea.Msg { return tickMsg{} })
 		}
@@ -204,7 +207,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Pause):
 		m.paused = !m.paused
 		if !m.paused {
+			old := m.snap
 			m.snap = m.latest
+			m.release(old)
 		}
 		return m, nil
 	case key.Matches(msg, k.Reset):
@@ -244,6 +249,16 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m.tableKey(msg)
+}
+
+// release hands snapshots no longer shown back to the aggregator for reuse.
+func (m *Model) release(snaps ...*state.Snapshot) {
+	for i, s := range snaps {
+		if s == nil || s == m.snap || s == m.latest || slices.Contains(snaps[:i], s) {
+			continue
+		}
+		m.agg.Release(s)
+	}
 }
 
 // fetchUnpaused asks for a snapshot now, unless the view is frozen.
@@ -371,7 +386,7 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneThreads:
 		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
 	case paneMethods:
-		return methodRows{s: s.Methods}
+		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
 	}
 	return monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}
 }

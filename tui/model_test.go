@@ -30,14 +30,14 @@ type fakeSource struct {
 }
 
 func (f *fakeSource) Run(ctx context.Context) error { <-ctx.Done(); return nil }
-func (f *fakeSource) Batches() <-chan *client.Batch  { return nil }
-func (f *fakeSource) Recycle(*client.Batch)          {}
-func (f *fakeSource) Status() client.Status          { return f.st }
-func (f *fakeSource) SelectAgent(spec string)        { f.chosen = spec }
+func (f *fakeSource) Batches() <-chan *client.Batch { return nil }
+func (f *fakeSource) Recycle(*client.Batch)         {}
+func (f *fakeSource) Status() client.Status         { return f.st }
+func (f *fakeSource) SelectAgent(spec string)       { f.chosen = spec }
 
 func streamingStatus() client.Status {
 	return client.Status{Source: "prod-1:10002", State: client.StateStreaming, Format: decode.FormatBinary, Negotiation: client.OutcomeNegotiated,
-		Agent: protocol.Agent{ID: "1", PID: 4242, Name: "com.acme.shop.Main", Type: "Profiler", Version: "1.0"},
+		Agent:  protocol.Agent{ID: "1", PID: 4242, Name: "com.acme.shop.Main", Type: "Profiler", Version: "1.0"},
 		Events: 1_234_567, EventsPerSec: 19_876, BytesPerSec: 2_900_000, Streams: 1}
 }
 

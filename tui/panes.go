@@ -25,15 +25,16 @@ var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC"}
 
 var threadCols = []column{
 	{title: "ID", width: 6, right: true, asc: true},
-	{title: "NAME", width: 22, asc: true},
-	{title: "GROUP", width: 10, asc: true, drop: 3},
+	{title: "NAME", width: 22, text: true, asc: true},
+	{title: "GROUP", width: 10, text: true, asc: true, drop: 3},
 	{title: "STATE", width: 8, asc: true},
 	{title: "CPU", width: 7, right: true},
 	{title: "%CPU", width: 5, right: true, drop: 4},
 	{title: "BLOCKED", width: 8, right: true},
 	{title: "WAITING", width: 8, right: true, drop: 2},
 	{title: "CONT", width: 6, right: true, drop: 5},
-	{title: "METHOD", min: 12, asc: true, drop: 1},
+	{title: "METHOD", min: 12, text: true, asc: true, drop: 1},
+	{title: "STARTED", width: 8, right: true, asc: true, drop: 6},
 }
 
 type threadRows struct {
@@ -68,35 +69,56 @@ func (r threadRows) Cell(i, col int) string {
 		return count(t.Contentions)
 	case 9:
 		return inert(t.Method)
+	case 10:
+		if t.Started == 0 {
+			return "–"
+		}
+		return time.Unix(0, t.Started).UTC().Format("15:04:05")
 	}
 	return ""
 }
 
-func (r threadRows) Less(i, j, col int) bool {
-	a, b := &r.s[i], &r.s[j]
+func (r threadRows) Num(i, col int) int64 {
+	t := &r.s[i]
 	switch col {
 	case 0:
-		return a.ID < b.ID
-	case 1:
-		return a.Name < b.Name
-	case 2:
-		return a.Group < b.Group
+		return t.ID
 	case 3:
-		return a.State < b.State
+		return int64(t.State)
 	case 4:
-		return a.CPU < b.CPU
+		return int64(t.CPU)
 	case 5:
-		return a.CPUPercent < b.CPUPercent
+		return int64(t.CPUPercent * 1000)
 	case 6:
-		return a.Blocked < b.Blocked
+		return int64(t.Blocked)
 	case 7:
-		return a.Waiting < b.Waiting
+		return int64(t.Waiting)
 	case 8:
-		return a.Contentions < b.Contentions
-	case 9:
-		return a.Method < b.Method
+		return t.Contentions
 	}
-	return false
+	return 0
+}
+
+// NumKeys hands over every row's sort key at once (see bulkKeys).
+func (r threadRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
+	for i := range r.s {
+		ids = append(ids, threadKey(&r.s[i]))
+		keys = append(keys, r.Num(i, col))
+	}
+	return ids, keys
+}
+
+func (r threadRows) Text(i, col int) string {
+	t := &r.s[i]
+	switch col {
+	case 1:
+		return t.Name
+	case 2:
+		return t.Group
+	case 9:
+		return t.Method
+	}
+	return ""
 }
 
 func (r threadRows) Kind(i int) rowKind {
@@ -141,8 +163,8 @@ func threadOf(s []state.Thread, key int64) *state.Thread {
 // --- hot methods ---
 
 var methodCols = []column{
-	{title: "METHOD", min: 20, asc: true},
-	{title: "LINE", width: 5, right: true, drop: 6},
+	{title: "METHOD", min: 20, text: true, asc: true},
+	{title: "LINE", width: 5, right: true, asc: true, drop: 6},
 	{title: "CALLS", width: 7, right: true},
 	{title: "SELF", width: 7, right: true},
 	{title: "SELF%", width: 6, right: true},
@@ -152,11 +174,15 @@ var methodCols = []column{
 	{title: "CPU", width: 7, right: true, drop: 4},
 }
 
-type methodRows struct{ s []state.Method }
+type methodRows struct {
+	s     []state.Method
+	names []string
+	total time.Duration // all self time, for percentages
+}
 
 func (r methodRows) Len() int          { return len(r.s) }
 func (r methodRows) ID(i int) int64    { return int64(r.s[i].Slot) }
-func (r methodRows) Name(i int) string { return r.s[i].Name }
+func (r methodRows) Name(i int) string { return r.names[r.s[i].Slot] }
 func (r methodRows) Kind(int) rowKind  { return rowNormal }
 
 func (r methodRows) CellStyle(int, int) cellHint { return hintNone }
@@ -165,18 +191,21 @@ func (r methodRows) Cell(i, col int) string {
 	m := &r.s[i]
 	switch col {
 	case 0:
-		return inert(m.Name)
+		return inert(r.Name(i))
 	case 1:
 		if m.Line <= 0 {
 			return ""
 		}
-		return strconv.FormatInt(m.Line, 10)
+		return strconv.FormatInt(int64(m.Line), 10)
 	case 2:
 		return count(m.Calls)
 	case 3:
 		return dur(m.Self)
 	case 4:
-		return pct(m.Percent)
+		if r.total <= 0 {
+			return "0"
+		}
+		return pct(100 * float64(m.Self) / float64(r.total))
 	case 5:
 		return dur(m.Total)
 	case 6:
@@ -189,34 +218,61 @@ func (r methodRows) Cell(i, col int) string {
 	return ""
 }
 
-func (r methodRows) Less(i, j, col int) bool {
-	a, b := &r.s[i], &r.s[j]
+func (r methodRows) Num(i, col int) int64 {
+	m := &r.s[i]
 	switch col {
-	case 0:
-		return a.Name < b.Name
 	case 1:
-		return a.Line < b.Line
+		return int64(m.Line)
 	case 2:
-		return a.Calls < b.Calls
+		return m.Calls
 	case 3, 4:
-		return a.Self < b.Self
+		return int64(m.Self)
 	case 5:
-		return a.Total < b.Total
+		return int64(m.Total)
 	case 6:
-		return a.Min < b.Min
+		return int64(m.Min)
 	case 7:
-		return a.Max < b.Max
+		return int64(m.Max)
 	case 8:
-		return a.CPU < b.CPU
+		return int64(m.CPU)
 	}
-	return false
+	return 0
+}
+
+func (r methodRows) Text(i, col int) string { return r.Name(i) }
+
+// NumKeys hands over every row's sort key at once (see bulkKeys).
+func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
+	for i := range r.s {
+		m := &r.s[i]
+		ids = append(ids, int64(m.Slot))
+		var k int64
+		switch col {
+		case 1:
+			k = int64(m.Line)
+		case 2:
+			k = m.Calls
+		case 3, 4:
+			k = int64(m.Self)
+		case 5:
+			k = int64(m.Total)
+		case 6:
+			k = int64(m.Min)
+		case 7:
+			k = int64(m.Max)
+		case 8:
+			k = int64(m.CPU)
+		}
+		keys = append(keys, k)
+	}
+	return ids, keys
 }
 
 // --- monitors ---
 
 var monitorCols = []column{
-	{title: "MONITOR", min: 18, asc: true},
-	{title: "OWNER", width: 16, asc: true, drop: 2},
+	{title: "MONITOR", min: 18, text: true, asc: true},
+	{title: "OWNER", width: 16, text: true, asc: true, drop: 2},
 	{title: "BLKD", width: 4, right: true},
 	{title: "WAIT", width: 4, right: true, drop: 4},
 	{title: "ENTERS", width: 7, right: true, drop: 3},
@@ -298,29 +354,32 @@ func (r monitorRows) Cell(i, col int) string {
 	return ""
 }
 
-func (r monitorRows) Less(i, j, col int) bool {
-	a, b := &r.s[i], &r.s[j]
+func (r monitorRows) Num(i, col int) int64 {
+	m := &r.s[i]
 	switch col {
-	case 0:
-		return monitorName(a) < monitorName(b)
-	case 1:
-		return a.OwnerName < b.OwnerName
 	case 2:
-		return blockedCount(a) < blockedCount(b)
+		return int64(blockedCount(m))
 	case 3:
-		return len(a.Waiters)-blockedCount(a) < len(b.Waiters)-blockedCount(b)
+		return int64(len(m.Waiters) - blockedCount(m))
 	case 4:
-		return a.Enters < b.Enters
+		return m.Enters
 	case 5:
-		return a.Waits < b.Waits
+		return m.Waits
 	case 6:
-		return a.BlockedSum < b.BlockedSum
+		return int64(m.BlockedSum)
 	case 7:
-		return a.BlockedAvg < b.BlockedAvg
+		return int64(m.BlockedAvg)
 	case 8:
-		return a.BlockedMax < b.BlockedMax
+		return int64(m.BlockedMax)
 	}
-	return false
+	return 0
+}
+
+func (r monitorRows) Text(i, col int) string {
+	if col == 1 {
+		return r.s[i].OwnerName
+	}
+	return monitorName(&r.s[i])
 }
 
 // --- GC ---

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"container/heap"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,7 +15,8 @@ type column struct {
 	width int  // cells; 0 makes the column take what is left
 	min   int  // the least a flexible column gets
 	right bool // right-aligned (numbers)
-	asc   bool // sorts ascending by default (names); numbers sort descending
+	text  bool // sorts by its text, else by a number
+	asc   bool // sorts ascending by default (names, ids); figures sort descending
 	drop  int  // when the table is narrow, columns with the highest drop go first; 0 never goes
 }
 
@@ -34,7 +34,8 @@ type rows interface {
 	Len() int
 	ID(i int) int64                // identity across snapshots, for a stable selection
 	Cell(i, col int) string        // the text of a cell, already inert
-	Less(i, j, col int) bool       // ascending order by a column
+	Num(i, col int) int64          // the sort key of a number column
+	Text(i, col int) string        // the sort key of a text column
 	Name(i int) string             // what the filter matches
 	Kind(i int) rowKind            // how to style the row
 	CellStyle(i, col int) cellHint // a per-cell style hint
@@ -60,6 +61,17 @@ type table struct {
 	selID  int64
 	hasSel bool
 	offset int
+
+	// The matching rows of the last layout with their sort keys, so that
+	// ordering compares plain values instead of calling into the data.
+	cand  []int
+	ids   []int64
+	nkeys []int64
+	tkeys []string
+
+	heap     []int
+	desc     bool // the order of the last gather
+	textSort bool
 
 	// Results of the last layout.
 	order   []int // the rows on screen, in order
@@ -111,83 +123,131 @@ func (t *table) match(d rows, i int) bool {
 	return m
 }
 
-// before is the table's order: the sort column, then identity.
-func (t *table) before(d rows, a, b int) bool {
-	if t.descending() {
-		if d.Less(b, a, t.sortCol) {
-			return true
-		}
-		if d.Less(a, b, t.sortCol) {
-			return false
-		}
-	} else {
-		if d.Less(a, b, t.sortCol) {
-			return true
-		}
-		if d.Less(b, a, t.sortCol) {
-			return false
-		}
-	}
-	return d.ID(a) < d.ID(b)
+// bulkKeys is implemented by data that can hand over the sort keys of
+// all its rows in one call, which is much faster than a call per row.
+type bulkKeys interface {
+	NumKeys(col int, ids, keys []int64) ([]int64, []int64)
 }
 
-// layout works out which rows are on screen for height rows. Only the
-// rows up to the bottom of the screen are ordered (a bounded heap), so a
-// table of 100,000 rows costs a couple of passes, not a sort.
-func (t *table) layout(d rows, height int) {
-	height = max(height, 1)
+// gather collects the matching rows and their keys.
+func (t *table) gather(d rows) {
+	t.cand, t.ids, t.nkeys, t.tkeys = t.cand[:0], t.ids[:0], t.nkeys[:0], t.tkeys[:0]
+	t.desc, t.textSort = t.descending(), t.cols[t.sortCol].text
 	n := d.Len()
-	sel := -1
-	t.matched = 0
+	if bk, ok := d.(bulkKeys); ok && t.filter == nil && !t.textSort {
+		t.ids, t.nkeys = bk.NumKeys(t.sortCol, t.ids, t.nkeys)
+		for i := range n {
+			t.cand = append(t.cand, i)
+		}
+		t.matched = n
+		return
+	}
 	for i := range n {
 		if !t.match(d, i) {
 			continue
 		}
-		t.matched++
-		if t.hasSel && d.ID(i) == t.selID {
-			sel = i
+		t.cand = append(t.cand, i)
+		t.ids = append(t.ids, d.ID(i))
+		if t.textSort {
+			t.tkeys = append(t.tkeys, d.Text(i, t.sortCol))
+		} else {
+			t.nkeys = append(t.nkeys, d.Num(i, t.sortCol))
 		}
 	}
+	t.matched = len(t.cand)
+}
+
+// before orders two gathered rows (positions in cand): the sort column,
+// then identity.
+func (t *table) before(a, b int) bool {
+	if t.textSort {
+		if ka, kb := t.tkeys[a], t.tkeys[b]; ka != kb {
+			return (ka < kb) != t.desc
+		}
+	} else if ka, kb := t.nkeys[a], t.nkeys[b]; ka != kb {
+		return (ka < kb) != t.desc
+	}
+	return t.ids[a] < t.ids[b]
+}
+
+// layout works out which rows are on screen for height rows. Only the
+// rows up to the bottom of the screen are ordered (a bounded heap), so a
+// table of 100,000 rows costs a couple of passes over flat arrays, not a sort.
+func (t *table) layout(d rows, height int) {
+	height = max(height, 1)
+	t.gather(d)
 	if t.matched == 0 {
 		t.order, t.pos, t.offset, t.hasSel = t.order[:0], 0, 0, false
 		return
 	}
+	sel := -1
+	if t.hasSel {
+		for c, id := range t.ids {
+			if id == t.selID {
+				sel = c
+				break
+			}
+		}
+	}
 	if sel < 0 {
 		// The selected row is gone (or there was none): select the first.
-		t.order = t.top(d, 1)
-		sel, t.pos = t.order[0], 0
-		t.selID, t.hasSel = d.ID(sel), true
+		sel = t.topPositions(1)[0]
+		t.selID, t.hasSel, t.pos = t.ids[sel], true, 0
 	} else {
 		t.pos = 0
-		for i := range n {
-			if i != sel && t.match(d, i) && t.before(d, i, sel) {
+		for c := range t.cand {
+			if c != sel && t.before(c, sel) {
 				t.pos++
 			}
 		}
 	}
 	t.offset = min(max(t.offset, t.pos-height+1), t.pos)
 	t.offset = max(min(t.offset, t.matched-height), 0)
-	top := t.top(d, min(t.offset+height, t.matched))
-	t.order = top[t.offset:]
+	top := t.topPositions(min(t.offset+height, t.matched))
+	t.order = t.order[:0]
+	for _, c := range top[t.offset:] {
+		t.order = append(t.order, t.cand[c])
+	}
 }
 
-// top returns the first k matching rows in order.
-func (t *table) top(d rows, k int) []int {
-	h := &rowHeap{t: t, d: d}
-	for i := range d.Len() {
-		if !t.match(d, i) {
-			continue
-		}
-		if len(h.idx) < k {
-			heap.Push(h, i)
-		} else if t.before(d, i, h.idx[0]) {
-			h.idx[0] = i
-			heap.Fix(h, 0)
+// topPositions returns the positions (in cand) of the first k gathered
+// rows, in order: a bounded max-heap of the k best seen so far.
+func (t *table) topPositions(k int) []int {
+	h := t.heap[:0]
+	for c := range t.cand {
+		switch {
+		case len(h) < k:
+			h = append(h, c)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !t.before(h[p], h[i]) {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
+			}
+		case t.before(c, h[0]):
+			h[0] = c
+			for i := 0; ; {
+				l, r, worst := 2*i+1, 2*i+2, i
+				if l < len(h) && t.before(h[worst], h[l]) {
+					worst = l
+				}
+				if r < len(h) && t.before(h[worst], h[r]) {
+					worst = r
+				}
+				if worst == i {
+					break
+				}
+				h[i], h[worst] = h[worst], h[i]
+				i = worst
+			}
 		}
 	}
-	out := h.idx
+	t.heap = h
+	out := append([]int(nil), h...)
 	slices.SortFunc(out, func(a, b int) int {
-		if t.before(d, a, b) {
+		if t.before(a, b) {
 			return -1
 		}
 		return 1
@@ -195,24 +255,18 @@ func (t *table) top(d rows, k int) []int {
 	return out
 }
 
-// rowHeap keeps the k first rows seen, the last of them on top.
-type rowHeap struct {
-	t   *table
-	d   rows
-	idx []int
+// top returns the first k matching rows of d in order.
+func (t *table) top(d rows, k int) []int {
+	t.gather(d)
+	out := t.topPositions(min(k, t.matched))
+	for i, c := range out {
+		out[i] = t.cand[c]
+	}
+	return out
 }
 
-func (h *rowHeap) Len() int           { return len(h.idx) }
-func (h *rowHeap) Less(a, b int) bool { return h.t.before(h.d, h.idx[b], h.idx[a]) }
-func (h *rowHeap) Swap(a, b int)      { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
-func (h *rowHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
-func (h *rowHeap) Pop() any {
-	v := h.idx[len(h.idx)-1]
-	h.idx = h.idx[:len(h.idx)-1]
-	return v
-}
-
-// move shifts the selection by delta rows (clamped), as arrows and pages do.
+// move shifts the selection by delta rows (clamped), as arrows and pages
+// do; layout must have run on the same data.
 func (t *table) move(d rows, delta int) {
 	if t.matched == 0 {
 		return
@@ -221,8 +275,8 @@ func (t *table) move(d rows, delta int) {
 	if pos == t.pos {
 		return
 	}
-	order := t.top(d, pos+1)
-	t.selID, t.hasSel, t.pos = d.ID(order[pos]), true, pos
+	order := t.topPositions(pos + 1)
+	t.selID, t.hasSel, t.pos = t.ids[order[pos]], true, pos
 }
 
 // selected returns the selected row's index in d, or -1.
@@ -361,13 +415,27 @@ func hintStyle(st *Styles, h cellHint) lipgloss.Style {
 	return lipgloss.Style{}
 }
 
+// plain reports whether s is printable ASCII only: one cell per byte, no
+// escape sequences, so widths need no grapheme segmentation.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // fit truncates or pads text to exactly w cells.
 func fit(s string, w int, right bool) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := ansi.StringWidth(s)
+	sw := widthOf(s)
 	if sw > w {
+		if plain(s) {
+			return s[:w-1] + "…"
+		}
 		return ansi.Truncate(s, w, "…")
 	}
 	pad := strings.Repeat(" ", w-sw)
@@ -379,7 +447,7 @@ func fit(s string, w int, right bool) string {
 
 // padRight pads a styled line to w cells.
 func padRight(s string, w int) string {
-	if sw := ansi.StringWidth(s); sw < w {
+	if sw := widthOf(s); sw < w {
 		return s + strings.Repeat(" ", w-sw)
 	}
 	return s
@@ -387,10 +455,19 @@ func padRight(s string, w int) string {
 
 // clip cuts a styled line to w cells.
 func clip(s string, w int) string {
-	if ansi.StringWidth(s) > w {
+	if widthOf(s) > w {
+		if plain(s) {
+			return s[:w]
+		}
 		return ansi.Truncate(s, w, "")
 	}
 	return s
 }
 
-func widthOf(s string) int { return ansi.StringWidth(s) }
+// widthOf is the number of cells s takes on screen.
+func widthOf(s string) int {
+	if plain(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession drives a shell in a detached tmux server of its own.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func newTmux(t *testing.T, w, h int) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed for the interface tests (.ci/run installs it)")
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("proftop-e2e-%d", time.Now().UnixNano())}
+	s.run("new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "env", "PS1=$ ", "TERM=xterm-256color", "bash", "--norc", "--noprofile")
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", "e2e"}, keys...)...) }
+func (s *tmuxSession) screen() string     { return s.run("capture-pane", "-p", "-t", "e2e") }
+
+// waitFor polls the screen until every string is on it.
+func (s *tmuxSession) waitFor(what string, d time.Duration, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		screen := s.screen()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(screen, w)
+		}
+		if ok {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, screen)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The real binary in a terminal against the simulator: the four panes
+// fill, a monitor drills in, the view freezes, q quits and the terminal is
+// as it was.
+func TestInterfaceInTmux(t *testing.T) {
+	port := startSimulator(t, "--deadlock-every", "8s")
+	tm := newTmux(t, 200, 60)
+	tm.keys("echo before-proftop", "Enter")
+	tm.waitFor("the shell", 5*time.Second, "before-proftop")
+	tm.keys(fmt.Sprintf("%s --host 127.0.0.1 --port %d --refresh 300ms", proftopBin, port), "Enter")
+	screen := tm.waitFor("the four panes to fill", 15*time.Second,
+		"Threads", "Hot methods", "Monitors", "GC", "http-nio-8080-exec", "com.acme.shop", "collections", "● streaming", "binary")
+	if tm.run("display-message", "-p", "-t", "e2e", "#{alternate_on}") != "1\n" {
+		t.Fatalf("not on the alternate screen:\n%s", screen)
+	}
+	tm.waitFor("the deadlock banner", 20*time.Second, "DEADLOCK:", "com.acme.billing.Account")
+	// Drill into the deadlocked monitor.
+	tm.keys("3", "/")
+	tm.keys("-l", "Account")
+	tm.keys("Enter", "Enter")
+	tm.waitFor("the monitor drill-in", 5*time.Second, "Drill-in: Monitors", "Owner", "Waiters", "BLOCKED for", "at com.acme.billing.Account")
+	tm.keys("Escape")
+	tm.waitFor("the panes again", 5*time.Second, "Monitors", "/Account")
+	tm.keys("Space")
+	tm.waitFor("the PAUSED badge", 5*time.Second, "PAUSED")
+	tm.keys("q")
+	screen = tm.waitFor("the shell again", 5*time.Second, "before-proftop", "$ ")
+	if strings.Contains(screen, "Hot methods") || tm.run("display-message", "-p", "-t", "e2e", "#{alternate_on}") != "0\n" {
+		t.Fatalf("the terminal was not restored:\n%s", screen)
+	}
+	// The shell still echoes what is typed: the terminal modes are back.
+	tm.keys("echo after-proftop", "Enter")
+	tm.waitFor("a working shell", 5*time.Second, "after-proftop")
+}
+
+// 80×24, the size of a default SSH terminal: one pane at a time, nothing
+// overflows, and a wrong port says so on screen and retries.
+func TestInterfaceAt80x24(t *testing.T) {
+	tm := newTmux(t, 80, 24)
+	tm.keys(fmt.Sprintf("%s --host 127.0.0.1 --port %d --refresh 300ms", proftopBin, freePort(t)), "Enter")
+	tm.waitFor("the connection error", 10*time.Second, "reconnecting", "connection refused")
+	tm.keys("q")
+	tm.waitFor("the shell", 5*time.Second, "$ ")
+
+	tm.keys("clear", "Enter")
+	tm.keys(fmt.Sprintf("%s demo --refresh 300ms", proftopBin), "Enter")
+	screen := tm.waitFor("the threads pane", 15*time.Second, "1 Threads", "http-nio-8080-exec")
+	for i, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Fatalf("line %d has %d cells: %q", i, n, line)
+		}
+	}
+	tm.keys("4")
+	tm.waitFor("the GC pane", 10*time.Second, "collections", "heap")
+	tm.keys("q")
+	tm.waitFor("the shell", 5*time.Second, "$ ")
+}
