@@ -35,8 +35,10 @@ func (s *tmuxSession) run(args ...string) string {
 	return string(out)
 }
 
-func (s *tmuxSession) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", "e2e"}, keys...)...) }
-func (s *tmuxSession) screen() string     { return s.run("capture-pane", "-p", "-t", "e2e") }
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "e2e") }
 
 // waitFor polls the screen until every string is on it.
 func (s *tmuxSession) waitFor(what string, d time.Duration, want ...string) string {
