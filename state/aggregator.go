@@ -327,6 +327,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.Names = a.methods.names
 	s.Monitors = a.monitors.rows(nowNS, &a.methods)
 	s.Deadlocks = a.monitors.deadlocks(&a.threads)
+	if s.Deadlocks == nil {
+		s.Deadlocks = []Deadlock{} // an empty list in JSON, not null
+	}
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
