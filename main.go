@@ -39,7 +39,8 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 
   proftop --host prod-1      watch the profiler on prod-1 (port 10002)
   proftop demo               watch the built-in simulated profiler
-  proftop replay FILE        watch a recorded trace`,
+  proftop replay FILE        watch a recorded trace
+  proftop attach PID         load the agent into a local JVM and watch it`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -75,12 +76,13 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 	pf.BoolVar(&view.JSON, "json", false, "with --batch: one JSON document per snapshot, on one line")
 	pf.IntVar(&view.Top, "top", 0, "with --batch: rows per table in text (default 20); methods kept in JSON (default all)")
 
-	decodeCmd, simulateCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand()
-	for _, c := range []*cobra.Command{decodeCmd, simulateCmd} {
+	decodeCmd, simulateCmd, listCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewListCommand()
+	for _, c := range []*cobra.Command{decodeCmd, simulateCmd, listCmd} {
 		c.Annotations = map[string]string{noConfig: "yes"}
 	}
-	root.AddCommand(decodeCmd, simulateCmd,
+	root.AddCommand(decodeCmd, simulateCmd, listCmd,
 		cli.NewDemoCommand(&settings, &view),
+		cli.NewAttachCommand(&settings, &view),
 		cli.NewReplayCommand(&settings, &view),
 		cli.NewConfigCommand(&origins, &usedFile))
 	return root

@@ -286,7 +286,7 @@ func agentNames(agents []protocol.Agent) string {
 }
 
 // errBinaryRefused is returned when --format binary meets an XML-only profiler.
-var errBinaryRefused = errors.New("the profiler cannot send the binary format (it answered setOutputFormat with")
+var errBinaryRefused = errors.New("the profiler cannot send the binary format")
 
 // negotiate settles the output format as the binary format proposal says.
 func (s *Session) negotiate(c *control) (decode.Format, error) {
@@ -302,16 +302,16 @@ func (s *Session) negotiate(c *control) (decode.Format, error) {
 	case errors.Is(err, errNoReply):
 		if s.cfg.Format == FormatBinary {
 			s.track.update(func(st *Status) { st.Negotiation = OutcomeRefused })
-			return 0, fmt.Errorf("%w no answer within %v)", errBinaryRefused, s.cfg.NegotiationTimeout)
+			return 0, fmt.Errorf("%w: it did not answer setOutputFormat within %v", errBinaryRefused, s.cfg.NegotiationTimeout)
 		}
 		return outcome(OutcomeTimeout, decode.FormatXML)
 	case err != nil:
-		return 0, err
+		return 0, fmt.Errorf("setOutputFormat: %w", err)
 	}
 	if e := m.AsError(); e != nil {
 		if s.cfg.Format == FormatBinary {
 			s.track.update(func(st *Status) { st.Negotiation = OutcomeRefused })
-			return 0, fmt.Errorf("%w %s)", errBinaryRefused, e)
+			return 0, fmt.Errorf("%w: it answered setOutputFormat with %s", errBinaryRefused, e)
 		}
 		if e.Code == protocol.CodeUnrecognizedCommand {
 			return outcome(OutcomeUnrecognized, decode.FormatXML)
@@ -320,7 +320,7 @@ func (s *Session) negotiate(c *control) (decode.Format, error) {
 	}
 	var enabled protocol.EnabledOutputFormat
 	if err := m.Decode(&enabled); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("setOutputFormat: %w", err)
 	}
 	switch enabled.Format {
 	case "binary":
@@ -328,7 +328,7 @@ func (s *Session) negotiate(c *control) (decode.Format, error) {
 	case "xml":
 		if s.cfg.Format == FormatBinary {
 			s.track.update(func(st *Status) { st.Negotiation = OutcomeRefused })
-			return 0, fmt.Errorf("%w enabledOutputFormat xml)", errBinaryRefused)
+			return 0, fmt.Errorf("%w: it enabled xml instead", errBinaryRefused)
 		}
 		return outcome(OutcomeNegotiated, decode.FormatXML)
 	}
@@ -358,12 +358,16 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 			return s.rec.write(p)
 		},
 	}
-	format, _, whole, err := decode.SniffStream(dr)
+	format, zipped, whole, err := decode.SniffStream(dr)
 	if err != nil {
 		if de := (*decode.Error)(nil); errors.As(err, &de) {
 			return fmt.Errorf("the data stream is neither binary nor XML: %s", de.Detail)
 		}
 		return err
+	}
+	if zipped {
+		// A zip's directory is at its end: it cannot be decoded as it arrives.
+		return errors.New("the data stream is a zip archive, which cannot be decoded live (record it with --record and replay the file)")
 	}
 	if format != negotiated {
 		mismatch := fmt.Sprintf("negotiated %s but the stream is %s; decoding it as %s", negotiated, format, format)

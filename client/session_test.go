@@ -142,7 +142,7 @@ func TestForcedBinaryAgainstAnOldProfilerIsReported(t *testing.T) {
 	s, _, _ := run(t, Config{Port: port, Format: FormatBinary, Reconnect: true, ReconnectMin: time.Hour})
 	waitFor(t, "a refusal", 5*time.Second, func() bool { return s.Status().State == StateReconnecting })
 	st := s.Status()
-	if st.Negotiation != OutcomeRefused || !strings.Contains(st.Cause, "cannot send the binary format") || !strings.Contains(st.Cause, "UNRECOGNIZED_COMMAND") {
+	if st.Negotiation != OutcomeRefused || !strings.Contains(st.Cause, "cannot send the binary format: it answered setOutputFormat with UNRECOGNIZED_COMMAND") {
 		t.Fatalf("%v: %q", st.Negotiation, st.Cause)
 	}
 }
@@ -468,3 +468,16 @@ type timeoutErr struct{}
 func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
+
+// A zipped trace on a live stream is refused with a reason, not decoded as garbage.
+func TestZippedLiveStreamIsRefused(t *testing.T) {
+	port := scriptedController(t, func(c net.Conn, fw *protocol.FrameWriter) {
+		fw.WriteData([]byte("PK\x03\x04 and the rest of an archive"))
+		time.Sleep(time.Second)
+	})
+	s, c, _ := run(t, Config{Port: port, Reconnect: true, ReconnectMin: time.Hour})
+	waitFor(t, "the refusal", 5*time.Second, func() bool { return s.Status().State == StateReconnecting })
+	if cause := s.Status().Cause; !strings.Contains(cause, "zip archive, which cannot be decoded live") || c.total() != 0 {
+		t.Fatalf("cause %q, %d events", cause, c.total())
+	}
+}

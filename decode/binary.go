@@ -50,7 +50,9 @@ type BinaryDecoder struct {
 	in      chunkReader
 	opts    Options
 	header  StreamHeader
-	started bool
+	started bool  // the header and its extension are read
+	gotHead bool  // the 12 header bytes are read
+	extLeft int64 // bytes of the header extension still to skip
 	little  bool
 	clock   Clock
 	intern  *interner
@@ -146,47 +148,58 @@ func (d *BinaryDecoder) Next() (Event, error) {
 }
 
 // readHeader reads and checks the stream header and skips its extension.
+// A read error leaves it resumable: the header is consumed only once, and
+// the extension is skipped as it arrives.
 func (d *BinaryDecoder) readHeader() error {
-	if err := d.in.fill(HeaderSize); err != nil {
-		if err == io.EOF {
-			if d.in.buffered() == 0 {
-				return io.EOF
+	if !d.gotHead {
+		if err := d.in.fill(HeaderSize); err != nil {
+			if err == io.EOF {
+				if d.in.buffered() == 0 {
+					return io.EOF
+				}
+				return &Error{Err: ErrTruncated, Offset: int64(d.in.buffered()), Field: "stream header",
+					Detail: fmt.Sprintf("%d of %d bytes", d.in.buffered(), HeaderSize), Fatal: true}
 			}
-			return &Error{Err: ErrTruncated, Offset: int64(d.in.buffered()), Field: "stream header",
-				Detail: fmt.Sprintf("%d of %d bytes", d.in.buffered(), HeaderSize), Fatal: true}
+			return err
 		}
-		return err
-	}
-	h := d.in.peek(HeaderSize)
-	if string(h[:4]) != Magic {
-		return d.fail(&Error{Err: ErrBadMagic, Offset: 0, Field: "magic", Detail: fmt.Sprintf("got %q", h[:4])})
-	}
-	hd := StreamHeader{Major: h[4], Minor: h[5], Platform: h[6]}
-	if hd.Major != 1 {
-		return d.fail(&Error{Err: ErrVersion, Offset: 4, Field: "major version",
-			Detail: fmt.Sprintf("version %d.%d, this reader knows 1.x", hd.Major, hd.Minor)})
-	}
-	switch h[7] {
-	case 0:
-	case 1:
-		hd.LittleEndian = true
-	default:
-		return d.fail(&Error{Err: ErrByteOrder, Offset: 7, Field: "endianness", Detail: fmt.Sprintf("got %d", h[7])})
-	}
-	d.little = hd.LittleEndian
-	hd.DataOffset = d.u32(h[8:])
-	if hd.DataOffset < HeaderSize {
-		return d.fail(&Error{Err: ErrDataOffset, Offset: 8, Field: "offset to data", Detail: fmt.Sprintf("got %d", hd.DataOffset)})
-	}
-	d.in.consume(HeaderSize)
-	if err := d.in.discard(int64(hd.DataOffset) - HeaderSize); err != nil {
-		if err == io.EOF {
-			return &Error{Err: ErrTruncated, Offset: d.in.offset(), Field: "header extension",
-				Detail: fmt.Sprintf("offset to data is %d", hd.DataOffset), Fatal: true}
+		h := d.in.peek(HeaderSize)
+		if string(h[:4]) != Magic {
+			return d.fail(&Error{Err: ErrBadMagic, Offset: 0, Field: "magic", Detail: fmt.Sprintf("got %q", h[:4])})
 		}
-		return err
+		hd := StreamHeader{Major: h[4], Minor: h[5], Platform: h[6]}
+		if hd.Major != 1 {
+			return d.fail(&Error{Err: ErrVersion, Offset: 4, Field: "major version",
+				Detail: fmt.Sprintf("version %d.%d, this reader knows 1.x", hd.Major, hd.Minor)})
+		}
+		switch h[7] {
+		case 0:
+		case 1:
+			hd.LittleEndian = true
+		default:
+			return d.fail(&Error{Err: ErrByteOrder, Offset: 7, Field: "endianness", Detail: fmt.Sprintf("got %d", h[7])})
+		}
+		d.little = hd.LittleEndian
+		hd.DataOffset = d.u32(h[8:])
+		if hd.DataOffset < HeaderSize {
+			return d.fail(&Error{Err: ErrDataOffset, Offset: 8, Field: "offset to data", Detail: fmt.Sprintf("got %d", hd.DataOffset)})
+		}
+		d.in.consume(HeaderSize)
+		d.header, d.gotHead, d.extLeft = hd, true, int64(hd.DataOffset)-HeaderSize
 	}
-	d.header = hd
+	for d.extLeft > 0 {
+		if d.in.buffered() == 0 {
+			if err := d.in.fill(1); err != nil {
+				if err == io.EOF {
+					return &Error{Err: ErrTruncated, Offset: d.in.offset(), Field: "header extension",
+						Detail: fmt.Sprintf("offset to data is %d", d.header.DataOffset), Fatal: true}
+				}
+				return err
+			}
+		}
+		n := min(int64(d.in.buffered()), d.extLeft)
+		d.in.consume(int(n))
+		d.extLeft -= n
+	}
 	d.started = true
 	return nil
 }

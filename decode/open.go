@@ -180,7 +180,11 @@ func (z *zipDecoder) openEntry(f *zip.File) error {
 	if err != nil {
 		return &Error{Err: ErrUnknownInput, Entry: f.Name, Fatal: true, Detail: err.Error()}
 	}
-	d, err := Open(rc, z.opts)
+	format, zipped, whole, err := SniffStream(rc)
+	if err == nil && zipped {
+		// Refused before a byte of it is inflated: a zip inside a zip is no trace.
+		err = &Error{Err: ErrUnknownInput, Fatal: true, Detail: "a zip inside a zip"}
+	}
 	if err != nil {
 		rc.Close()
 		var de *Error
@@ -189,10 +193,7 @@ func (z *zipDecoder) openEntry(f *zip.File) error {
 		}
 		return err
 	}
-	if _, nested := d.(*zipDecoder); nested {
-		rc.Close()
-		return &Error{Err: ErrUnknownInput, Entry: f.Name, Fatal: true, Detail: "a zip inside a zip"}
-	}
+	d := NewDecoder(format, whole, z.opts)
 	z.cur, z.rc, z.entry, z.last = d, rc, f.Name, d.Format()
 	return nil
 }

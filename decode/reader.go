@@ -104,21 +104,3 @@ func (c *chunkReader) makeRoom() {
 	c.base += int64(c.r)
 	c.buf, c.r, c.w = nb, 0, n
 }
-
-// discard consumes n bytes as they arrive, without buffering them all.
-func (c *chunkReader) discard(n int64) error {
-	for n > 0 {
-		if c.w == c.r {
-			if err := c.fill(1); err != nil {
-				return err
-			}
-		}
-		k := int64(c.w - c.r)
-		if k > n {
-			k = n
-		}
-		c.r += int(k)
-		n -= k
-	}
-	return nil
-}

@@ -273,3 +273,30 @@ func TestTimeOfAnEvent(t *testing.T) {
 		t.Fatal("methodDef has no time")
 	}
 }
+
+// Timeouts inside a header extension do not lose the decoder's place.
+func TestHeaderExtensionResumesAfterTimeouts(t *testing.T) {
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf, EncoderOptions{HeaderExtension: []byte("an extension of some length")})
+	want := []Event{&Custom{Body: "one"}, &Custom{Body: "two"}}
+	for _, ev := range want {
+		enc.Encode(ev)
+	}
+	enc.Flush()
+	d := NewBinaryDecoder(&flakyReader{r: iotest.OneByteReader(bytes.NewReader(buf.Bytes()))}, Options{})
+	var got []Event
+	for {
+		ev, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, errTimeout) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, Clone(ev))
+	}
+	sameEvents(t, got, want)
+}

@@ -28,6 +28,7 @@ type XMLDecoder struct {
 	extra   []Attr
 	scratch []byte
 	last    int64
+	lastPos [2]int // line and column of the element that began the last event
 	fatal   error
 	decl    bool // the XML declaration was seen
 
@@ -144,6 +145,7 @@ func (d *XMLDecoder) handle(t *xmlTag) (Event, error) {
 		return d.unknownElement(t), nil
 	}
 	d.last = t.start
+	d.lastPos[0], d.lastPos[1] = d.sc.position(t.start)
 	d.openErr = d.fill(sp, t)
 	if t.kind == tagStart {
 		d.open = sp
@@ -184,8 +186,7 @@ func (d *XMLDecoder) finish(sp *kindSpec, t *xmlTag) (Event, error) {
 	if sp.stack >= 0 && d.declaredDepth >= 0 {
 		st := fieldAt[Stack](d.bases[sp.kind], sp.fields[sp.stack].off)
 		if d.declaredDepth != len(st.Methods) {
-			return nil, &Error{Err: ErrValue, Offset: d.last, Element: sp.name, Field: attrStackDepth,
-				Detail: fmt.Sprintf("stackDepth %d but %d <frame> children", d.declaredDepth, len(st.Methods))}
+			return nil, d.elementErr(ErrValue, sp.name, attrStackDepth, fmt.Sprintf("stackDepth %d but %d <frame> children", d.declaredDepth, len(st.Methods)))
 		}
 	}
 	ev := d.events[sp.kind]
@@ -193,17 +194,22 @@ func (d *XMLDecoder) finish(sp *kindSpec, t *xmlTag) (Event, error) {
 	case *Encoding:
 		cs, err := lookupCharset(e.Encoding)
 		if err != nil {
-			return nil, &Error{Err: ErrCharset, Offset: d.last, Element: sp.name, Field: "encoding", Detail: err.Error()}
+			return nil, d.elementErr(ErrCharset, sp.name, "encoding", err.Error())
 		}
 		d.tc = newTranscoder(cs, true)
 	case *Frequency:
 		if e.Frequency <= 0 {
-			return nil, &Error{Err: ErrValue, Offset: d.last, Element: sp.name, Field: "frequency",
-				Detail: fmt.Sprintf("%d ticks per second", e.Frequency)}
+			return nil, d.elementErr(ErrValue, sp.name, "frequency", fmt.Sprintf("%d ticks per second", e.Frequency))
 		}
 		d.clock = Clock{Frequency: e.Frequency}
 	}
 	return ev, nil
+}
+
+// elementErr reports a problem with the whole element that began the last
+// event, found once its end was read.
+func (d *XMLDecoder) elementErr(kind error, element, field, detail string) *Error {
+	return &Error{Err: kind, Offset: d.last, Line: d.lastPos[0], Column: d.lastPos[1], Element: element, Field: field, Detail: detail}
 }
 
 func (d *XMLDecoder) fatalSyntax(t *xmlTag, element, detail string) error {

@@ -142,7 +142,7 @@ func TestXMLErrorsNameThePlace(t *testing.T) {
 		{"bad time", "<TRACE>\n  <gcStart time=\"1.2.3\"/><custom body=\"next\"/>", ErrValue, "gcStart", "time", 2, 18, false},
 		{"int out of range", `<TRACE><methodEntry ticket="4294967296"/><custom body="next"/>`, ErrValue, "methodEntry", "ticket", 1, 29, false},
 		{"unknown entity", `<TRACE><custom body="&nbsp;"/><custom body="next"/>`, ErrValue, "custom", "body", 1, 22, false},
-		{"depth mismatch", `<TRACE><monWait stackDepth="3"><frame method="a" line="1"/></monWait><custom body="next"/>`, ErrValue, "monWait", "stackDepth", 0, 0, false},
+		{"depth mismatch", `<TRACE><monWait stackDepth="3"><frame method="a" line="1"/></monWait><custom body="next"/>`, ErrValue, "monWait", "stackDepth", 1, 8, false},
 		{"unquoted value", "<TRACE>\n\n<threadEnd threadIdRef=8/>", ErrSyntax, "threadEnd", "", 3, 24, true},
 		{"mismatched end tag", "<TRACE><monWait threadIdRef=\"1\"></monWaited>", ErrSyntax, "monWait", "", 1, 33, true},
 		{"end tag alone", `<TRACE></threadEnd><custom body="next"/>`, ErrSyntax, "threadEnd", "", 1, 8, false},
@@ -243,5 +243,25 @@ func TestZipEntryErrorsNameTheEntry(t *testing.T) {
 	var de *Error
 	if !errors.As(err, &de) || de.Entry != "bad.xml" || !strings.Contains(err.Error(), `"bad.xml"`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A zip inside a zip is refused before it is inflated.
+func TestNestedZipIsRefusedCheaply(t *testing.T) {
+	inner := append([]byte("PK\x03\x04"), make([]byte, 50<<20)...)
+	outer := zipOf(t, "bomb.xml", string(inner))
+	var m testingMem
+	var err error
+	m.measure(func() {
+		var d Decoder
+		if d, err = Open(bytes.NewReader(outer), Options{}); err == nil {
+			_, err = d.Next()
+		}
+	})
+	if !errors.Is(err, ErrUnknownInput) || !strings.Contains(err.Error(), "a zip inside a zip") || !strings.Contains(err.Error(), "bomb.xml") {
+		t.Fatalf("got %v", err)
+	}
+	if m.bytes > 8<<20 {
+		t.Fatalf("allocated %d bytes to refuse it", m.bytes)
 	}
 }

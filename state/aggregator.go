@@ -131,12 +131,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 			caller = t.calls[n-1].slot
 		}
 		a.methods.called(slot, caller)
-		cpu := int64(-1)
 		if e.ThreadCPUTime > 0 {
-			cpu = int64(a.clock.Duration(e.ThreadCPUTime))
-			t.setCPU(cpu)
+			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
 		}
-		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpu})
+		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark()})
 	case *decode.MethodExit:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
@@ -154,7 +152,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 			t.calls[n-1].child += dur
 		}
 		cpu := int64(-1)
-		if e.ThreadCPUTime > 0 {
+		if e.ThreadCPUTime > 0 && c.cpuStart >= 0 {
 			cpu = max(t.cpu-c.cpuStart, 0)
 		}
 		a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
@@ -172,6 +170,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		cpu := measured(e.BaseCPUTime)
 		if cpu > 0 {
+			t.cpuKnown = true
 			t.cpu += cpu
 		}
 		a.methods.record(slot, e.NumCalls, max(measured(e.BaseTime), 0), -1, measured(e.MinTime), measured(e.MaxTime), cpu)

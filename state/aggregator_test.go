@@ -441,3 +441,91 @@ func TestReusedSnapshotsEqualFreshOnes(t *testing.T) {
 		prev = got
 	}
 }
+
+// Calls opened on a method id that turns out to be a method already known
+// (merged slots) end on the surviving method, and patched tables stay right.
+func TestCallsOpenAcrossAMergeEndOnTheSurvivor(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(1)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(2)},
+		&decode.MethodEntry{ThreadIDRef: 2, MethodIDRef: 20, Ticket: 2, Time: ms(3)},
+		&decode.MethodEntry{ThreadIDRef: 3, MethodIDRef: 20, Ticket: 3, Time: ms(3)},
+		// id 20 is the same method as id 10: its slot merges into 10's.
+		&decode.MethodDef{Name: "get", ClassIDRef: 1, MethodID: 20, StartLineNumber: 40},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	a.Release(s)
+	feed(a, &decode.MethodExit{ThreadIDRef: 2, Ticket: 2, Time: ms(5)})
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	a.Release(s)
+	feed(a, &decode.MethodExit{ThreadIDRef: 3, Ticket: 3, Time: ms(6)})
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if len(s.Methods) != 1 {
+		t.Fatalf("%d rows: %+v", len(s.Methods), s.Methods)
+	}
+	if m := methodByName(s, "com.acme.Cache.get"); m == nil || m.Calls != 3 || s.Percent(m) < 99.9 {
+		t.Fatalf("%+v (%.1f%%)", m, s.Percent(m))
+	}
+}
+
+// A contender naming the known owner does not move the depth at which the
+// owner took the monitor: the owner returning from a deeper call still owns it.
+func TestOwnerDepthSurvivesContenders(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(1)},
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 7, ThreadOwner: 3, Time: ms(2)},
+		&decode.MonContendedEntered{ThreadIDRef: 1, ObjIDRef: 7, Time: ms(3)}, // thread 1 takes 7 at depth 1
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 11, Ticket: 2, Time: ms(4)},
+		&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 7, ThreadOwner: 1, Time: ms(5)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 2, Time: ms(6)}, // back to depth 1: still inside the synchronized call
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 8, ThreadOwner: 2, Time: ms(7)},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if m := monitorByObj(s, 7); m.Owner != 1 {
+		t.Fatalf("owner of 7: %d", m.Owner)
+	}
+	if len(s.Deadlocks) != 1 {
+		t.Fatalf("the deadlock 1→7→... is missed: %+v", s.Deadlocks)
+	}
+}
+
+// A thread's first CPU reading is a baseline, not CPU spent by its first call.
+func TestFirstCPUReadingIsABaseline(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(1)})
+	a.Snapshot(t0, Query{CallersOf: -1})
+	feed(a, &decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(2), ThreadCPUTime: decode.Ticks(time.Hour)})
+	s := a.Snapshot(t0.Add(time.Second), Query{CallersOf: -1})
+	if m := methodByName(s, "com.acme.Cache.get"); m.CPU != 0 {
+		t.Fatalf("a 1 ms call charged %v of CPU", m.CPU)
+	}
+	if th := threadByID(s, 1); th.CPU != time.Hour || th.CPUPercent != 0 {
+		t.Fatalf("thread %v CPU, %.0f%%", th.CPU, th.CPUPercent)
+	}
+	feed(a,
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 2, Time: ms(3)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 2, Time: ms(9), ThreadCPUTime: decode.Ticks(time.Hour + 5*time.Millisecond)},
+	)
+	s = a.Snapshot(t0.Add(2*time.Second), Query{CallersOf: -1})
+	if m := methodByName(s, "com.acme.Cache.get"); m.CPU != 5*time.Millisecond {
+		t.Fatalf("second call: %v", m.CPU)
+	}
+}
+
+// A late methodDef's line reaches a patched table.
+func TestLateLineReachesPatchedTables(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 30, Ticket: 1, Time: ms(1)}, &decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(2)})
+	a.Release(a.Snapshot(t0, Query{CallersOf: -1}))
+	feed(a, &decode.MethodDef{Name: "put", ClassIDRef: 1, MethodID: 30, StartLineNumber: 77})
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if m := methodByName(s, "com.acme.Cache.put"); m == nil || m.Line != 77 {
+		t.Fatalf("%+v", m)
+	}
+}

@@ -56,6 +56,7 @@ type methodInfo struct {
 	classID   int64   // of the current stream, while the class is unknown
 	name, sig string
 	mark      uint32 // last snapshot that listed it (recent rows)
+	into      int32  // the slot a dead slot was merged into
 }
 
 // bucketEntry is one method's figures over one second of the window.
@@ -184,6 +185,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	in := &mt.info[slot]
 	in.name, in.sig = e.Name, e.Signature
 	mt.stats[slot].line = e.StartLineNumber
+	mt.gens[slot] = mt.gen // its row changes
 	in.classID = 0
 	if !known {
 		in.classID = e.ClassIDRef
@@ -235,7 +237,17 @@ func (mt *methodTable) merge(from, into int32) {
 	}
 	f.dead = true
 	f.cum = figures{}
+	mt.info[from].into = into
 	mt.gens[from], mt.gens[into], mt.members = mt.gen, mt.gen, mt.gen
+}
+
+// live follows a merged slot to the slot that took its place: calls
+// opened before a merge still end on the surviving method.
+func (mt *methodTable) live(slot int32) int32 {
+	for mt.stats[slot].dead {
+		slot = mt.info[slot].into
+	}
+	return slot
 }
 
 // called notes who called a method.
@@ -243,6 +255,7 @@ func (mt *methodTable) called(slot, caller int32) {
 	if caller < 0 {
 		return
 	}
+	slot, caller = mt.live(slot), mt.live(caller)
 	cs := mt.callers[slot]
 	low := -1
 	for i := range cs {
@@ -263,6 +276,7 @@ func (mt *methodTable) called(slot, caller int32) {
 
 // record adds finished calls to a method.
 func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int64) {
+	slot = mt.live(slot)
 	st := &mt.stats[slot]
 	if st.cum.calls == 0 {
 		mt.members = mt.gen // a method joins the cumulative table
@@ -410,7 +424,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
 			// Slots made since the build have no calls (or the members would have changed).
-			if g > built && slot < len(mt.rowOf) && mt.stats[slot].cum.calls > 0 {
+			if st := &mt.stats[slot]; g > built && slot < len(mt.rowOf) && st.cum.calls > 0 && !st.dead {
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
 			}
 		}

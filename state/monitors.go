@@ -27,12 +27,19 @@ type monitor struct {
 	lastSeen   int64
 }
 
-// setOwner records who holds the monitor, and how deep in its calls.
+// setOwner records who holds the monitor, and how deep in its calls. A
+// contender naming the owner already known keeps the depth where it took
+// the monitor (lower, if it is now shallower: it must have taken it again).
 func (m *monitor) setOwner(t *thread) {
-	m.owner = t
-	if t != nil {
-		m.ownerDepth = len(t.calls)
+	if t == nil {
+		m.owner = nil
+		return
 	}
+	if m.owner == t {
+		m.ownerDepth = min(m.ownerDepth, len(t.calls))
+		return
+	}
+	m.owner, m.ownerDepth = t, len(t.calls)
 }
 
 // currentOwner is the owner, unless it has since returned from the call
@@ -149,6 +156,7 @@ func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) 
 // entered records a blocked thread getting the monitor after blockedNS.
 func (mt *monitorTable) entered(obj int64, t *thread, now, blockedNS int64) {
 	m := mt.get(obj, now)
+	m.owner = nil // the thread took it just now, at its present depth
 	m.setOwner(t)
 	m.removeWaiter(t)
 	m.blockedN++
@@ -187,10 +195,11 @@ func (mt *monitorTable) forget(t *thread) {
 	}
 }
 
-// newStream drops owners and waiters: they were threads of the old stream.
+// newStream drops owners, waiters and classes: they belonged to the old
+// stream, and a new JVM may use the same object ids for other objects.
 func (mt *monitorTable) newStream() {
 	for _, m := range mt.byObj {
-		m.owner, m.waiters, m.classID = nil, nil, 0
+		m.owner, m.waiters, m.classID, m.class = nil, nil, 0, ""
 	}
 	clear(mt.objClass)
 	mt.allocs, mt.allocPos = mt.allocs[:0], 0

@@ -28,6 +28,7 @@ type thread struct {
 	started    int64
 	ended      int64
 	cpu        int64 // ns
+	cpuKnown   bool  // a CPU reading has arrived: cpu is a measure, not a zero
 	cpuAtSnap  int64
 	calls      []openCall
 	blockedNS  int64 // closed intervals
@@ -42,10 +43,27 @@ type thread struct {
 	stackShared bool
 }
 
+// setCPU takes a reading of the thread's CPU time. The first one is a
+// baseline: CPU before it was not seen being spent, so the calls open then
+// have no CPU figure and the %CPU column does not jump.
 func (t *thread) setCPU(ns int64) {
+	if !t.cpuKnown {
+		t.cpuKnown, t.cpuAtSnap = true, ns
+		for i := range t.calls {
+			t.calls[i].cpuStart = -1
+		}
+	}
 	if ns > t.cpu {
 		t.cpu = ns
 	}
+}
+
+// cpuMark is the CPU time to remember when a call begins: -1 while unknown.
+func (t *thread) cpuMark() int64 {
+	if !t.cpuKnown {
+		return -1
+	}
+	return t.cpu
 }
 
 func (t *thread) push(c openCall) {

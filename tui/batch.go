@@ -20,8 +20,8 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')
 	}
-	for _, l := range renderDeadlocks(s, width, &st) {
-		b.WriteString(strings.TrimSpace(l))
+	for i := range s.Deadlocks {
+		b.WriteString(deadlockText(&s.Deadlocks[i]))
 		b.WriteByte('\n')
 	}
 	tables := []struct {

@@ -75,7 +75,8 @@ func BenchmarkSnapshotAndView(b *testing.B) {
 	at := t0
 	for b.Loop() {
 		at = at.Add(time.Second)
-		m.Update(snapshotMsg{snap: agg.Snapshot(at, m.query()), status: src.st})
+		m.fetched++
+		m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(at, m.query()), status: src.st})
 		if len(m.View().Content) == 0 {
 			b.Fatal("empty view")
 		}
@@ -89,7 +90,8 @@ func BenchmarkViewOnly(b *testing.B) {
 	src := &fakeSource{st: streamingStatus()}
 	m := New(Config{Refresh: time.Second}, src, agg)
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	m.Update(snapshotMsg{snap: agg.Snapshot(t0, m.query()), status: src.st})
+	m.fetched++
+	m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(t0, m.query()), status: src.st})
 	b.ReportAllocs()
 	for b.Loop() {
 		m.View()
@@ -122,7 +124,8 @@ func BenchmarkSnapshotAndViewWithTraffic(b *testing.B) {
 		at = at.Add(time.Second)
 		agg.Apply(evs, 1, decode.Clock{}, at)
 		b.StartTimer()
-		m.Update(snapshotMsg{snap: agg.Snapshot(at, m.query()), status: src.st})
+		m.fetched++
+		m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(at, m.query()), status: src.st})
 		if len(m.View().Content) == 0 {
 			b.Fatal("empty view")
 		}

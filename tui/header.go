@@ -143,22 +143,27 @@ func causeLine(stt client.Status) string {
 	return ""
 }
 
+// deadlockText says who waits for what in a deadlock, on one line.
+func deadlockText(d *state.Deadlock) string {
+	var parts []string
+	for i := range d.Threads {
+		class := d.Classes[i]
+		if class == "" {
+			class = "object"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d) waits for %s@%x", inert(d.Names[i]), d.Threads[i], inert(class), d.Monitors[i]))
+	}
+	return "DEADLOCK: " + strings.Join(parts, " → ") + " → back to " + inert(d.Names[0])
+}
+
 // renderDeadlocks draws each deadlock loudly, on up to two lines.
 func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
 	if s == nil {
 		return nil
 	}
 	var out []string
-	for _, d := range s.Deadlocks {
-		var parts []string
-		for i := range d.Threads {
-			class := d.Classes[i]
-			if class == "" {
-				class = "object"
-			}
-			parts = append(parts, fmt.Sprintf("%s (%d) waits for %s@%x", inert(d.Names[i]), d.Threads[i], inert(class), d.Monitors[i]))
-		}
-		text := " DEADLOCK: " + strings.Join(parts, " → ") + " → back to " + inert(d.Names[0]) + " "
+	for i := range s.Deadlocks {
+		text := " " + deadlockText(&s.Deadlocks[i]) + " "
 		for i := 0; i < 2 && text != ""; i++ {
 			chunk := ansi.Truncate(text, width, "")
 			if i == 1 && widthOf(text) > width {

@@ -49,6 +49,8 @@ type Model struct {
 	height int
 
 	refresh time.Duration
+	fetched uint64          // sequence of the latest snapshot asked for
+	applied uint64          // sequence of the latest snapshot received
 	snap    *state.Snapshot // what is shown
 	latest  *state.Snapshot // the newest, which differs from snap while paused
 	status  client.Status
@@ -121,6 +123,7 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 
 // snapshotMsg delivers a snapshot built off the UI goroutine.
 type snapshotMsg struct {
+	seq    uint64 // the order it was asked for in
 	snap   *state.Snapshot
 	status client.Status
 	cpu    float64
@@ -145,11 +148,14 @@ func (m *Model) query() state.Query {
 	return q
 }
 
-// fetch builds a snapshot in a command, off the UI goroutine.
+// fetch builds a snapshot in a command, off the UI goroutine. Commands
+// run concurrently, so each snapshot is numbered: one asked for earlier
+// but arriving later is dropped.
 func (m *Model) fetch(ticked bool) tea.Cmd {
-	q, agg, src, meter := m.query(), m.agg, m.src, m.meter
+	m.fetched++
+	q, agg, src, meter, seq := m.query(), m.agg, m.src, m.meter, m.fetched
 	return func() tea.Msg {
-		return snapshotMsg{snap: agg.Snapshot(time.Now(), q), status: src.Status(), cpu: meter.sample(), ticked: ticked}
+		return snapshotMsg{seq: seq, snap: agg.Snapshot(time.Now(), q), status: src.Status(), cpu: meter.sample(), ticked: ticked}
 	}
 }
 
@@ -160,16 +166,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.help.SetWidth(msg.Width)
 		return m, nil
 	case snapshotMsg:
+		var next tea.Cmd
+		if msg.ticked {
+			next = tea.Tick(m.refresh, func(time.Time) tea.Msg { return tickMsg{} })
+		}
+		if msg.seq < m.applied {
+			m.agg.Release(msg.snap) // stale: never shown
+			return m, next
+		}
+		m.applied = msg.seq
 		oldLatest, oldSnap := m.latest, m.snap
 		m.latest, m.status, m.cpu = msg.snap, msg.status, msg.cpu
 		if !m.paused || m.snap == nil {
 			m.snap = msg.snap
 		}
 		m.release(oldLatest, oldSnap)
-		if msg.ticked {
-			return m, tea.Tick(m.refresh, func(time.Time) tea.Msg { return tickMsg{} })
-		}
-		return m, nil
+		return m, next
 	case tickMsg:
 		return m, m.fetch(true)
 	case tea.KeyPressMsg:

@@ -72,7 +72,8 @@ func newTestModel(t testing.TB, w, h int) (*Model, *state.Aggregator, *fakeSourc
 
 // deliver gives the model a fresh snapshot, as the refresh timer would.
 func deliver(m *Model, agg *state.Aggregator) {
-	m.Update(snapshotMsg{snap: agg.Snapshot(t0, m.query()), status: m.src.Status()})
+	m.fetched++
+	m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(t0, m.query()), status: m.src.Status()})
 }
 
 func press(m *Model, keys ...string) tea.Cmd {
@@ -291,6 +292,22 @@ func TestKeyBindings(t *testing.T) {
 	if cmd := press(m, "ctrl+c"); cmd == nil || cmd() != tea.Quit() {
 		t.Fatal("ctrl+c does not quit")
 	}
+}
+
+// Snapshots asked for concurrently may arrive out of order: the older one
+// is dropped rather than undo what the newer one shows.
+func TestStaleSnapshotsAreDropped(t *testing.T) {
+	m, agg, _ := newTestModel(t, 80, 24)
+	older := m.fetch(false)
+	press(m, "c") // a newer query
+	newer := m.fetch(false)
+	m.Update(newer())
+	shown := m.snap
+	m.Update(older())
+	if m.snap != shown || m.snap.Recent != m.recent {
+		t.Fatal("an older snapshot replaced a newer one")
+	}
+	_ = agg
 }
 
 func TestChoosingAnAgent(t *testing.T) {

@@ -1,0 +1,511 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/state"
+)
+
+// The tests run real JVMs: a JDK 17 or later must be installed (.ci/run
+// installs one).
+func requireJDK(t testing.TB) {
+	t.Helper()
+	for _, tool := range []string{"java", "javac"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed for the agent tests (.ci/run installs OpenJDK 17)", tool)
+		}
+	}
+}
+
+var (
+	workloadOnce sync.Once
+	workloadDir  string
+	workloadErr  error
+	jarPath      string
+)
+
+// workload compiles testdata/Workload.java once, and writes the embedded
+// agent jar next to it.
+func workload(t testing.TB) (classes, jar string) {
+	t.Helper()
+	requireJDK(t)
+	workloadOnce.Do(func() {
+		workloadDir, workloadErr = os.MkdirTemp("", "proftop-workload")
+		if workloadErr != nil {
+			return
+		}
+		out, err := exec.Command("javac", "--release", "17", "-d", workloadDir, "testdata/Workload.java").CombinedOutput()
+		if err != nil {
+			workloadErr = fmt.Errorf("javac: %v\n%s", err, out)
+			return
+		}
+		jarPath = filepath.Join(workloadDir, "proftop-agent.jar")
+		workloadErr = os.WriteFile(jarPath, Jar, 0o644)
+	})
+	if workloadErr != nil {
+		t.Fatal(workloadErr)
+	}
+	return workloadDir, jarPath
+}
+
+// sourceLine finds the line of Workload.java holding a marker comment.
+func sourceLine(t testing.TB, marker string) int64 {
+	data, err := os.ReadFile("testdata/Workload.java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, marker) {
+			return int64(i + 1)
+		}
+	}
+	t.Fatalf("no %q in Workload.java", marker)
+	return 0
+}
+
+// jvm is a running workload.
+type jvm struct {
+	cmd    *exec.Cmd
+	done   chan error
+	stderr *bytes.Buffer
+	stdin  io.WriteCloser
+}
+
+// startWorkload runs the workload for seconds, with the agent when
+// agentArgs is not empty.
+func startWorkload(t testing.TB, seconds int, deadlock bool, jvmArgs ...string) *jvm {
+	t.Helper()
+	classes, _ := workload(t)
+	args := append(jvmArgs, "-cp", classes, "Workload", "run", strconv.Itoa(seconds))
+	if deadlock {
+		args = append(args, "deadlock")
+	}
+	cmd := exec.Command("java", args...)
+	j := &jvm{cmd: cmd, done: make(chan error, 1), stderr: &bytes.Buffer{}}
+	cmd.Stderr = j.stderr
+	j.stdin, _ = cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if sc.Text() == "workload started" {
+				close(started)
+			}
+		}
+		j.done <- cmd.Wait()
+	}()
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the workload did not start:\n%s", j.stderr)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return j
+}
+
+// exits lets the workload's main return and checks that the JVM then ends
+// by itself, agent threads and all.
+func (j *jvm) exits(t testing.TB, within time.Duration) {
+	t.Helper()
+	j.stdin.Close()
+	select {
+	case err := <-j.done:
+		if err != nil {
+			t.Fatalf("the JVM ended with %v:\n%s", err, j.stderr)
+		}
+	case <-time.After(within):
+		t.Fatalf("the JVM did not exit by itself within %v: a non-daemon agent thread keeps it alive?\n%s", within, j.stderr)
+	}
+}
+
+// startWithAgent runs the workload with -javaagent on an ephemeral port.
+func startWithAgent(t testing.TB, seconds int, deadlock bool, options string) (*jvm, int) {
+	_, jar := workload(t)
+	portFile := filepath.Join(t.TempDir(), "port")
+	j := startWorkload(t, seconds, deadlock, fmt.Sprintf("-javaagent:%s=port=0,portfile=%s%s", jar, portFile, options))
+	port, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.stderr)
+	}
+	return j, port
+}
+
+// watched is what a proftop session received from the agent.
+type watched struct {
+	mu      sync.Mutex
+	events  []decode.Event
+	methods map[int64]string
+	agg     *state.Aggregator
+}
+
+func watch(t testing.TB, port int, format client.FormatChoice) (*watched, *client.Session, context.CancelFunc) {
+	t.Helper()
+	s := client.NewSession(client.Config{Host: "127.0.0.1", Port: port, Format: format})
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watched{methods: map[int64]string{}, agg: state.New(state.Options{})}
+	done := make(chan struct{})
+	go func() {
+		for b := range s.Batches() {
+			w.agg.Apply(b.Events(), b.Stream, b.Clock, time.Now())
+			w.mu.Lock()
+			for _, ev := range b.Events() {
+				if md, ok := ev.(*decode.MethodDef); ok {
+					w.methods[md.MethodID] = md.Name
+				}
+				w.events = append(w.events, decode.Clone(ev))
+			}
+			w.mu.Unlock()
+			s.Recycle(b)
+		}
+		close(done)
+	}()
+	go s.Run(ctx)
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return w, s, cancel
+}
+
+// find reports whether some event satisfies f.
+func (w *watched) find(f func(decode.Event) bool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, ev := range w.events {
+		if f(ev) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFrame(st decode.Stack, method string, line int64) bool {
+	for i, m := range st.Methods {
+		if m == method && (line == 0 || st.Lines[i] == line) {
+			return true
+		}
+	}
+	return false
+}
+
+// expectation is one thing the agent must have sent.
+type expectation struct {
+	what string
+	ok   func(w *watched) bool
+}
+
+func expectations(t testing.TB, deadlock bool) []expectation {
+	contended, waitLine := sourceLine(t, "CONTENDED LINE"), sourceLine(t, "WAIT LINE")
+	threadNamed := func(name string) func(*watched) bool {
+		return func(w *watched) bool {
+			return w.find(func(ev decode.Event) bool {
+				ts, ok := ev.(*decode.ThreadStart)
+				return ok && ts.ThreadName == name
+			})
+		}
+	}
+	out := []expectation{
+		{"threadStart for contender-0", threadNamed("contender-0")},
+		{"threadStart for contender-3", threadNamed("contender-3")},
+		{"threadStart for waiter", threadNamed("waiter")},
+		{"threadStart for allocator", threadNamed("allocator")},
+		{fmt.Sprintf("monContendedEnter with Workload.contend:%d in its stack", contended), func(w *watched) bool {
+			return w.find(func(ev decode.Event) bool {
+				e, ok := ev.(*decode.MonContendedEnter)
+				return ok && hasFrame(e.Stack, "Workload.contend", contended)
+			})
+		}},
+		{"the monContendedEntered that ends one", func(w *watched) bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			entered := map[[2]int64]bool{}
+			for _, ev := range w.events {
+				if e, ok := ev.(*decode.MonContendedEntered); ok {
+					entered[[2]int64{e.ThreadIDRef, e.ObjIDRef}] = true
+				}
+			}
+			for _, ev := range w.events {
+				if e, ok := ev.(*decode.MonContendedEnter); ok && hasFrame(e.Stack, "Workload.contend", contended) && entered[[2]int64{e.ThreadIDRef, e.ObjIDRef}] {
+					return true
+				}
+			}
+			return false
+		}},
+		{fmt.Sprintf("monWait with Workload.waiter:%d", waitLine), func(w *watched) bool {
+			return w.find(func(ev decode.Event) bool {
+				e, ok := ev.(*decode.MonWait)
+				return ok && hasFrame(e.Stack, "Workload.waiter", waitLine)
+			})
+		}},
+		{"monWaited", func(w *watched) bool {
+			return w.find(func(ev decode.Event) bool { _, ok := ev.(*decode.MonWaited); return ok })
+		}},
+		{"a collection: gcStart, then gcFinish with used > 0", func(w *watched) bool {
+			started := false
+			return w.find(func(ev decode.Event) bool {
+				switch e := ev.(type) {
+				case *decode.GCStart:
+					started = true
+				case *decode.GCFinish:
+					return started && e.UsedObjSpace > 0 && e.TotalObjSpace >= e.UsedObjSpace
+				}
+				return false
+			})
+		}},
+		// The hot loop is spinner calling spin; once the JIT has inlined spin
+		// (a JVM attached to late has), samples name spinner.
+		{"agMethodEntry for the hot method Workload.spin (or spinner, where it is inlined)", func(w *watched) bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			for _, ev := range w.events {
+				if e, ok := ev.(*decode.AgMethodEntry); ok && (w.methods[e.MethodIDRef] == "spin" || w.methods[e.MethodIDRef] == "spinner") && e.NumCalls > 0 && e.BaseCPUTime > 0 {
+					return true
+				}
+			}
+			return false
+		}},
+	}
+	if deadlock {
+		out = append(out, expectation{"the deadlock between deadlock-a and deadlock-b", func(w *watched) bool {
+			for _, d := range w.agg.Snapshot(time.Now(), state.Query{CallersOf: -1}).Deadlocks {
+				names := strings.Join(d.Names, ",")
+				if len(d.Names) == 2 && strings.Contains(names, "deadlock-a") && strings.Contains(names, "deadlock-b") {
+					return true
+				}
+			}
+			return false
+		}})
+	}
+	return out
+}
+
+// await checks every expectation within d, and names the ones missing.
+func await(t testing.TB, w *watched, exps []expectation, d time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		var missing []string
+		for _, e := range exps {
+			if !e.ok(w) {
+				missing = append(missing, e.what)
+			}
+		}
+		if len(missing) == 0 {
+			return time.Since(start)
+		}
+		if time.Since(start) > d {
+			t.Fatalf("after %v, still missing: %s", d, strings.Join(missing, "; "))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The agent started with -javaagent, watched in both formats: every kind of
+// event arrives within seconds, decodes without error, and the JVM exits by
+// itself afterwards.
+func TestAgentWithJavaagent(t *testing.T) {
+	for _, tc := range []struct {
+		format   client.FormatChoice
+		want     decode.Format
+		deadlock bool
+	}{
+		{client.FormatAuto, decode.FormatBinary, true},
+		{client.FormatXML, decode.FormatXML, false},
+	} {
+		t.Run(tc.want.String(), func(t *testing.T) {
+			j, port := startWithAgent(t, 120, tc.deadlock, "")
+			w, s, cancel := watch(t, port, tc.format)
+			took := await(t, w, expectations(t, tc.deadlock), 45*time.Second)
+			st := s.Status()
+			if st.Format != tc.want || st.DecodeErrors != 0 || st.Agent.PID != j.cmd.Process.Pid || st.Agent.Name != "Workload" {
+				t.Fatalf("format %v, %d decode errors (%s), agent %+v", st.Format, st.DecodeErrors, st.LastError, st.Agent)
+			}
+			t.Logf("%s: everything within %v, %d events", tc.want, took.Round(time.Millisecond), len(w.events))
+			cancel()
+			j.exits(t, 20*time.Second)
+		})
+	}
+}
+
+// The same through Attach, into a JVM started without the agent.
+func TestAgentThroughAttach(t *testing.T) {
+	j := startWorkload(t, 120, true)
+	port, err := Attach(j.cmd.Process.Pid, AttachOptions{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.stderr)
+	}
+	w, s, cancel := watch(t, port, client.FormatAuto)
+	took := await(t, w, expectations(t, true), 45*time.Second)
+	if st := s.Status(); st.DecodeErrors != 0 || st.Format != decode.FormatBinary {
+		t.Fatalf("%+v", st)
+	}
+	t.Logf("attached: everything within %v", took.Round(time.Millisecond))
+	// Attaching again finds the agent already there.
+	again, err := Attach(j.cmd.Process.Pid, AttachOptions{})
+	if err != nil || again != port {
+		t.Fatalf("second attach: port %d, %v (first %d)", again, err, port)
+	}
+	cancel()
+	j.exits(t, 20*time.Second)
+}
+
+// One client at a time: a second one is told why it is refused.
+func TestAgentServesOneClient(t *testing.T) {
+	j, port := startWithAgent(t, 120, false, "")
+	w, _, cancel := watch(t, port, client.FormatAuto)
+	await(t, w, expectations(t, false)[:1], 10*time.Second)
+	second := client.NewSession(client.Config{Host: "127.0.0.1", Port: port})
+	err := second.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "BUSY") || !strings.Contains(err.Error(), "one at a time") {
+		t.Fatalf("second client: %v", err)
+	}
+	cancel()
+	j.exits(t, 20*time.Second)
+}
+
+// Listening beyond loopback needs a token, and the token is checked.
+func TestAgentToken(t *testing.T) {
+	j := startWorkload(t, 120, false, fmt.Sprintf("-javaagent:%s=host=0.0.0.0", jarFor(t)))
+	j.exits(t, 20*time.Second)
+	if !strings.Contains(j.stderr.String(), "give token=SECRET too") {
+		t.Fatalf("an open agent without a token: %s", j.stderr)
+	}
+	j, port := startWithAgent(t, 120, false, ",host=127.0.0.2,token=s3cret")
+	_ = port
+	for token, want := range map[string]string{"": "UNAUTHORIZED", "wrong": "wrong token"} {
+		// The agent serves one client at a time: wait until it sees the previous one gone.
+		var err error
+		for range 50 {
+			err = client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: token}).Run(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "BUSY") {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("token %q: %v", token, err)
+		}
+	}
+	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "s3cret", Reconnect: true, ReconnectMin: 100 * time.Millisecond})
+	ctx, stop := context.WithTimeout(context.Background(), 4*time.Second)
+	defer stop()
+	go func() {
+		for b := range s.Batches() {
+			s.Recycle(b)
+		}
+	}()
+	s.Run(ctx)
+	if st := s.Status(); st.Streams != 1 || st.Events == 0 {
+		t.Fatalf("with the token: %+v", st)
+	}
+	j.exits(t, 20*time.Second)
+}
+
+func jarFor(t testing.TB) string {
+	_, jar := workload(t)
+	return jar
+}
+
+// The agent's encoders write exactly what proftop's encoder writes for the
+// same events, and its XML decodes to the same events.
+func TestAgentEncodersConform(t *testing.T) {
+	_, jar := workload(t)
+	dir := t.TempDir()
+	bin, xml := filepath.Join(dir, "c.trcbin"), filepath.Join(dir, "c.trcxml")
+	if out, err := exec.Command("java", "-cp", jar, "io.proftop.agent.Conformance", bin, xml).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	stack := decode.Stack{Methods: []string{"com.acme.Cache.get", `com.acme.Api.handle <&"'>`, "java.lang.Thread.run"}, Lines: []int64{88, 31, -1}}
+	tt := decode.Ticks(1_700_000_000_123_456_789)
+	want := []decode.Event{
+		&decode.Node{NodeID: "node-1", Hostname: "prod-1", IPAddress: "10.0.0.1", Timezone: 60, Time: tt},
+		&decode.ProcessCreate{ProcessID: "process-1", Name: "com.acme.Main", PID: 4242, NodeIDRef: "node-1", Time: tt, Executable: "/usr/bin/java"},
+		&decode.AgentCreate{AgentID: "agent-1", ProcessIDRef: "process-1", AgentName: "proftop JVM agent", AgentType: "Profiler", Time: tt, AgentParameters: "threshold=0ms", Version: "1.0"},
+		&decode.TraceStart{TraceID: "trace-1", AgentIDRef: "agent-1", Time: tt},
+		&decode.ThreadStart{ThreadID: 1, Time: tt + 1, GroupName: "main", ParentName: "system", ThreadName: "main"},
+		&decode.ThreadStart{ThreadID: 23, Time: tt + 2, GroupName: "main", ThreadName: "worker \"1\"\tÄ線"},
+		&decode.ClassDef{ClassID: 1, Time: tt + 3, Name: "com.acme.Cache", SourceName: "Cache.java"},
+		&decode.MethodDef{Name: "get", Signature: "(Ljava/lang/String;)Ljava/lang/Object;", StartLineNumber: 80, EndLineNumber: 80, ClassIDRef: 1, MethodID: 7},
+		&decode.ObjAlloc{ObjID: 0x7f3a0048, ClassIDRef: 1, Time: tt + 4},
+		&decode.MonContendedEnter{ThreadIDRef: 23, Time: tt + 5, ObjIDRef: 0x7f3a0048, ThreadOwner: 1, Stack: stack},
+		&decode.MonContendedEntered{ThreadIDRef: 23, Time: tt + 6, ObjIDRef: 0x7f3a0048, Stack: stack},
+		&decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: 1, Time: tt + 7, ObjIDRef: 0x7f3a0048, Timeout: 500, Stack: stack}},
+		&decode.MonWaited{MonitorWait: decode.MonitorWait{ThreadIDRef: 1, Time: tt + 8, ObjIDRef: 0x7f3a0048, Timeout: 500}},
+		&decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: tt + 9}},
+		&decode.GCFinish{Time: tt + 10, TotalObjSpace: 1 << 30, UsedObjSpace: 123_456_789},
+		&decode.AgMethodEntry{ThreadIDRef: 23, MethodIDRef: 7, BaseTime: 40_000_000, MinTime: -1, MaxTime: -1, BaseCPUTime: 40_000_000, NumCalls: 2},
+		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
+	}
+	var ours bytes.Buffer
+	enc := decode.NewEncoder(&ours, decode.EncoderOptions{})
+	for _, ev := range want {
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc.Flush()
+	theirs, _ := os.ReadFile(bin)
+	if !bytes.Equal(theirs, ours.Bytes()) {
+		t.Fatalf("the agent's binary differs from proftop's encoder:\nagent   % x\nproftop % x", theirs, ours.Bytes())
+	}
+	for _, path := range []string{bin, xml} {
+		f, _ := os.Open(path)
+		d, err := decode.Open(f, decode.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []decode.Event
+		for {
+			ev, err := d.Next()
+			if err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("%s: %v", path, err)
+				}
+				break
+			}
+			got = append(got, decode.Clone(ev))
+		}
+		f.Close()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d events, want %d", path, len(got), len(want))
+		}
+		for i := range want {
+			g, w := got[i], want[i]
+			if mw, ok := g.(*decode.MonWaited); ok && len(mw.Stack.Methods) == 0 {
+				mw.Stack = decode.Stack{}
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s: event %d\n got %#v\nwant %#v", filepath.Ext(path), i, g, w)
+			}
+		}
+	}
+}
+
+// The jar committed is the jar the sources build (go generate ./agent).
+func TestJarIsUpToDate(t *testing.T) {
+	requireJDK(t)
+	out, err := exec.Command("go", "run", "./internal/jarbuild", "-src", "java", "-out", "proftop-agent.jar", "-check").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}

@@ -1,0 +1,307 @@
+package io.proftop.agent;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The binary (.trcbin) encoding: a 12-byte "0TBF" header, then messages of
+ * id (u16), size (u32, header included) and attributes, little-endian.
+ */
+final class BinaryEncoder extends TraceEncoder {
+    private byte[] buf = new byte[64 << 10];
+    private int len;
+    private int start; // where the current message began
+
+    BinaryEncoder() {
+        bytes(new byte[] {'0', 'T', 'B', 'F', 1, 0, 1, 1});
+        i32(12);
+    }
+
+    @Override
+    byte[] take() {
+        byte[] out = Arrays.copyOf(buf, len);
+        len = 0;
+        return out;
+    }
+
+    @Override
+    int buffered() {
+        return len;
+    }
+
+    private void ensure(int n) {
+        if (len + n > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+        }
+    }
+
+    private void bytes(byte[] b) {
+        ensure(b.length);
+        System.arraycopy(b, 0, buf, len, b.length);
+        len += b.length;
+    }
+
+    private void u8(int v) {
+        ensure(1);
+        buf[len++] = (byte) v;
+    }
+
+    private void i32(long v) {
+        ensure(4);
+        for (int i = 0; i < 4; i++) {
+            buf[len++] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    private void i64(long v) {
+        ensure(8);
+        for (int i = 0; i < 8; i++) {
+            buf[len++] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    /** A NUL-terminated UTF-8 string; a NUL inside becomes U+FFFD, since it would end the string. */
+    private void str(String s) {
+        if (s != null && !s.isEmpty()) {
+            bytes(s.replace('\0', '\uFFFD').getBytes(StandardCharsets.UTF_8));
+        }
+        u8(0);
+    }
+
+    private void stack(List<Frame> frames) {
+        i32(frames.size());
+        for (Frame f : frames) {
+            str(f.method());
+        }
+        for (Frame f : frames) {
+            i64(f.line());
+        }
+    }
+
+    private void begin(int id) {
+        start = len;
+        ensure(6);
+        buf[len++] = (byte) id;
+        buf[len++] = (byte) (id >>> 8);
+        len += 4; // the size, patched by end()
+    }
+
+    private void end() {
+        int size = len - start;
+        for (int i = 0; i < 4; i++) {
+            buf[start + 2 + i] = (byte) (size >>> (8 * i));
+        }
+    }
+
+    @Override
+    void node(String nodeId, String hostname, String ipaddress, int timezone, long time) {
+        begin(1001);
+        str(nodeId);
+        str(hostname);
+        str(ipaddress);
+        i32(timezone);
+        i64(time);
+        end();
+    }
+
+    @Override
+    void processCreate(String processId, String name, int pid, String nodeIdRef, long time, String executable) {
+        begin(1002);
+        str(processId);
+        str(name);
+        i32(pid);
+        str(nodeIdRef);
+        i64(time);
+        str(executable);
+        end();
+    }
+
+    @Override
+    void agentCreate(String agentId, String processIdRef, String agentName, String agentType, long time,
+            String agentParameters, String version) {
+        begin(1003);
+        str(agentId);
+        str(processIdRef);
+        str(agentName);
+        str(agentType);
+        i64(time);
+        str(agentParameters);
+        str(version);
+        end();
+    }
+
+    @Override
+    void traceStart(String traceId, String agentIdRef, long time) {
+        begin(1005);
+        str(traceId);
+        str(agentIdRef);
+        i64(time);
+        str("");
+        end();
+    }
+
+    @Override
+    void threadStart(long threadId, long time, String groupName, String parentName, String threadName) {
+        begin(1009);
+        i64(0); // transientThreadId
+        i64(threadId);
+        i64(time);
+        str(groupName);
+        str(parentName);
+        i64(0); // transientObjIdRef
+        i64(0); // objIdRef
+        str(threadName);
+        str(""); // collationValue
+        str(""); // traceIdRef
+        end();
+    }
+
+    @Override
+    void threadEnd(long threadId, long time) {
+        begin(1010);
+        i64(0);
+        i64(threadId);
+        i64(time);
+        str("");
+        str("");
+        end();
+    }
+
+    @Override
+    void classDef(long classId, long time, String name, String sourceName) {
+        begin(1011);
+        i64(0); // transientThreadIdRef
+        i64(0); // threadIdRef
+        i64(time);
+        i32(0); // numInterfaces
+        str(""); // interfaceNames
+        i64(0); // transientClassId
+        i64(classId);
+        str(sourceName);
+        str(""); // classLoader
+        str(""); // superclass
+        i64(0); // transientObjIdRef
+        i64(0); // objIdRef
+        str(name);
+        str(""); // access
+        i32(0); // numStaticFields
+        i32(0); // numMethods
+        i32(0); // numInstanceFields
+        str("");
+        str("");
+        end();
+    }
+
+    @Override
+    void methodDef(String name, String signature, long startLine, long endLine, long classId, long methodId) {
+        begin(1012);
+        str(name);
+        str(signature);
+        u8(0); // isNative
+        u8(0); // isAbstract
+        u8(0); // isStatic
+        u8(0); // isSynchronized
+        str(""); // exceptions
+        i64(startLine);
+        i64(endLine);
+        str(""); // signatureNotation
+        i64(0); // transientClassIdRef
+        i64(classId);
+        i64(methodId);
+        str("");
+        str("");
+        end();
+    }
+
+    @Override
+    void objAlloc(long objId, long classId, long time) {
+        begin(1014);
+        i64(0); // transientThreadIdRef
+        i64(0); // threadIdRef
+        i64(time);
+        u8(0); // isArray
+        i64(0); // transientObjId
+        i64(objId);
+        i64(0); // size
+        i64(0); // lineNo
+        i64(0); // methodIdRef
+        i64(0); // transientClassIdRef
+        i64(classId);
+        str(""); // contextData
+        str("");
+        str("");
+        end();
+    }
+
+    @Override
+    void gcStart(long time) {
+        begin(1023);
+        i64(0);
+        i64(0);
+        i64(time);
+        str("");
+        str("");
+        end();
+    }
+
+    @Override
+    void gcFinish(long time, long totalObjSpace, long usedObjSpace, long usedObjects) {
+        begin(1027);
+        i64(0);
+        i64(0);
+        i64(time);
+        i64(totalObjSpace);
+        i64(usedObjSpace);
+        i64(usedObjects);
+        str("");
+        str("");
+        end();
+    }
+
+    @Override
+    void monWait(boolean waited, long threadId, long time, long obj, long timeoutMillis, List<Frame> stack) {
+        begin(waited ? 1033 : 1032);
+        i64(threadId);
+        i64(time);
+        i64(obj);
+        i64(timeoutMillis);
+        stack(stack);
+        end();
+    }
+
+    @Override
+    void monContendedEnter(long threadId, long time, long obj, long owner, List<Frame> stack) {
+        begin(1034);
+        i64(threadId);
+        i64(time);
+        i64(obj);
+        i64(owner);
+        stack(stack);
+        end();
+    }
+
+    @Override
+    void monContendedEntered(long threadId, long time, long obj, List<Frame> stack) {
+        begin(1035);
+        i64(threadId);
+        i64(time);
+        i64(obj);
+        stack(stack);
+        end();
+    }
+
+    @Override
+    void agMethodEntry(long threadId, long methodId, long baseTime, long minTime, long maxTime, long baseCpuTime,
+            long numCalls) {
+        begin(1036);
+        i64(threadId);
+        i64(methodId);
+        i64(baseTime);
+        i64(minTime);
+        i64(maxTime);
+        i64(baseCpuTime);
+        i64(numCalls);
+        end();
+    }
+}

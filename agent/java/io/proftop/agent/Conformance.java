@@ -1,0 +1,48 @@
+package io.proftop.agent;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Writes a fixed sequence of every event the agent sends, in both
+ * encodings, so that proftop's tests can check the agent's encoders against
+ * its own decoder and encoder: java -cp proftop-agent.jar
+ * io.proftop.agent.Conformance OUT.trcbin OUT.trcxml
+ */
+public final class Conformance {
+    private Conformance() {}
+
+    static void write(TraceEncoder e) {
+        List<TraceEncoder.Frame> stack = List.of(new TraceEncoder.Frame("com.acme.Cache.get", 88),
+                new TraceEncoder.Frame("com.acme.Api.handle <&\"'>", 31), new TraceEncoder.Frame("java.lang.Thread.run", -1));
+        long t = 1_700_000_000_123_456_789L;
+        e.node("node-1", "prod-1", "10.0.0.1", 60, t);
+        e.processCreate("process-1", "com.acme.Main", 4242, "node-1", t, "/usr/bin/java");
+        e.agentCreate("agent-1", "process-1", "proftop JVM agent", "Profiler", t, "threshold=0ms", "1.0");
+        e.traceStart("trace-1", "agent-1", t);
+        e.threadStart(1, t + 1, "main", "system", "main");
+        e.threadStart(23, t + 2, "main", "", "worker \"1\"\tÄ線");
+        e.classDef(1, t + 3, "com.acme.Cache", "Cache.java");
+        e.methodDef("get", "(Ljava/lang/String;)Ljava/lang/Object;", 80, 80, 1, 7);
+        e.objAlloc(0x7f3a0048L, 1, t + 4);
+        e.monContendedEnter(23, t + 5, 0x7f3a0048L, 1, stack);
+        e.monContendedEntered(23, t + 6, 0x7f3a0048L, stack);
+        e.monWait(false, 1, t + 7, 0x7f3a0048L, 500, stack);
+        e.monWait(true, 1, t + 8, 0x7f3a0048L, 500, List.of());
+        e.gcStart(t + 9);
+        e.gcFinish(t + 10, 1L << 30, 123_456_789L, 0);
+        e.agMethodEntry(23, 7, 40_000_000L, -1, -1, 40_000_000L, 2);
+        e.threadEnd(23, t + 11);
+    }
+
+    public static void main(String[] args) throws IOException {
+        TraceEncoder bin = new BinaryEncoder();
+        write(bin);
+        Files.write(Path.of(args[0]), bin.take());
+        TraceEncoder xml = new XmlEncoder();
+        write(xml);
+        Files.write(Path.of(args[1]), xml.take());
+    }
+}

@@ -1,0 +1,57 @@
+package io.proftop.agent;
+
+import java.util.List;
+
+/**
+ * Writes trace events in one of the two encodings of the trace format
+ * (docs/protocol.md, ../shared/spec/trace-format.md). Only the messages this
+ * agent sends are here; each writes every attribute of its message, in wire
+ * order, unused ones at their default. Not thread-safe: the collector
+ * serialises calls.
+ */
+abstract class TraceEncoder {
+    /** One frame of a stack: a display name ("pkg.Class.method") and a line (-1: unknown). */
+    record Frame(String method, long line) {}
+
+    /** The bytes encoded since the last call, the stream header first. */
+    abstract byte[] take();
+
+    abstract int buffered();
+
+    abstract void node(String nodeId, String hostname, String ipaddress, int timezone, long time);
+
+    abstract void processCreate(String processId, String name, int pid, String nodeIdRef, long time, String executable);
+
+    abstract void agentCreate(String agentId, String processIdRef, String agentName, String agentType, long time,
+            String agentParameters, String version);
+
+    abstract void traceStart(String traceId, String agentIdRef, long time);
+
+    abstract void threadStart(long threadId, long time, String groupName, String parentName, String threadName);
+
+    abstract void threadEnd(long threadId, long time);
+
+    abstract void classDef(long classId, long time, String name, String sourceName);
+
+    abstract void methodDef(String name, String signature, long startLine, long endLine, long classId, long methodId);
+
+    abstract void objAlloc(long objId, long classId, long time);
+
+    abstract void gcStart(long time);
+
+    abstract void gcFinish(long time, long totalObjSpace, long usedObjSpace, long usedObjects);
+
+    /** monWait (waited false) or monWaited (waited true). */
+    abstract void monWait(boolean waited, long threadId, long time, long obj, long timeoutMillis, List<Frame> stack);
+
+    abstract void monContendedEnter(long threadId, long time, long obj, long owner, List<Frame> stack);
+
+    abstract void monContendedEntered(long threadId, long time, long obj, List<Frame> stack);
+
+    abstract void agMethodEntry(long threadId, long methodId, long baseTime, long minTime, long maxTime, long baseCpuTime,
+            long numCalls);
+
+    static TraceEncoder forFormat(String format) {
+        return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();
+    }
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proftop/proftop/agent"
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/config"
+)
+
+// NewAttachCommand returns `proftop attach PID`.
+func NewAttachCommand(s *config.Settings, v *View) *cobra.Command {
+	var agentOptions string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "attach PID",
+		Short: "Load proftop's agent into a running JVM on this machine and watch it",
+		Long: `Load proftop's JVM agent (embedded in this binary) into a running JVM through
+the HotSpot attach mechanism, and watch it. No JDK tool is needed. The JVM
+must run as the same user (or proftop as root); the agent listens on a free
+loopback port. See proftop list for the JVMs that can be attached.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pid, err := strconv.Atoi(args[0])
+			if err != nil || pid <= 0 {
+				return fmt.Errorf("%q is not a process id", args[0])
+			}
+			port, err := agent.Attach(pid, agent.AttachOptions{AgentOptions: agentOptions, Timeout: timeout})
+			if err != nil {
+				return err
+			}
+			settings := *s
+			settings.Host, settings.Port = "127.0.0.1", port
+			ctx, stop := Interruptible()
+			defer stop()
+			return Watch(ctx, client.NewSession(SessionConfig(settings)), settings, *v, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&agentOptions, "agent-options", "", "options for the agent: threshold=DURATION (shortest contention recorded, default 0ms), sample=DURATION (sampling period, default 20ms), poll=DURATION (default 1s)")
+	cmd.Flags().DurationVar(&timeout, "attach-timeout", 10*time.Second, "how long to wait for the JVM to answer and for the agent to listen")
+	return cmd
+}
+
+// NewListCommand returns `proftop list`.
+func NewListCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the JVMs on this machine that proftop attach can watch",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			jvms, err := agent.List()
+			if err != nil {
+				return err
+			}
+			if len(jvms) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no JVM is running on this machine (that this user can see)")
+				return nil
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "PID\tUSER\tMAIN\tATTACHABLE")
+			for _, j := range jvms {
+				attachable := "yes"
+				if !j.Attachable {
+					attachable = "no (another user)"
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", j.PID, j.User, j.Main, attachable)
+			}
+			return w.Flush()
+		},
+	}
+}
