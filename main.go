@@ -76,11 +76,11 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 	pf.BoolVar(&view.JSON, "json", false, "with --batch: one JSON document per snapshot, on one line")
 	pf.IntVar(&view.Top, "top", 0, "with --batch: rows per table in text (default 20); methods kept in JSON (default all)")
 
-	decodeCmd, simulateCmd, listCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewListCommand()
-	for _, c := range []*cobra.Command{decodeCmd, simulateCmd, listCmd} {
+	decodeCmd, simulateCmd, listCmd, jarCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewListCommand(), cli.NewAgentJarCommand()
+	for _, c := range []*cobra.Command{decodeCmd, simulateCmd, listCmd, jarCmd} {
 		c.Annotations = map[string]string{noConfig: "yes"}
 	}
-	root.AddCommand(decodeCmd, simulateCmd, listCmd,
+	root.AddCommand(decodeCmd, simulateCmd, listCmd, jarCmd,
 		cli.NewDemoCommand(&settings, &view),
 		cli.NewAttachCommand(&settings, &view),
 		cli.NewReplayCommand(&settings, &view),

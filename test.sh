@@ -17,6 +17,9 @@ fi
 echo "== go vet"
 go vet ./...
 
+echo "== the committed agent jar is what its sources build"
+(cd agent && go run ./internal/jarbuild -src java -out proftop-agent.jar -check)
+
 echo "== go test -race"
 go test -race -count=1 ./...
 

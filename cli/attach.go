@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -71,6 +72,26 @@ func NewListCommand() *cobra.Command {
 				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", j.PID, j.User, j.Main, attachable)
 			}
 			return w.Flush()
+		},
+	}
+}
+
+// NewAgentJarCommand returns `proftop agent-jar [PATH]`.
+func NewAgentJarCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "agent-jar [PATH]",
+		Short: "Write the embedded JVM agent to a file, for java -javaagent:PATH",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := "proftop-agent.jar"
+			if len(args) == 1 {
+				path = args[0]
+			}
+			if err := os.WriteFile(path, agent.Jar, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d bytes): start a JVM with -javaagent:%s[=port=10002,...]\n", path, len(agent.Jar), path)
+			return nil
 		},
 	}
 }

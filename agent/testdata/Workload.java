@@ -9,7 +9,8 @@ import java.util.List;
  * main returns.
  *
  * java Workload run SECONDS [deadlock]   runs SECONDS, or until its standard input closes
- * java Workload bench SECONDS           prints "ops N" (operations done in SECONDS)
+ * java Workload bench SECONDS [WARMUP]  prints "ops N": operations done in SECONDS,
+ *                                       counted after WARMUP seconds (default 1)
  */
 public class Workload {
     static final Object lock = new Object();
@@ -125,7 +126,7 @@ public class Workload {
         }
         System.out.println("workload started");
         if (mode.equals("bench")) {
-            Thread.sleep(1000); // warm up
+            Thread.sleep(1000L * (args.length > 2 ? Integer.parseInt(args[2]) : 1)); // warm up
             long before = ops.get();
             Thread.sleep(seconds * 1000L);
             System.out.println("ops " + (ops.get() - before));

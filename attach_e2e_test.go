@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// javaWorkload compiles agent/testdata/Workload.java and starts it (without
+// the agent); it runs until the test ends.
+func javaWorkload(t *testing.T, jvmArgs ...string) *exec.Cmd {
+	t.Helper()
+	for _, tool := range []string{"java", "javac"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (.ci/run installs OpenJDK 17)", tool)
+		}
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("javac", "--release", "17", "-d", dir, "agent/testdata/Workload.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	cmd := exec.Command("java", append(jvmArgs, "-cp", dir, "Workload", "run", "300", "deadlock")...)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if !strings.Contains(line, "workload started") {
+		t.Fatalf("the workload says %q", line)
+	}
+	go io.Copy(io.Discard, stdout)
+	return cmd
+}
+
+// proftop attach PID, the real binary, into a JVM started without the
+// agent: JSON snapshots show the workload's threads, its contention and
+// the deadlock; proftop list shows the JVM.
+func TestAttachCommand(t *testing.T) {
+	jvm := javaWorkload(t)
+	pid := jvm.Process.Pid
+	out, errs, code := run(t, nil, "list")
+	if code != 0 || !strings.Contains(out, strconv.Itoa(pid)) || !strings.Contains(out, "Workload") {
+		t.Fatalf("list: exit %d\n%s\n%s", code, out, errs)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	out, errs, code = run(t, nil, "attach", strconv.Itoa(pid), "--batch", "--json", "-n", "6", "--refresh", "1s")
+	if code != 0 {
+		t.Fatalf("attach: exit %d\n%s", code, errs)
+	}
+	var doc struct {
+		State       string
+		Format      string
+		Negotiation string
+		Agent       struct{ PID int }
+		Picture     struct {
+			Threads   []struct{ Name string }
+			Monitors  []struct{ Class string }
+			Deadlocks []struct{ ThreadNames []string }
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, th := range doc.Picture.Threads {
+		names[th.Name] = true
+	}
+	if doc.State != "streaming" || doc.Format != "binary" || doc.Agent.PID != pid || !names["contender-0"] || !names["deadlock-a"] {
+		t.Fatalf("%+v", doc)
+	}
+	if len(doc.Picture.Deadlocks) != 1 || strings.Join(doc.Picture.Deadlocks[0].ThreadNames, ",") != "deadlock-a,deadlock-b" && strings.Join(doc.Picture.Deadlocks[0].ThreadNames, ",") != "deadlock-b,deadlock-a" {
+		t.Fatalf("deadlocks %+v", doc.Picture.Deadlocks)
+	}
+	if time.Now().After(deadline) {
+		t.Fatal("too slow")
+	}
+}
+
+// Attach says clearly why it cannot: no such process, not a JVM, attach
+// disabled, another user's JVM.
+func TestAttachErrors(t *testing.T) {
+	_, errs, code := run(t, nil, "attach", "999999")
+	if code != 1 || !strings.Contains(errs, "process 999999: no such process") {
+		t.Fatalf("exit %d: %q", code, errs)
+	}
+	_, errs, _ = run(t, nil, "attach", strconv.Itoa(os.Getpid()))
+	if !strings.Contains(errs, "is not a JVM") {
+		t.Fatalf("%q", errs)
+	}
+	_, errs, _ = run(t, nil, "attach", "not-a-pid")
+	if !strings.Contains(errs, `"not-a-pid" is not a process id`) {
+		t.Fatalf("%q", errs)
+	}
+	disabled := javaWorkload(t, "-XX:+DisableAttachMechanism")
+	start := time.Now()
+	_, errs, _ = run(t, nil, "attach", strconv.Itoa(disabled.Process.Pid), "--attach-timeout", "2s")
+	if !strings.Contains(errs, "does not answer attach requests") || !strings.Contains(errs, "DisableAttachMechanism") || time.Since(start) > 20*time.Second {
+		t.Fatalf("%q after %v", errs, time.Since(start))
+	}
+	// Another user's JVM: proftop, run as nobody, against a JVM of root's.
+	if os.Geteuid() != 0 {
+		t.Log("not root: the other-user case is not run")
+		return
+	}
+	nobody, err := user.Lookup("nobody")
+	runuser, lookErr := exec.LookPath("runuser")
+	if err != nil || lookErr != nil {
+		t.Log("no user nobody or no runuser: the other-user case is not run")
+		return
+	}
+	dir, err := os.MkdirTemp("", "proftop-other-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755) // nobody must reach the binary
+	bin := filepath.Join(dir, "proftop")
+	data, _ := os.ReadFile(proftopBin)
+	os.WriteFile(bin, data, 0o755)
+	jvm := javaWorkload(t)
+	out, err := exec.Command(runuser, "-u", nobody.Username, "--", bin, "attach", strconv.Itoa(jvm.Process.Pid)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "another user's JVM") || !strings.Contains(string(out), "run proftop as root") {
+		t.Fatalf("%v: %s", err, out)
+	}
+}
