@@ -61,7 +61,6 @@ type Aggregator struct {
 	process  Process
 	unpaired int64
 
-	lastSnap time.Time
 
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
@@ -295,11 +294,6 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if nowNS == 0 {
 		nowNS = now.UnixNano()
 	}
-	elapsed := now.Sub(a.lastSnap)
-	if a.lastSnap.IsZero() {
-		elapsed = 0
-	}
-	a.lastSnap = now
 	a.threads.expire(nowNS, a.opts.EndedRetention, a.opts.MaxEndedThreads)
 	a.monitors.expire(a.opts.MaxMonitors)
 	s := &Snapshot{
@@ -314,7 +308,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if a.latest > 0 {
 		s.Clock = time.Unix(0, a.latest)
 	}
-	s.Threads = a.threads.rows(nowNS, elapsed, q.StackOf, &a.methods, reuse(&a.freeThreads))
+	s.Threads = a.threads.rows(nowNS, now, q.StackOf, &a.methods, reuse(&a.freeThreads))
 	buf := methodBuffer{gen: noGen}
 	if n := len(a.freeMethods); n > 0 {
 		buf = a.freeMethods[n-1]

@@ -529,3 +529,25 @@ func TestLateLineReachesPatchedTables(t *testing.T) {
 		t.Fatalf("%+v", m)
 	}
 }
+
+// CPU reported in batches (JFR flushes once a second) gives a steady %CPU
+// at a faster refresh, not one that flickers between 0 and double.
+func TestCPUPercentIsSteady(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	var got []float64
+	for i := 0; i < 16; i++ {
+		at := t0.Add(time.Duration(i) * 500 * time.Millisecond)
+		if i%2 == 0 { // half a second of CPU a second, reported once a second
+			a.Apply([]decode.Event{&decode.AgMethodEntry{ThreadIDRef: 2, MethodIDRef: 10, BaseTime: 500_000_000, MinTime: -1, MaxTime: -1, BaseCPUTime: 500_000_000, NumCalls: 25}}, 1, decode.Clock{}, at)
+		}
+		if th := threadByID(a.Snapshot(at, Query{CallersOf: -1}), 2); i >= 8 {
+			got = append(got, th.CPUPercent)
+		}
+	}
+	for _, p := range got {
+		if p < 35 || p > 70 {
+			t.Fatalf("%%CPU %v, want about 50 each time", got)
+		}
+	}
+}

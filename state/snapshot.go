@@ -37,7 +37,7 @@ type Thread struct {
 	Started     int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
 	Ended       int64         `json:"endedNs,omitempty"`
 	CPU         time.Duration `json:"cpuNs"`
-	CPUPercent  float64       `json:"cpuPercent"` // since the previous snapshot
+	CPUPercent  float64       `json:"cpuPercent"` // over the last 2 to 4 s
 	Method      string        `json:"method,omitempty"`
 	Depth       int           `json:"depth,omitempty"`
 	Blocked     time.Duration `json:"blockedNs"`

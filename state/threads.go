@@ -29,7 +29,8 @@ type thread struct {
 	ended      int64
 	cpu        int64 // ns
 	cpuKnown   bool  // a CPU reading has arrived: cpu is a measure, not a zero
-	cpuAtSnap  int64
+	cpuAtSnap  int64 // cpu at the current mark of the table
+	cpuAtPrev  int64 // cpu at the previous mark
 	calls      []openCall
 	blockedNS  int64 // closed intervals
 	waitingNS  int64
@@ -48,7 +49,7 @@ type thread struct {
 // have no CPU figure and the %CPU column does not jump.
 func (t *thread) setCPU(ns int64) {
 	if !t.cpuKnown {
-		t.cpuKnown, t.cpuAtSnap = true, ns
+		t.cpuKnown, t.cpuAtSnap, t.cpuAtPrev = true, ns, ns
 		for i := range t.calls {
 			t.calls[i].cpuStart = -1
 		}
@@ -189,7 +190,13 @@ type threadTable struct {
 	byID  map[int64]*thread // threads of the current stream
 	all   []*thread         // every thread listed, in order of appearance
 	ended int               // how many of all have ended
+	// %CPU is measured from the previous of two marks taken at least
+	// cpuWindow apart: CPU readings arrive in batches (JFR flushes about
+	// once a second), so a rate over one refresh would flicker.
+	markAt, prevAt time.Time
 }
+
+const cpuWindow = 2 * time.Second
 
 func (tt *threadTable) init() { tt.byID = map[int64]*thread{} }
 
@@ -258,7 +265,14 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 	tt.ended = ended
 }
 
-func (tt *threadTable) rows(now int64, elapsed time.Duration, stackOf int64, mt *methodTable, out []Thread) []Thread {
+func (tt *threadTable) rows(now int64, wall time.Time, stackOf int64, mt *methodTable, out []Thread) []Thread {
+	if tt.markAt.IsZero() || wall.Sub(tt.markAt) >= cpuWindow {
+		tt.prevAt, tt.markAt = tt.markAt, wall
+		for _, t := range tt.all {
+			t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
+		}
+	}
+	span := wall.Sub(tt.prevAt)
 	if cap(out) >= len(tt.all) {
 		out = out[:len(tt.all)]
 	} else {
@@ -283,10 +297,9 @@ func (tt *threadTable) rows(now int64, elapsed time.Duration, stackOf int64, mt 
 		if n := len(t.calls); n > 0 {
 			r.Method = mt.name(t.calls[n-1].slot)
 		}
-		if elapsed > 0 {
-			r.CPUPercent = 100 * float64(t.cpu-t.cpuAtSnap) / float64(elapsed)
+		if !tt.prevAt.IsZero() && span > 0 {
+			r.CPUPercent = 100 * float64(t.cpu-t.cpuAtPrev) / float64(span)
 		}
-		t.cpuAtSnap = t.cpu
 		if t.id == stackOf && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)
 		}
