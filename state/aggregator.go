@@ -61,7 +61,6 @@ type Aggregator struct {
 	process  Process
 	unpaired int64
 
-
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
 	freeThreads [][]Thread
