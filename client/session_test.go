@@ -254,31 +254,9 @@ func TestMalformedFrameIsReportedAndRetried(t *testing.T) {
 // A controller that negotiates binary but sends XML: the mismatch is
 // reported and the stream is decoded for what it is.
 func TestFormatMismatchIsReported(t *testing.T) {
-	port := fakeController(t, func(c net.Conn) {
-		fr, fw := protocol.NewFrameReader(c, 0), protocol.NewFrameWriter(c, 0)
-		for {
-			f, err := fr.Next()
-			if err != nil {
-				return
-			}
-			m, _ := protocol.ParseMessage(f.Payload)
-			var body any
-			switch m.Name {
-			case "listAgents":
-				body = &protocol.AgentList{Agents: []protocol.Agent{{ID: "1", PID: 7, Name: "liar"}}}
-			case "attach":
-				body = &protocol.Attached{AgentID: "1"}
-			case "setOutputFormat":
-				body = &protocol.EnabledOutputFormat{Format: "binary"}
-			case "startMonitoring":
-				body = &protocol.MonitoringStarted{}
-			}
-			p, _ := protocol.EncodeMessage("agent:1", "proftop", m.Ctxt, body)
-			fw.WriteFrame(false, p)
-			if m.Name == "startMonitoring" {
-				fw.WriteData([]byte(decode.XMLPrologue + `<threadStart threadId="1" threadName="main"/>` + "\n"))
-			}
-		}
+	port := scriptedController(t, func(c net.Conn, fw *protocol.FrameWriter) {
+		fw.WriteData([]byte(decode.XMLPrologue + `<threadStart threadId="1" threadName="main"/>` + "\n"))
+		time.Sleep(time.Second)
 	})
 	s, c, _ := run(t, Config{Port: port})
 	waitFor(t, "the event", 5*time.Second, func() bool { return c.count(decode.KindThreadStart) == 1 })
@@ -294,9 +272,8 @@ func TestTokenIsRequiredWhenConfigured(t *testing.T) {
 	if cause := s.Status().Cause; !strings.Contains(cause, "UNAUTHORIZED") {
 		t.Fatalf("cause %q", cause)
 	}
-	s, c, _ := run(t, Config{Port: port, Token: "s3cret"})
+	_, c, _ := run(t, Config{Port: port, Token: "s3cret"})
 	waitFor(t, "events", 5*time.Second, func() bool { return c.total() > 100 })
-	_ = s
 }
 
 func TestUnreachableHostsAreDescribed(t *testing.T) {

@@ -1,5 +1,7 @@
 package simulator
 
+import "strconv"
+
 // The lock objects of the simulated service. Entering a method marked with
 // one of them takes that monitor.
 const (
@@ -248,27 +250,13 @@ func initialThreads() []threadSpec {
 		{"scheduling-1", "main", kindScheduler},
 	}
 	for i := 1; i <= 24; i++ {
-		out = append(out, threadSpec{"http-nio-8080-exec-" + itoa(i), "main", kindHTTP})
+		out = append(out, threadSpec{"http-nio-8080-exec-" + strconv.Itoa(i), "main", kindHTTP})
 	}
 	for i := 1; i <= 6; i++ {
-		out = append(out, threadSpec{"pool-2-thread-" + itoa(i), "main", kindBilling})
+		out = append(out, threadSpec{"pool-2-thread-" + strconv.Itoa(i), "main", kindBilling})
 	}
 	for i := 1; i <= 4; i++ {
-		out = append(out, threadSpec{"ForkJoinPool.commonPool-worker-" + itoa(i), "main", kindForkJoin})
+		out = append(out, threadSpec{"ForkJoinPool.commonPool-worker-" + strconv.Itoa(i), "main", kindForkJoin})
 	}
 	return out
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	p := len(b)
-	for i > 0 {
-		p--
-		b[p] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(b[p:])
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -63,7 +64,7 @@ func NewServer(cfg ServerConfig) *Server {
 		version = "0.9"
 	}
 	for i := range cfg.Agents {
-		s.agents = append(s.agents, protocol.Agent{ID: itoa(i + 1), PID: 4242 + 17*i, Name: agentNames[i%len(agentNames)],
+		s.agents = append(s.agents, protocol.Agent{ID: strconv.Itoa(i + 1), PID: 4242 + 17*i, Name: agentNames[i%len(agentNames)],
 			Type: "Profiler", Version: version})
 	}
 	return s

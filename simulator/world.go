@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/proftop/proftop/decode"
@@ -264,7 +265,7 @@ func (w *World) boot() {
 	w.emit(&decode.ProcessCreate{ProcessID: "process-sim", Name: w.cfg.Name, PID: int32(w.cfg.PID), NodeIDRef: "node-sim", Time: start,
 		Executable: "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"})
 	w.emit(&decode.AgentCreate{AgentID: "agent-sim", ProcessIDRef: "process-sim", AgentName: "proftop simulated agent", AgentType: "Profiler",
-		Time: start, AgentParameters: "seed=" + itoa(int(w.cfg.Seed)) + ",rate=" + itoa(w.cfg.Rate), Version: "1.0"})
+		Time: start, AgentParameters: "seed=" + strconv.FormatUint(w.cfg.Seed, 10) + ",rate=" + strconv.Itoa(w.cfg.Rate), Version: "1.0"})
 	w.emit(&decode.TraceStart{TraceID: "trace-sim", AgentIDRef: "agent-sim", Time: start})
 	for _, spec := range initialThreads() {
 		w.startThread(spec)
@@ -764,9 +765,9 @@ func (w *World) churn() {
 func (w *World) poolThreadName(k threadKind) string {
 	n := w.threadSerial[k] + 1
 	if k == kindBilling {
-		return "pool-2-thread-" + itoa(n)
+		return "pool-2-thread-" + strconv.Itoa(n)
 	}
-	return "http-nio-8080-exec-" + itoa(n)
+	return "http-nio-8080-exec-" + strconv.Itoa(n)
 }
 
 // accumulate records a finished call for the next agMethodEntry report.

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/proftop/proftop/decode"
@@ -208,7 +209,7 @@ func (tt *threadTable) get(id int64, stream int) *thread {
 	if t := tt.byID[id]; t != nil {
 		return t
 	}
-	t := &thread{id: id, name: "thread-" + itoa(id), stream: stream}
+	t := &thread{id: id, name: "thread-" + strconv.FormatInt(id, 10), stream: stream}
 	tt.byID[id] = t
 	tt.all = append(tt.all, t)
 	return t
@@ -305,27 +306,4 @@ func (tt *threadTable) rows(now int64, wall time.Time, stackOf int64, mt *method
 		}
 	}
 	return out
-}
-
-func itoa(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	neg := v < 0
-	u := uint64(v)
-	if neg {
-		u = uint64(-v)
-	}
-	var b [20]byte
-	i := len(b)
-	for u > 0 {
-		i--
-		b[i] = byte('0' + u%10)
-		u /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
