@@ -175,6 +175,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonContendedEnter:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t.predates(now) {
+			t.beginLate(now, e.ObjIDRef, false)
+			break
+		}
 		var owner *thread
 		if e.ThreadOwner != 0 {
 			owner = a.threads.get(e.ThreadOwner, a.stream)
@@ -186,6 +190,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonContendedEntered:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if d, late := t.endLate(now, e.ObjIDRef, false); late {
+			a.monitors.lateEntered(e.ObjIDRef, now, d)
+			break
+		}
 		t.setStack(&e.Stack)
 		if t.monitor != e.ObjIDRef {
 			a.monitors.detach(t)
@@ -195,6 +203,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonWait:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t.predates(now) {
+			t.beginLate(now, e.ObjIDRef, true)
+			break
+		}
 		t.setStack(&e.Stack)
 		a.monitors.detach(t)
 		t.wait(now, e.ObjIDRef, e.Timeout)
@@ -202,6 +214,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonWaited:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if _, late := t.endLate(now, e.ObjIDRef, true); late {
+			a.monitors.lateWaited(e.ObjIDRef, now)
+			break
+		}
 		t.setStack(&e.Stack)
 		t.unwait(now)
 		a.monitors.waited(e.ObjIDRef, t, now)

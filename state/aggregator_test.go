@@ -551,3 +551,51 @@ func TestCPUPercentIsSteady(t *testing.T) {
 		}
 	}
 }
+
+// A profiler that learns of contentions once they are over (the JVM agent,
+// from JFR) may report one after it has reported the thread blocked now:
+// the late one counts in the statistics and the present state stands, so a
+// deadlock is not broken by news of an earlier, short contention.
+func TestLateContentionLeavesThePresentAlone(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		// Threads 1 and 2 deadlock from 1000 ms.
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 102, ThreadOwner: 2, Time: ms(1000), Stack: stack("a.deadlock")},
+		&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 101, ThreadOwner: 1, Time: ms(1000)},
+		// Then news of thread 1's contention on 105 from 200 to 500 ms, and
+		// of a wait on 106 from 600 to 700 ms.
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 105, ThreadOwner: 3, Time: ms(200), Stack: stack("a.earlier")},
+		&decode.MonContendedEntered{ThreadIDRef: 1, ObjIDRef: 105, Time: ms(500)},
+		&decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: 1, ObjIDRef: 106, Time: ms(600)}},
+		&decode.MonWaited{MonitorWait: decode.MonitorWait{ThreadIDRef: 1, ObjIDRef: 106, Time: ms(700)}},
+	)
+	s := a.Snapshot(t0.Add(2*time.Second), Query{CallersOf: -1, StackOf: 1})
+	if len(s.Deadlocks) != 1 {
+		t.Fatalf("deadlocks %+v", s.Deadlocks)
+	}
+	th := threadByID(s, 1)
+	if th.State != ThreadBlocked || th.Contentions != 2 || th.Waiting != 100*time.Millisecond || th.Blocked != 300*time.Millisecond {
+		t.Fatalf("thread 1: state %v, %d contentions, blocked %v, waiting %v", th.State, th.Contentions, th.Blocked, th.Waiting)
+	}
+	if len(th.Stack) == 0 || th.Stack[0].Method != "a.deadlock" {
+		t.Fatalf("the present stack was replaced: %+v", th.Stack)
+	}
+	m := monitorByObj(s, 105)
+	if m == nil || m.Enters != 1 || m.BlockedMax != 300*time.Millisecond || len(m.Waiters) != 0 || m.Owner != 0 {
+		t.Fatalf("monitor 105: %+v", m)
+	}
+	if w := monitorByObj(s, 106); w == nil || w.Waits != 1 || len(w.Waiters) != 0 {
+		t.Fatalf("monitor 106: %+v", w)
+	}
+	// When the present contention ends, the thread runs, and the next
+	// contention is the present again.
+	feed(a,
+		&decode.MonContendedEntered{ThreadIDRef: 1, ObjIDRef: 102, Time: ms(3000)},
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 105, Time: ms(3100)},
+	)
+	s = a.Snapshot(t0.Add(4*time.Second), Query{CallersOf: -1})
+	if th := threadByID(s, 1); th.State != ThreadBlocked || len(s.Deadlocks) != 0 || len(monitorByObj(s, 105).Waiters) != 1 {
+		t.Fatalf("after: %+v, deadlocks %+v", th, s.Deadlocks)
+	}
+}

@@ -164,6 +164,22 @@ func (mt *monitorTable) entered(obj int64, t *thread, now, blockedNS int64) {
 	m.blockedMax = max(m.blockedMax, blockedNS)
 }
 
+// lateEntered counts a contention that ended before the present state of
+// its thread began: statistics only, no owner or waiter changes.
+func (mt *monitorTable) lateEntered(obj, now, blockedNS int64) {
+	m := mt.get(obj, now)
+	m.enters++
+	m.blockedN++
+	m.blockedSum += blockedNS
+	m.blockedMax = max(m.blockedMax, blockedNS)
+}
+
+// lateWaited counts a wait that ended before the present state of its
+// thread began.
+func (mt *monitorTable) lateWaited(obj, now int64) {
+	mt.get(obj, now).waits++
+}
+
 // wait records the owner calling Object.wait: it lets the monitor go.
 func (mt *monitorTable) wait(obj int64, t *thread, now int64) {
 	m := mt.get(obj, now)

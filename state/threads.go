@@ -39,6 +39,7 @@ type thread struct {
 	monitor    int64
 	timeout    int64 // ms, of the current wait
 	contention int64
+	late       lateEpisode
 	stack      []Frame // latest reported stack, innermost first
 	// stackShared says a snapshot holds stack: the next one is written to
 	// a new slice, so snapshots can share stacks without copying them.
@@ -103,6 +104,48 @@ func (t *thread) setStack(s *decode.Stack) {
 	}
 }
 
+// lateEpisode is a contention or wait reported after the thread's present
+// one began, though it ended before: a profiler that learns of contentions
+// late (the JVM agent hears of them from JFR once they are over) sends it
+// after it has reported the thread blocked now. It counts in the
+// statistics and leaves the present state alone.
+type lateEpisode struct {
+	open    bool
+	waiting bool
+	obj     int64
+	since   int64
+}
+
+// predates says an event at time at belongs to the past of the thread's
+// present block or wait.
+func (t *thread) predates(at int64) bool {
+	return (t.state == ThreadBlocked || t.state == ThreadWaiting) && at < t.since
+}
+
+// beginLate records the start of a late episode.
+func (t *thread) beginLate(at, obj int64, waiting bool) {
+	t.late = lateEpisode{open: true, waiting: waiting, obj: obj, since: at}
+	if !waiting {
+		t.contention++
+	}
+}
+
+// endLate ends the late episode an end event at time at belongs to, and
+// returns how long it lasted; ok is false when the event is not its end.
+func (t *thread) endLate(at, obj int64, waiting bool) (d int64, ok bool) {
+	if !t.late.open || t.late.waiting != waiting || t.late.obj != obj || !t.predates(at) {
+		return 0, false
+	}
+	t.late.open = false
+	d = max(at-t.late.since, 0)
+	if waiting {
+		t.waitingNS += d
+	} else {
+		t.blockedNS += d
+	}
+	return d, true
+}
+
 func (t *thread) block(now, obj int64) {
 	t.closeInterval(now)
 	t.state, t.since, t.monitor = ThreadBlocked, now, obj
@@ -130,8 +173,10 @@ func (t *thread) unwait(now int64) {
 	t.state, t.monitor, t.timeout = ThreadRunning, 0, 0
 }
 
-// closeInterval adds the current block or wait to the totals.
+// closeInterval adds the current block or wait to the totals; the state
+// changes after it, and a late episode still open is forgotten.
 func (t *thread) closeInterval(now int64) {
+	t.late.open = false
 	switch t.state {
 	case ThreadBlocked:
 		t.blockedNS += max(now-t.since, 0)
