@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -10,13 +11,33 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
+// syncBuffer is a bytes.Buffer safe to write and read from two goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // javaWorkload compiles agent/testdata/Workload.java and starts it (without
-// the agent); it runs until the test ends.
-func javaWorkload(t *testing.T, jvmArgs ...string) *exec.Cmd {
+// the agent); it runs until the test ends. Its standard output after the
+// first line is kept in the buffer returned.
+func javaWorkload(t *testing.T, jvmArgs ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
 	for _, tool := range []string{"java", "javac"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -38,15 +59,16 @@ func javaWorkload(t *testing.T, jvmArgs ...string) *exec.Cmd {
 	if !strings.Contains(line, "workload started") {
 		t.Fatalf("the workload says %q", line)
 	}
-	go io.Copy(io.Discard, stdout)
-	return cmd
+	out := &syncBuffer{}
+	go io.Copy(out, stdout)
+	return cmd, out
 }
 
 // proftop attach PID, the real binary, into a JVM started without the
 // agent: JSON snapshots show the workload's threads, its contention and
 // the deadlock; proftop list shows the JVM.
 func TestAttachCommand(t *testing.T) {
-	jvm := javaWorkload(t)
+	jvm, _ := javaWorkload(t)
 	pid := jvm.Process.Pid
 	out, errs, code := run(t, nil, "list")
 	if code != 0 || !strings.Contains(out, strconv.Itoa(pid)) || !strings.Contains(out, "Workload") {
@@ -102,11 +124,17 @@ func TestAttachErrors(t *testing.T) {
 	if !strings.Contains(errs, `"not-a-pid" is not a process id`) {
 		t.Fatalf("%q", errs)
 	}
-	disabled := javaWorkload(t, "-XX:+DisableAttachMechanism")
+	disabled, disabledOut := javaWorkload(t, "-XX:+DisableAttachMechanism")
 	start := time.Now()
 	_, errs, _ = run(t, nil, "attach", strconv.Itoa(disabled.Process.Pid), "--attach-timeout", "2s")
 	if !strings.Contains(errs, "does not answer attach requests") || !strings.Contains(errs, "DisableAttachMechanism") || time.Since(start) > 20*time.Second {
 		t.Fatalf("%q after %v", errs, time.Since(start))
+	}
+	// Told by its command line, attach sends no SIGQUIT, which such a JVM
+	// would answer with a thread dump on the application's output.
+	time.Sleep(500 * time.Millisecond)
+	if strings.Contains(disabledOut.String(), "Full thread dump") {
+		t.Fatalf("the JVM printed a thread dump:\n%s", disabledOut)
 	}
 	// Another user's JVM: proftop, run as nobody, against a JVM of root's.
 	if os.Geteuid() != 0 {
@@ -128,7 +156,7 @@ func TestAttachErrors(t *testing.T) {
 	bin := filepath.Join(dir, "proftop")
 	data, _ := os.ReadFile(proftopBin)
 	os.WriteFile(bin, data, 0o755)
-	jvm := javaWorkload(t)
+	jvm, _ := javaWorkload(t)
 	out, err := exec.Command(runuser, "-u", nobody.Username, "--", bin, "attach", strconv.Itoa(jvm.Process.Pid)).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "another user's JVM") || !strings.Contains(string(out), "run proftop as root") {
 		t.Fatalf("%v: %s", err, out)

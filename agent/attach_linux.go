@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/user"
@@ -36,12 +37,21 @@ type AttachOptions struct {
 	Timeout time.Duration
 }
 
+// Attachment is where an attached agent listens.
+type Attachment struct {
+	Port int
+	// Notes from the agent for the user, e.g. that it was already running
+	// and kept the options it was first started with.
+	Notes []string
+}
+
 // process is what Attach learns about its target.
 type process struct {
 	pid   int
 	nspid int    // the pid inside the JVM's own pid namespace (containers)
 	root  string // the JVM's file system root as seen from here
 	uid   int
+	gid   int
 	comm  string
 }
 
@@ -53,7 +63,7 @@ func inspect(pid int) (*process, error) {
 	}
 	p := &process{pid: pid, nspid: pid, root: dir + "/root"}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		p.uid = int(st.Uid)
+		p.uid, p.gid = int(st.Uid), int(st.Gid)
 	}
 	comm, _ := os.ReadFile(dir + "/comm")
 	p.comm = strings.TrimSpace(string(comm))
@@ -88,82 +98,244 @@ func inspect(pid int) (*process, error) {
 // HotSpot attach mechanism (the attach file, SIGQUIT, the .java_pid
 // socket, "load instrument") and returns the loopback port it listens on.
 // No JDK tool is needed on this side.
-func Attach(pid int, opts AttachOptions) (int, error) {
+func Attach(pid int, opts AttachOptions) (Attachment, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
 	p, err := inspect(pid)
 	if err != nil {
-		return 0, err
+		return Attachment{}, err
 	}
-	// The jar and the port file go to the JVM's /tmp, and are named by the
-	// paths the JVM sees.
-	tmp := filepath.Join(p.root, "tmp")
+	// The jar and the port file go to a directory of the JVM's /tmp that
+	// only the JVM's user can write, and are named by the paths the JVM sees.
+	dir, err := p.agentDir()
+	if err != nil {
+		return Attachment{}, fmt.Errorf("process %d: %w", pid, err)
+	}
 	sum := sha256.Sum256(Jar)
-	jarName := "proftop-agent-" + hex.EncodeToString(sum[:6]) + ".jar"
-	if err := writeIfAbsent(filepath.Join(tmp, jarName), Jar); err != nil {
-		return 0, fmt.Errorf("writing the agent jar for process %d: %w", pid, err)
+	jar := filepath.Join(dir, "agent-"+hex.EncodeToString(sum[:6])+".jar")
+	if err := p.writeJar(jar); err != nil {
+		return Attachment{}, fmt.Errorf("process %d: writing the agent jar: %w", pid, err)
 	}
-	portName := fmt.Sprintf("proftop-%d-%d.port", p.nspid, time.Now().UnixNano())
-	portFile := filepath.Join(tmp, portName)
+	portFile := filepath.Join(dir, fmt.Sprintf("port-%d-%d", p.nspid, time.Now().UnixNano()))
 	defer os.Remove(portFile)
 
 	conn, err := p.attachSocket(opts.Timeout)
 	if err != nil {
-		return 0, err
+		return Attachment{}, err
 	}
 	defer conn.Close()
-	args := "port=0,portfile=/tmp/" + portName
+	args := "port=0,portfile=" + p.inJVM(portFile)
 	if opts.AgentOptions != "" {
 		args += "," + opts.AgentOptions
 	}
-	if err := load(conn, "/tmp/"+jarName+"="+args); err != nil {
-		return 0, fmt.Errorf("process %d: %w", pid, err)
+	if err := load(conn, p.inJVM(jar)+"="+args); err != nil {
+		return Attachment{}, fmt.Errorf("process %d: %w", pid, err)
 	}
 	return waitForPort(portFile, opts.Timeout, pid)
 }
 
-func writeIfAbsent(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+// inJVM is the path the JVM sees for a path under its root.
+func (p *process) inJVM(path string) string {
+	return strings.TrimPrefix(path, p.root)
+}
+
+// agentDir returns /tmp/proftop-UID in the JVM's file system, made if need
+// be: a directory owned by the JVM's user and closed to everyone else, so
+// that no other user can swap the jar the JVM loads or forge the port
+// proftop reads. Should someone else have made one by that name, a fresh
+// directory is made instead.
+func (p *process) agentDir() (string, error) {
+	tmp := filepath.Join(p.root, "tmp")
+	dir := filepath.Join(tmp, fmt.Sprintf("proftop-%d", p.uid))
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		if err := p.own(dir); err != nil {
+			return "", err
+		}
+	}
+	if p.private(dir, true) == nil {
+		return dir, nil
+	}
+	dir, err := os.MkdirTemp(tmp, fmt.Sprintf("proftop-%d-", p.uid))
+	if err != nil {
+		return "", fmt.Errorf("making a directory for the agent: %w", err)
+	}
+	return dir, p.own(dir)
+}
+
+// own gives a file proftop made to the JVM's user (when proftop runs as root).
+func (p *process) own(path string) error {
+	if os.Geteuid() == p.uid {
 		return nil
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := os.Lchown(path, p.uid, p.gid); err != nil {
+		return fmt.Errorf("giving %s to the JVM's user: %w", path, err)
+	}
+	return nil
+}
+
+// private checks that path is, not through a symbolic link, a directory
+// (or a regular file) of the JVM's user that no one else may change.
+func (p *process) private(path string, dir bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !ok:
+		return fmt.Errorf("%s: no owner to check", path)
+	case dir && !fi.IsDir(), !dir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is a %v, not what proftop made", path, fi.Mode().Type())
+	case int(st.Uid) != p.uid:
+		return fmt.Errorf("%s belongs to user %d, not to the JVM's user %d", path, st.Uid, p.uid)
+	case dir && fi.Mode().Perm()&0o077 != 0, !dir && fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s is open to other users (mode %v)", path, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// writeJar writes the embedded jar at path, unless the same bytes are
+// there already in a file of the JVM's user.
+func (p *process) writeJar(path string) error {
+	if p.private(path, false) == nil {
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, Jar) {
+			return nil
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".agent-*.jar")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(Jar)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = p.own(f.Name())
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // attachSocket connects to the JVM's attach listener, starting it first if
 // need be: a JVM that finds .attach_pid<PID> when it receives SIGQUIT opens
-// .java_pid<PID> in its temporary directory.
+// .java_pid<PID> in its temporary directory. The socket is used only when
+// it is the JVM's: its user's, closed to others, as the JDK's own attach
+// client checks.
 func (p *process) attachSocket(timeout time.Duration) (net.Conn, error) {
 	sock := filepath.Join(p.root, "tmp", fmt.Sprintf(".java_pid%d", p.nspid))
-	if c, err := net.Dial("unix", sock); err == nil {
+	dial := func() (net.Conn, error) {
+		fi, err := os.Lstat(sock)
+		if err != nil {
+			return nil, err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || fi.Mode()&os.ModeSocket == 0 || int(st.Uid) != p.uid || fi.Mode().Perm()&0o077 != 0 {
+			return nil, fmt.Errorf("process %d: refusing the attach socket %s: it is not the JVM's (a %v of user %d, mode %v)",
+				p.pid, sock, fi.Mode().Type(), st.Uid, fi.Mode().Perm())
+		}
+		return net.Dial("unix", sock)
+	}
+	c, err := dial()
+	if err == nil {
 		return c, nil
 	}
-	trigger := filepath.Join(fmt.Sprintf("/proc/%d/cwd", p.pid), fmt.Sprintf(".attach_pid%d", p.nspid))
-	f, err := os.OpenFile(trigger, os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		trigger = filepath.Join(p.root, "tmp", fmt.Sprintf(".attach_pid%d", p.nspid))
-		if f, err = os.OpenFile(trigger, os.O_CREATE|os.O_WRONLY, 0o600); err != nil {
-			return nil, fmt.Errorf("process %d: cannot create the attach file %s: %w", p.pid, trigger, err)
-		}
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ECONNREFUSED) {
+		return nil, err
 	}
-	f.Close()
-	defer os.Remove(trigger)
+	// A JVM started with -XX:+DisableAttachMechanism would only print a
+	// thread dump on SIGQUIT.
+	if flag := attachDisabledBy(p.pid); flag != "" {
+		return nil, fmt.Errorf("process %d (%s): %w: it was started with %s", p.pid, p.comm, ErrAttachDisabled, flag)
+	}
+	trigger, err := p.triggerFile()
+	if err != nil {
+		return nil, err
+	}
+	if trigger != "" {
+		defer os.Remove(trigger)
+	}
 	if err := syscall.Kill(p.pid, syscall.SIGQUIT); err != nil {
 		return nil, fmt.Errorf("process %d: signalling it: %w", p.pid, err)
 	}
 	deadline := time.Now().Add(timeout)
 	for wait := 20 * time.Millisecond; time.Now().Before(deadline); wait = min(2*wait, 500*time.Millisecond) {
 		time.Sleep(wait)
-		if c, err := net.Dial("unix", sock); err == nil {
+		c, err := dial()
+		if err == nil {
 			return c, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, err
 		}
 	}
 	return nil, fmt.Errorf("process %d (%s): %w: no attach socket %s after %v (started with -XX:+DisableAttachMechanism, or stuck?)",
 		p.pid, p.comm, ErrAttachDisabled, sock, timeout)
+}
+
+// triggerFile creates .attach_pid<PID> in the JVM's working directory, or
+// its /tmp, never through a symbolic link. It returns the file to remove
+// afterwards ("" when one was there already).
+func (p *process) triggerFile() (string, error) {
+	name := fmt.Sprintf(".attach_pid%d", p.nspid)
+	var firstErr error
+	for _, dir := range []string{fmt.Sprintf("/proc/%d/cwd", p.pid), filepath.Join(p.root, "tmp")} {
+		path := filepath.Join(dir, name)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+		if err == nil {
+			f.Close()
+			return path, nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().IsRegular() {
+				return "", nil
+			}
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return "", fmt.Errorf("process %d: cannot create the attach file: %w", p.pid, firstErr)
+}
+
+// attachDisabledBy returns the option that disables attaching in the JVM
+// of process pid, "" when none does.
+func attachDisabledBy(pid int) string {
+	environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return disablingOption(environ, cmdline)
+}
+
+// disablingOption finds -XX:+DisableAttachMechanism in a process's
+// environment and command line (both NUL-separated, as /proc has them):
+// in JAVA_TOOL_OPTIONS, on the command line or in _JAVA_OPTIONS, the last
+// one read winning, as the JVM reads them.
+func disablingOption(environ, cmdline []byte) string {
+	env := map[string]string{}
+	for _, kv := range strings.Split(string(environ), "\x00") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	words := strings.Fields(env["JAVA_TOOL_OPTIONS"])
+	words = append(words, strings.Split(string(cmdline), "\x00")...)
+	words = append(words, strings.Fields(env["_JAVA_OPTIONS"])...)
+	flag := ""
+	for _, w := range words {
+		switch w {
+		case "-XX:+DisableAttachMechanism":
+			flag = w
+		case "-XX:-DisableAttachMechanism":
+			flag = ""
+		}
+	}
+	return flag
 }
 
 // load sends "load instrument false JAR=ARGS" (protocol version 1) and
@@ -191,19 +363,21 @@ func load(conn net.Conn, agent string) error {
 	return nil
 }
 
-// waitForPort reads the port the agent wrote (atomically) to portFile.
-func waitForPort(portFile string, timeout time.Duration, pid int) (int, error) {
+// waitForPort reads the port the agent wrote (atomically) to portFile, and
+// the notes that follow it, one per line.
+func waitForPort(portFile string, timeout time.Duration, pid int) (Attachment, error) {
 	deadline := time.Now().Add(timeout)
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 250*time.Millisecond) {
 		if data, err := os.ReadFile(portFile); err == nil {
-			port, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
 			if err != nil || port <= 0 || port > 65535 {
-				return 0, fmt.Errorf("process %d: the agent's port file holds %q", pid, data)
+				return Attachment{}, fmt.Errorf("process %d: the agent's port file holds %q", pid, data)
 			}
-			return port, nil
+			return Attachment{Port: port, Notes: lines[1:]}, nil
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("process %d: %w: no port from it after %v (see the JVM's standard error)", pid, ErrAgentFailed, timeout)
+			return Attachment{}, fmt.Errorf("process %d: %w: no port from it after %v (see the JVM's standard error)", pid, ErrAgentFailed, timeout)
 		}
 		time.Sleep(wait)
 	}

@@ -24,8 +24,14 @@ type JVM struct {
 	Attachable bool
 }
 
+// Attachment is where an attached agent listens.
+type Attachment struct {
+	Port  int
+	Notes []string
+}
+
 // Attach is not implemented on this platform.
-func Attach(pid int, opts AttachOptions) (int, error) { return 0, ErrUnsupported }
+func Attach(pid int, opts AttachOptions) (Attachment, error) { return Attachment{}, ErrUnsupported }
 
 // List is not implemented on this platform.
 func List() ([]JVM, error) { return nil, ErrUnsupported }

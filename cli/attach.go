@@ -31,12 +31,15 @@ loopback port. See proftop list for the JVMs that can be attached.`,
 			if err != nil || pid <= 0 {
 				return fmt.Errorf("%q is not a process id", args[0])
 			}
-			port, err := agent.Attach(pid, agent.AttachOptions{AgentOptions: agentOptions, Timeout: timeout})
+			at, err := agent.Attach(pid, agent.AttachOptions{AgentOptions: agentOptions, Timeout: timeout})
 			if err != nil {
 				return err
 			}
+			for _, note := range at.Notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "proftop: process %d: %s\n", pid, note)
+			}
 			settings := *s
-			settings.Host, settings.Port = "127.0.0.1", port
+			settings.Host, settings.Port = "127.0.0.1", at.Port
 			ctx, stop := Interruptible()
 			defer stop()
 			return Watch(ctx, client.NewSession(SessionConfig(settings)), settings, *v, cmd.OutOrStdout())
