@@ -143,11 +143,11 @@ func startWithAgent(t testing.TB, seconds int, deadlock bool, options string) (*
 	_, jar := workload(t)
 	portFile := filepath.Join(t.TempDir(), "port")
 	j := startWorkload(t, seconds, deadlock, fmt.Sprintf("-javaagent:%s=port=0,portfile=%s%s", jar, portFile, options))
-	port, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
+	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, j.stderr)
 	}
-	return j, port
+	return j, at.Port
 }
 
 // watched is what a proftop session received from the agent.
@@ -350,20 +350,26 @@ func TestAgentWithJavaagent(t *testing.T) {
 // The same through Attach, into a JVM started without the agent.
 func TestAgentThroughAttach(t *testing.T) {
 	j := startWorkload(t, 120, true)
-	port, err := Attach(j.cmd.Process.Pid, AttachOptions{})
+	at, err := Attach(j.cmd.Process.Pid, AttachOptions{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, j.stderr)
 	}
+	port := at.Port
 	w, s, cancel := watch(t, port, client.FormatAuto)
 	took := await(t, w, expectations(t, true), 45*time.Second)
 	if st := s.Status(); st.DecodeErrors != 0 || st.Format != decode.FormatBinary {
 		t.Fatalf("%+v", st)
 	}
 	t.Logf("attached: everything within %v", took.Round(time.Millisecond))
-	// Attaching again finds the agent already there.
+	// Attaching again finds the agent already there, and says which new
+	// options it cannot take.
 	again, err := Attach(j.cmd.Process.Pid, AttachOptions{})
-	if err != nil || again != port {
-		t.Fatalf("second attach: port %d, %v (first %d)", again, err, port)
+	if err != nil || again.Port != port || len(again.Notes) != 0 {
+		t.Fatalf("second attach: %+v, %v (first port %d)", again, err, port)
+	}
+	again, err = Attach(j.cmd.Process.Pid, AttachOptions{AgentOptions: "threshold=5ms"})
+	if err != nil || again.Port != port || len(again.Notes) != 1 || !strings.Contains(again.Notes[0], "threshold") {
+		t.Fatalf("attach with other options: %+v, %v", again, err)
 	}
 	cancel()
 	j.exits(t, 20*time.Second)

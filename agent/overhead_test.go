@@ -33,11 +33,11 @@ func benchRun(b *testing.B, seconds, warmup int, agentArgs string, connect bool)
 	}
 	defer cmd.Process.Kill()
 	if connect {
-		port, err := waitForPort(portFile, 20*time.Second, cmd.Process.Pid)
+		at, err := waitForPort(portFile, 20*time.Second, cmd.Process.Pid)
 		if err != nil {
 			b.Fatal(err)
 		}
-		s := client.NewSession(client.Config{Host: "127.0.0.1", Port: port})
+		s := client.NewSession(client.Config{Host: "127.0.0.1", Port: at.Port})
 		agg := state.New(state.Options{})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

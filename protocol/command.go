@@ -26,6 +26,7 @@ const (
 	CodeBusy                = "BUSY"
 	CodeUnauthorized        = "UNAUTHORIZED"
 	CodeUnsupportedFormat   = "UNSUPPORTED_FORMAT"
+	CodeAgentFailure        = "AGENT_FAILURE"
 )
 
 // The commands and replies; each is the single child of a <Cmd> envelope.

@@ -1,6 +1,7 @@
 package io.proftop.agent;
 
 import java.lang.instrument.Instrumentation;
+import java.util.List;
 
 /**
  * proftop's JVM agent: start it with -javaagent:proftop-agent.jar=OPTIONS or
@@ -26,16 +27,25 @@ public final class Agent {
         try {
             Options opts = Options.parse(args);
             if (server != null) {
-                // Attached again: the agent already runs; tell where.
-                server.writePortFile(opts.portFile());
+                // Attached again: the agent already runs, with its first options; say where, and which of
+                // the new options it cannot take.
+                List<String> ignored = server.options().ignoredIn(opts);
+                server.writePortFile(opts.portFile(), ignored.isEmpty() ? List.of()
+                        : List.of("the agent was already running: these options keep their first values: " + String.join(", ", ignored)));
                 return;
             }
-            server = new ControllerServer(opts);
-            server.start();
-            System.err.println("proftop agent: listening on " + (opts.host() == null ? "127.0.0.1" : opts.host()) + ":" + server.port());
-        } catch (Exception e) {
+            ControllerServer s = new ControllerServer(opts);
+            try {
+                s.start();
+            } catch (Throwable t) {
+                s.close(); // never leave a port bound with no one answering
+                throw t;
+            }
+            server = s;
+            System.err.println("proftop agent: listening on " + (opts.host() == null ? "127.0.0.1" : opts.host()) + ":" + s.port());
+        } catch (Throwable t) {
             // The application must run on whatever happens to its profiler.
-            System.err.println("proftop agent: not started: " + e.getMessage());
+            System.err.println("proftop agent: not started: " + t);
         }
     }
 }

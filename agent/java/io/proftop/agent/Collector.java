@@ -48,62 +48,97 @@ import jdk.jfr.consumer.RecordingStream;
  */
 final class Collector {
     static final String VERSION = "1.0";
+    /** Stack frames fetched for a thread found blocked or waiting. */
+    private static final int STACK_DEPTH = 64;
+    /**
+     * How far apart JFR's clock and the wall clock the poll reads may be:
+     * a JFR event is the contention the poll saw when their times overlap
+     * within this.
+     */
+    private static final long CLOCK_SLACK = 10_000_000L;
+    /** How long a contention the poll saw over waits for JFR's event before JFR's is taken as lost. */
+    private static final long FORGET_AFTER = 30_000_000_000L;
+    private static final int MAX_NAMES = 1 << 16;
 
-    /** Sends encoded trace bytes to the client. */
+    /** Sends encoded trace bytes to the client; queues them, never waits for the network. */
     interface Sink {
-        void send(byte[] data) throws Exception;
+        void send(byte[] data) throws java.io.IOException;
+    }
+
+    /** Told when collecting stopped by an error, so that the client is not left waiting. */
+    interface FailureListener {
+        void failed(String why);
     }
 
     private final Options opts;
     private final TraceEncoder enc;
     private final Sink sink;
-    private final Object lock = new Object(); // guards the encoder and every map below
+    private final FailureListener onFailure;
+    private final Object lock = new Object(); // guards the encoder, the sink's order and every map below
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-    private volatile boolean stopped;
+    private volatile boolean stopped = true;
     private volatile Throwable failure;
+    private boolean begun; // the stream's preamble was sent
 
+    // One run of the recording, from start to stop.
     private RecordingStream stream;
     private Thread jfrThread;
     private ScheduledExecutorService poller;
 
-    // Names, sent once: classDef and methodDef before first use.
-    private final Map<String, Long> classIds = new HashMap<>();
-    private final Map<String, Long> methodIds = new HashMap<>();
-    private final Set<Long> allocated = new HashSet<>();
+    // What the stream has told, kept across stop and start: names are sent
+    // once (classDef and methodDef before first use), threads announced once.
+    private final Map<String, Long> classIds = bounded(MAX_NAMES);
+    private final Map<String, Long> methodIds = bounded(MAX_NAMES);
+    private long lastClassId;
+    private long lastMethodId;
+    private final Map<Long, Boolean> allocated = bounded(MAX_NAMES);
     // JFR names a monitor by its address, the poll by its identity hash: the
     // pairs learned from contentions both saw.
     private final Map<Long, Long> addressToObject = bounded(4096);
-
     private final Set<Long> announced = new HashSet<>();
     private final Map<Long, Long> missing = new HashMap<>(); // thread -> polls it was not seen in
+    // thread -> {identity hash of the object it is parked on, 1 if that is Object.wait}
+    private final Map<Long, long[]> parkedIn = new HashMap<>();
     private final Map<Long, Open> open = new HashMap<>(); // thread -> its contention or wait in progress
-    private final ArrayDeque<Open> recentlyClosed = new ArrayDeque<>();
+    // Contentions the poll saw begin and end; JFR's events for them, due later, are not reported again.
+    private final ArrayDeque<Open> closedByPoll = new ArrayDeque<>();
+    // thread -> the last contention JFR alone reported: the poll may have seen it just before it ended.
+    private final Map<Long, Open> lastFromJfr = new HashMap<>();
     private final Map<Long, Map<Long, long[]>> samples = new HashMap<>(); // thread -> method -> count
     private final Map<Long, long[]> heapAfterGC = bounded(64); // gcId -> used, committed
     private final Map<Long, long[]> pendingGC = bounded(64); // gcId -> start, pause
 
-    /** A contention or wait the poll reported as begun. */
+    /** A contention or wait, as the poll saw it. */
     private static final class Open {
         final long thread;
         final long obj;
         final String className;
         final boolean waiting;
-        final long since; // ns, when the poll first saw it
+        final long since; // ns: the poll first saw it at or after this
+        long lastSeen; // ns: the poll last saw it at or before this
         long releasedAt; // ns, when the poll first saw it over; 0 while it lasts
 
-        Open(long thread, long obj, String className, boolean waiting, long since) {
+        Open(long thread, long obj, String className, boolean waiting, long since, long lastSeen) {
             this.thread = thread;
             this.obj = obj;
             this.className = className;
             this.waiting = waiting;
             this.since = since;
+            this.lastSeen = lastSeen;
+        }
+
+        /** Whether a JFR event of this kind and class, from start to end, overlaps what the poll saw. */
+        boolean overlaps(boolean isWait, String cls, long start, long end) {
+            return waiting == isWait && className.equals(cls) && start <= lastSeen + CLOCK_SLACK
+                    && end >= since - CLOCK_SLACK;
         }
     }
 
-    Collector(Options opts, TraceEncoder enc, Sink sink) {
+    Collector(Options opts, TraceEncoder enc, Sink sink, FailureListener onFailure) {
         this.opts = opts;
         this.enc = enc;
         this.sink = sink;
+        this.onFailure = onFailure;
     }
 
     private static <K, V> Map<K, V> bounded(int max) {
@@ -132,10 +167,47 @@ final class Collector {
         return failure;
     }
 
-    /** Sends the picture as it is now, then follows the JVM until stop. */
+    /**
+     * Readies a run of the recording. Throws when this JVM cannot record
+     * (no jdk.jfr module, for one), before anything is promised to the client.
+     */
+    void prepare() {
+        RecordingStream rs = new RecordingStream();
+        try {
+            rs.enable("jdk.JavaMonitorEnter").withThreshold(opts.threshold()).withStackTrace();
+            rs.enable("jdk.JavaMonitorWait").withThreshold(opts.threshold()).withStackTrace();
+            rs.enable("jdk.ThreadStart");
+            rs.enable("jdk.ThreadEnd");
+            rs.enable("jdk.GarbageCollection");
+            rs.enable("jdk.GCHeapSummary");
+            rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
+            rs.onEvent("jdk.JavaMonitorEnter", e -> handle(() -> onContention(e, false)));
+            rs.onEvent("jdk.JavaMonitorWait", e -> handle(() -> onContention(e, true)));
+            rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
+            rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
+            rs.onEvent("jdk.GarbageCollection", e -> handle(() -> onCollection(e)));
+            rs.onEvent("jdk.GCHeapSummary", e -> handle(() -> onHeapSummary(e)));
+            rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
+            // A batch's events leave together, without waiting for the poll.
+            rs.onFlush(() -> handle(() -> {
+                sendSamples();
+                flushLocked();
+            }));
+        } catch (Throwable t) {
+            rs.close();
+            throw t;
+        }
+        stream = rs;
+    }
+
+    /** Sends the picture as it is now, then follows the JVM until stop. Call prepare first. */
     void start() {
         synchronized (lock) {
-            describeProcess();
+            stopped = false;
+            if (!begun) {
+                describeProcess();
+                begun = true;
+            }
             for (Thread t : liveThreads()) {
                 announce(t.getId(), t.getName(), group(t), now());
             }
@@ -147,31 +219,50 @@ final class Collector {
         poller = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "proftop-poll"));
         long every = opts.poll().toMillis();
         poller.scheduleAtFixedRate(this::tick, every, every, TimeUnit.MILLISECONDS);
-        stream = new RecordingStream();
         jfrThread = daemon(this::runRecording, "proftop-jfr");
         jfrThread.start();
     }
 
+    /** A daemon thread whose failure is reported as the agent's, never handed to the application's handler. */
     static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
+        t.setUncaughtExceptionHandler((th, e) -> System.err.println("proftop agent: " + th.getName() + " stopped: " + e));
         return t;
     }
 
+    /**
+     * Stops the run and waits for its threads, so that nothing is encoded
+     * after: what was recorded is sent before this returns.
+     */
     void stop() {
-        stopped = true;
+        synchronized (lock) {
+            stopped = true;
+        }
         if (poller != null) {
             poller.shutdownNow();
-        }
-        if (stream != null) {
-            stream.close();
-        }
-        if (jfrThread != null) {
             try {
-                jfrThread.join(2000);
+                poller.awaitTermination(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            poller = null;
+        }
+        if (stream != null) {
+            stream.close();
+            stream = null;
+        }
+        if (jfrThread != null) {
+            try {
+                jfrThread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            jfrThread = null;
+        }
+        synchronized (lock) {
+            sendSamples();
+            flushLocked();
         }
     }
 
@@ -184,7 +275,10 @@ final class Collector {
         }
     }
 
-    /** Stops collecting on an unexpected error; the application runs on. */
+    /**
+     * Stops collecting on an unexpected error and drops the client, who
+     * reconnects; the application runs on.
+     */
     private void fail(Throwable t) {
         if (failure == null) {
             failure = t;
@@ -194,19 +288,23 @@ final class Collector {
             }
         }
         stopped = true;
+        onFailure.failed(String.valueOf(t.getMessage()));
     }
 
     /** Sends what was encoded. */
     void flush() {
-        byte[] data;
         synchronized (lock) {
-            if (enc.buffered() == 0) {
-                return;
-            }
-            data = enc.take();
+            flushLocked();
+        }
+    }
+
+    /** Sends what was encoded; queuing under the lock keeps the chunks in the order they were encoded. */
+    private void flushLocked() {
+        if (enc.buffered() == 0) {
+            return;
         }
         try {
-            sink.send(data);
+            sink.send(enc.take());
         } catch (Exception e) {
             fail(e);
         }
@@ -254,7 +352,7 @@ final class Collector {
     private long classId(String name, long time) {
         Long id = classIds.get(name);
         if (id == null) {
-            id = (long) classIds.size() + 1;
+            id = ++lastClassId;
             classIds.put(name, id);
             int dot = name.lastIndexOf('.');
             String simple = name.substring(dot + 1);
@@ -269,7 +367,7 @@ final class Collector {
         Long id = methodIds.get(key);
         if (id == null) {
             long cid = classId(className, time);
-            id = (long) methodIds.size() + 1;
+            id = ++lastMethodId;
             methodIds.put(key, id);
             enc.methodDef(name, descriptor, line, line, cid, id);
         }
@@ -278,7 +376,7 @@ final class Collector {
 
     /** The monitor's object id, announced with its class the first time. */
     private long object(long id, String className, long time) {
-        if (allocated.add(id)) {
+        if (allocated.put(id, Boolean.TRUE) == null) {
             enc.objAlloc(id, classId(className, time), time);
         }
         return id;
@@ -292,14 +390,18 @@ final class Collector {
     }
 
     private void end(long id, long time) {
-        if (announced.remove(id)) {
-            Open o = open.remove(id);
-            if (o != null) {
-                close(o, time, List.of());
-            }
-            samples.remove(id);
-            enc.threadEnd(id, time);
+        if (!announced.remove(id)) {
+            return;
         }
+        Open o = open.remove(id);
+        if (o != null) {
+            close(o, Math.max(time, o.since), List.of());
+        }
+        missing.remove(id);
+        parkedIn.remove(id);
+        lastFromJfr.remove(id);
+        samples.remove(id);
+        enc.threadEnd(id, time);
     }
 
     private static String group(Thread t) {
@@ -333,22 +435,34 @@ final class Collector {
         return out;
     }
 
+    /** Object.wait, or wait0 beneath it in later JDKs. */
     private static boolean inObjectWait(ThreadInfo info) {
         StackTraceElement[] s = info.getStackTrace();
-        return s.length > 0 && s[0].getClassName().equals("java.lang.Object") && s[0].getMethodName().equals("wait");
+        return s.length > 0 && s[0].getClassName().equals("java.lang.Object") && s[0].getMethodName().startsWith("wait");
     }
 
+    /**
+     * Looks at every thread without its stack, which needs no safepoint and
+     * costs little however many threads there are; then fetches the stacks
+     * of the few threads that have newly blocked or begun waiting.
+     */
     private void poll() {
         if (stopped) {
             return;
         }
-        ThreadInfo[] infos = mx.dumpAllThreads(false, false, 64);
+        long[] ids = mx.getAllThreadIds();
+        long seenFrom = now();
+        ThreadInfo[] infos = mx.getThreadInfo(ids, 0);
+        long seenTo = now();
         Map<Long, String> groups = new HashMap<>();
         for (Thread t : liveThreads()) {
             groups.put(t.getId(), group(t));
         }
-        long now = now();
+        List<Long> needStacks = new ArrayList<>();
         synchronized (lock) {
+            if (stopped) {
+                return;
+            }
             Set<Long> seen = new HashSet<>();
             for (ThreadInfo info : infos) {
                 if (info == null || own(info.getThreadName())) {
@@ -356,75 +470,144 @@ final class Collector {
                 }
                 long id = info.getThreadId();
                 seen.add(id);
-                announce(id, info.getThreadName(), groups.getOrDefault(id, ""), now);
-                observe(info, now);
-            }
-            // Threads gone from two polls in a row have ended (JFR usually says so first).
-            for (Iterator<Long> it = announced.iterator(); it.hasNext();) {
-                long id = it.next();
-                if (seen.contains(id)) {
-                    missing.remove(id);
-                } else if (missing.merge(id, 1L, Long::sum) >= 2) {
-                    missing.remove(id);
-                    Open o = open.remove(id);
-                    if (o != null) {
-                        close(o, now, List.of());
-                    }
-                    samples.remove(id);
-                    it.remove();
-                    enc.threadEnd(id, now);
+                announce(id, info.getThreadName(), groups.getOrDefault(id, ""), seenFrom);
+                if (!observe(info, seenFrom, seenTo, false)) {
+                    needStacks.add(id);
                 }
             }
-            // A contention seen over by the poll is closed by JFR's event, which
-            // has its exact end; when JFR stays silent, the poll closes it.
-            long grace = 3 * opts.poll().toNanos();
-            for (Iterator<Open> it = open.values().iterator(); it.hasNext();) {
-                Open o = it.next();
-                if (o.releasedAt != 0 && now - o.releasedAt > grace) {
-                    it.remove();
-                    close(o, o.releasedAt, List.of());
+            endMissing(seen, seenTo);
+            closeReleased(seenTo);
+        }
+        if (needStacks.isEmpty()) {
+            return;
+        }
+        long[] some = needStacks.stream().mapToLong(Long::longValue).toArray();
+        seenFrom = now();
+        infos = mx.getThreadInfo(some, STACK_DEPTH);
+        seenTo = now();
+        synchronized (lock) {
+            if (stopped) {
+                return;
+            }
+            for (ThreadInfo info : infos) {
+                if (info != null) {
+                    observe(info, seenFrom, seenTo, true);
                 }
             }
         }
     }
 
-    /** Compares a thread's state now with what was reported. */
-    private void observe(ThreadInfo info, long now) {
+    /** Threads gone from two polls in a row have ended (JFR usually says so first). */
+    private void endMissing(Set<Long> seen, long now) {
+        List<Long> gone = new ArrayList<>();
+        for (long id : announced) {
+            if (seen.contains(id)) {
+                missing.remove(id);
+            } else if (missing.merge(id, 1L, Long::sum) >= 2) {
+                gone.add(id);
+            }
+        }
+        for (long id : gone) {
+            end(id, now);
+        }
+    }
+
+    /**
+     * A contention the poll saw over is closed by JFR's event, which has its
+     * exact end; when JFR stays silent, the poll closes it. Those the poll
+     * closed wait a while for JFR's event, so that it is not reported again.
+     */
+    private void closeReleased(long now) {
+        long grace = 3 * opts.poll().toNanos();
+        for (Iterator<Open> it = open.values().iterator(); it.hasNext();) {
+            Open o = it.next();
+            if (o.releasedAt != 0 && now - o.releasedAt > grace) {
+                it.remove();
+                close(o, o.releasedAt, List.of());
+                closedByPoll.addLast(o);
+            }
+        }
+        while (!closedByPoll.isEmpty()
+                && (closedByPoll.size() > 1024 || now - closedByPoll.peekFirst().releasedAt > FORGET_AFTER)) {
+            closedByPoll.removeFirst();
+        }
+    }
+
+    /**
+     * Compares a thread's state now with what was reported. Returns false,
+     * having changed nothing, when telling needs the thread's stack and info
+     * has none.
+     */
+    private boolean observe(ThreadInfo info, long seenFrom, long seenTo, boolean withStack) {
         long id = info.getThreadId();
         LockInfo li = info.getLockInfo();
         Thread.State st = info.getThreadState();
         long owner = info.getLockOwnerId();
-        boolean blocked = li != null && st == Thread.State.BLOCKED;
+        boolean parked = st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING;
         // A thread parked on a java.util.concurrent lock that another thread owns
         // is blocked by that thread just the same.
-        boolean parkedOnOwnedLock = li != null && owner >= 0 && owner != id
-                && (st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING);
-        boolean waiting = li != null && owner < 0 && (st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING)
-                && inObjectWait(info);
-        Open o = open.get(id);
-        if (!blocked && !parkedOnOwnedLock && !waiting) {
-            if (o != null && o.releasedAt == 0) {
-                o.releasedAt = now;
+        boolean blocked = li != null && (st == Thread.State.BLOCKED || parked && owner >= 0 && owner != id);
+        boolean waiting = false;
+        if (li != null && parked && owner < 0) {
+            Boolean w = inObjectWait(id, li.getIdentityHashCode(), withStack ? info : null);
+            if (w == null) {
+                return false;
             }
-            return;
+            waiting = w;
         }
-        long obj = object(li.getIdentityHashCode(), li.getClassName(), now);
-        boolean isWait = waiting;
-        if (o != null && o.obj == obj && o.waiting == isWait) {
+        Open o = open.get(id);
+        if (!blocked && !waiting) {
+            if (o != null && o.releasedAt == 0) {
+                o.releasedAt = seenFrom;
+            }
+            return true;
+        }
+        long obj = li.getIdentityHashCode();
+        if (o != null && o.obj == obj && o.waiting == waiting) {
             o.releasedAt = 0; // still, or again, on the same monitor
-            return;
+            o.lastSeen = seenTo;
+            return true;
+        }
+        String cls = li.getClassName();
+        Open j = lastFromJfr.get(id);
+        if (j != null && j.overlaps(waiting, cls, seenFrom, seenTo)) {
+            return true; // over already: JFR reported it while this poll ran
+        }
+        if (!withStack) {
+            return false;
         }
         if (o != null) {
             open.remove(id);
-            close(o, now, List.of());
+            close(o, Math.max(seenFrom, o.since), List.of());
+            closedByPoll.addLast(o);
         }
+        object(obj, cls, seenFrom);
         List<TraceEncoder.Frame> stack = frames(info.getStackTrace());
-        if (isWait) {
-            enc.monWait(false, id, now, obj, 0, stack);
+        if (waiting) {
+            enc.monWait(false, id, seenFrom, obj, 0, stack);
         } else {
-            enc.monContendedEnter(id, now, obj, owner >= 0 ? owner : 0, stack);
+            enc.monContendedEnter(id, seenFrom, obj, owner >= 0 ? owner : 0, stack);
         }
-        open.put(id, new Open(id, obj, li.getClassName(), isWait, now));
+        open.put(id, new Open(id, obj, cls, waiting, seenFrom, seenTo));
+        return true;
+    }
+
+    /**
+     * Whether a thread parked on the object with this identity hash is in
+     * Object.wait, rather than parked by java.util.concurrent: null when that
+     * takes its stack and info has none. Asked once per thread and object.
+     */
+    private Boolean inObjectWait(long thread, int identity, ThreadInfo info) {
+        long[] known = parkedIn.get(thread);
+        if (known != null && known[0] == identity) {
+            return known[1] != 0;
+        }
+        if (info == null) {
+            return null;
+        }
+        boolean w = inObjectWait(info);
+        parkedIn.put(thread, new long[] {identity, w ? 1 : 0});
+        return w;
     }
 
     /** Ends a reported contention or wait at time at. */
@@ -434,10 +617,8 @@ final class Collector {
         } else {
             enc.monContendedEntered(o.thread, at, o.obj, stack);
         }
-        o.releasedAt = at;
-        recentlyClosed.addLast(o);
-        while (recentlyClosed.size() > 1024) {
-            recentlyClosed.removeFirst();
+        if (o.releasedAt == 0) {
+            o.releasedAt = at;
         }
     }
 
@@ -446,24 +627,6 @@ final class Collector {
     private void runRecording() {
         RecordingStream rs = stream;
         try {
-            rs.enable("jdk.JavaMonitorEnter").withThreshold(opts.threshold()).withStackTrace();
-            rs.enable("jdk.JavaMonitorWait").withThreshold(opts.threshold()).withStackTrace();
-            rs.enable("jdk.ThreadStart");
-            rs.enable("jdk.ThreadEnd");
-            rs.enable("jdk.GarbageCollection");
-            rs.enable("jdk.GCHeapSummary");
-            rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
-            rs.onEvent("jdk.JavaMonitorEnter", e -> handle(() -> onContention(e, false)));
-            rs.onEvent("jdk.JavaMonitorWait", e -> handle(() -> onContention(e, true)));
-            rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
-            rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
-            rs.onEvent("jdk.GarbageCollection", e -> handle(() -> onCollection(e)));
-            rs.onEvent("jdk.GCHeapSummary", e -> handle(() -> onHeapSummary(e)));
-            rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
-            rs.onFlush(() -> {
-                handle(this::onFlush);
-                flush(); // a batch's events leave together, without waiting for the poll
-            });
             // start() blocks until close(), on this daemon thread: never startAsync(),
             // whose own non-daemon thread would keep a finished JVM alive.
             rs.start();
@@ -474,12 +637,13 @@ final class Collector {
         }
     }
 
+    /** Runs a JFR callback under the lock, unless the run was stopped. */
     private void handle(Runnable r) {
-        if (stopped) {
-            return;
-        }
         try {
             synchronized (lock) {
+                if (stopped) {
+                    return;
+                }
                 r.run();
             }
         } catch (Throwable t) {
@@ -500,6 +664,12 @@ final class Collector {
         return out;
     }
 
+    /**
+     * A contention or wait JFR recorded, once over. It is the poll's open one
+     * when their times overlap: JFR then gives its exact end. Or the poll saw
+     * it begin and end, and it was reported. Otherwise the poll never saw it
+     * and it is reported here, start and end.
+     */
     private void onContention(RecordedEvent e, boolean isWait) {
         RecordedThread t = e.getThread("eventThread");
         if (t == null || own(t.getJavaName())) {
@@ -507,24 +677,24 @@ final class Collector {
         }
         long id = t.getJavaThreadId();
         long start = nanos(e.getStartTime());
-        long end = nanos(e.getEndTime());
+        long end = Math.max(nanos(e.getEndTime()), start);
         announce(id, t.getJavaName(), t.getThreadGroup() == null ? "" : t.getThreadGroup().getName(), start);
         String cls = e.getClass("monitorClass") == null ? "java.lang.Object" : e.getClass("monitorClass").getName();
         long address = e.getLong("address");
         List<TraceEncoder.Frame> stack = frames(e.getStackTrace());
-        long slack = opts.poll().toNanos();
         Open o = open.get(id);
-        if (o != null && o.waiting == isWait && o.className.equals(cls) && covers(o, start, end, slack)) {
-            // The contention the poll reported as begun: JFR has its end.
+        if (o != null && o.overlaps(isWait, cls, start, end)) {
             addressToObject.put(address, o.obj);
             open.remove(id);
-            close(o, end, stack);
+            close(o, Math.max(end, o.since), stack);
             return;
         }
-        for (Open c : recentlyClosed) {
-            if (c.thread == id && c.waiting == isWait && c.className.equals(cls) && covers(c, start, end, slack)) {
+        for (Iterator<Open> it = closedByPoll.iterator(); it.hasNext();) {
+            Open c = it.next();
+            if (c.thread == id && c.overlaps(isWait, cls, start, end)) {
                 addressToObject.put(address, c.obj);
-                return; // the poll already reported it, begun and over
+                it.remove(); // one JFR event per contention
+                return;
             }
         }
         long obj = object(addressToObject.getOrDefault(address, address), cls, start);
@@ -537,15 +707,7 @@ final class Collector {
             enc.monContendedEnter(id, start, obj, prev == null ? 0 : prev.getJavaThreadId(), stack);
             enc.monContendedEntered(id, end, obj, stack);
         }
-    }
-
-    /**
-     * Whether a JFR event from start to end is the contention the poll saw
-     * begin at o.since. JFR's clock and the wall clock the poll reads may
-     * differ a little, hence the slack on both sides.
-     */
-    private static boolean covers(Open o, long start, long end, long slack) {
-        return o.since >= start - slack && o.since <= end + slack;
+        lastFromJfr.put(id, new Open(id, obj, cls, isWait, start, end));
     }
 
     private void onThreadStart(RecordedEvent e) {
@@ -609,11 +771,11 @@ final class Collector {
     }
 
     /**
-     * JFR finished a batch: the samples become one agMethodEntry per
+     * The samples since the last batch become one agMethodEntry per
      * (thread, method): self and CPU time estimated as samples × period,
      * calls counted as samples, min and max not measured (-1).
      */
-    private void onFlush() {
+    private void sendSamples() {
         long period = opts.samplePeriod().toNanos();
         for (var byThread : samples.entrySet()) {
             for (var byMethod : byThread.getValue().entrySet()) {

@@ -1,9 +1,8 @@
 package io.proftop.agent;
 
-import java.io.BufferedOutputStream;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -13,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
+import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -23,9 +24,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class ControllerServer {
     static final String AGENT_ID = "1";
 
+    /** At most this many refusals are under way at once; further connections are closed at once. */
+    private static final int MAX_REFUSALS = 4;
+
     private final Options opts;
     private final ServerSocket server;
     private final AtomicBoolean busy = new AtomicBoolean();
+    private final Semaphore refusals = new Semaphore(MAX_REFUSALS);
 
     ControllerServer(Options opts) throws IOException {
         this.opts = opts;
@@ -35,22 +40,41 @@ final class ControllerServer {
         server.bind(new InetSocketAddress(bind, opts.port()));
     }
 
+    Options options() {
+        return opts;
+    }
+
     int port() {
         return server.getLocalPort();
     }
 
     void start() throws IOException {
-        writePortFile(opts.portFile());
+        writePortFile(opts.portFile(), List.of());
         Collector.daemon(this::acceptLoop, "proftop-accept").start();
     }
 
-    /** Writes the port to a file, atomically: a reader sees a whole port or nothing. */
-    void writePortFile(Path file) throws IOException {
+    void close() {
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closed already
+        }
+    }
+
+    /**
+     * Writes the port to a file, atomically: a reader sees a whole file or
+     * nothing. Notes for the one who attached follow, one per line.
+     */
+    void writePortFile(Path file, List<String> notes) throws IOException {
         if (file == null) {
             return;
         }
+        StringBuilder b = new StringBuilder().append(port()).append('\n');
+        for (String n : notes) {
+            b.append(n.replace('\n', ' ')).append('\n');
+        }
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, Integer.toString(port()) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(tmp, b, StandardCharsets.UTF_8);
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
@@ -70,17 +94,33 @@ final class ControllerServer {
                         busy.set(false);
                     }
                 }, "proftop-client").start();
+            } else if (refusals.tryAcquire()) {
+                Collector.daemon(() -> {
+                    try {
+                        refuse(s);
+                    } finally {
+                        refusals.release();
+                    }
+                }, "proftop-refuse").start();
             } else {
-                Collector.daemon(() -> refuse(s), "proftop-refuse").start();
+                closeQuietly(s);
             }
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // closed already
         }
     }
 
     /** A second client gets a clear error to its first command. */
     private static void refuse(Socket s) {
         try (s) {
-            s.setSoTimeout(5000);
-            Wire.Frame f = Wire.read(s.getInputStream());
+            s.setSoTimeout(2000);
+            Wire.Frame f = Wire.read(s.getInputStream(), Wire.MAX_UNAUTHENTICATED);
             Wire.Command c = f == null || f.data() ? null : Wire.parse(f.payload());
             String body = Wire.error("BUSY", "this JVM's proftop agent already serves a client; it serves one at a time");
             byte[] reply = Wire.reply("agentController", c == null ? "proftop" : c.src(), c == null ? "0" : c.ctxt(), body)
@@ -88,37 +128,37 @@ final class ControllerServer {
             Wire.write(s.getOutputStream(), false, reply, 0, reply.length);
             s.getOutputStream().flush();
         } catch (IOException e) {
-            // the client went away: nothing to tell it
+            // the client went away or sent nonsense: nothing to tell it
         }
     }
 
     /** One client's connection. */
     private final class Session {
         private final Socket socket;
-        private final OutputStream out;
         private boolean authed = opts.token() == null || opts.token().isEmpty();
         private boolean attached;
+        private boolean monitoring;
         private String format = "xml";
+        private Outbox outbox;
+        // The stream of this attachment: its encoder and the names it has
+        // sent live on across stop and start, until detach or a new attach.
         private Collector collector;
-        private TraceEncoder encoder; // the stream of this attachment, kept across stop and start
 
         Session(Socket socket) {
             this.socket = socket;
-            OutputStream o;
-            try {
-                socket.setTcpNoDelay(true);
-                o = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
-            } catch (IOException e) {
-                o = OutputStream.nullOutputStream();
-            }
-            this.out = o;
         }
 
         void serve() {
             try (socket) {
-                InputStream in = socket.getInputStream();
+                socket.setTcpNoDelay(true);
+                outbox = new Outbox(socket, opts.backlog());
+                Collector.daemon(outbox::run, "proftop-send").start();
+                InputStream in = new BufferedInputStream(socket.getInputStream());
                 while (true) {
-                    Wire.Frame f = Wire.read(in);
+                    // Silence is normal while monitoring (the client only reads);
+                    // before, a silent client would hold the one place for nothing.
+                    socket.setSoTimeout(monitoring ? 0 : (int) Math.min(Integer.MAX_VALUE, opts.idle().toMillis()));
+                    Wire.Frame f = Wire.read(in, authed ? Wire.MAX_COMMAND : Wire.MAX_UNAUTHENTICATED);
                     if (f == null || f.data()) {
                         return;
                     }
@@ -130,9 +170,19 @@ final class ControllerServer {
                     handle(c);
                 }
             } catch (IOException e) {
-                // the client is gone
+                // the client is gone, idle too long, or sent a bad frame
+            } catch (Throwable t) {
+                System.err.println("proftop agent: the client's session failed: " + t);
             } finally {
                 stopMonitoring();
+                if (outbox != null) {
+                    try {
+                        outbox.drain(2000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    outbox.close("the session is over");
+                }
             }
         }
 
@@ -145,21 +195,12 @@ final class ControllerServer {
         }
 
         private void send(String xml) throws IOException {
-            byte[] b = xml.getBytes(StandardCharsets.UTF_8);
-            synchronized (out) {
-                Wire.write(out, false, b, 0, b.length);
-                out.flush();
-            }
+            outbox.put(false, xml.getBytes(StandardCharsets.UTF_8));
         }
 
-        /** Trace bytes as data frames. */
+        /** Trace bytes, as data frames after what was queued before. */
         private void sendData(byte[] data) throws IOException {
-            synchronized (out) {
-                for (int off = 0; off < data.length; off += Wire.MAX_PAYLOAD) {
-                    Wire.write(out, true, data, off, Math.min(Wire.MAX_PAYLOAD, data.length - off));
-                }
-                out.flush();
-            }
+            outbox.put(true, data);
         }
 
         private void handle(Wire.Command c) throws IOException {
@@ -176,6 +217,14 @@ final class ControllerServer {
                 reply(c, Wire.error("UNAUTHORIZED", "this agent requires a token: send <authenticate token=\"…\"/> first"));
                 return;
             }
+            boolean agentCommand = switch (c.name()) {
+                case "setOutputFormat", "startMonitoring", "stopMonitoring", "detach" -> true;
+                default -> false;
+            };
+            if (agentCommand && !attached) {
+                reply(c, Wire.error("NOT_ATTACHED", "attach to the agent first"));
+                return;
+            }
             switch (c.name()) {
                 case "listAgents" -> reply(c, "<agentList><agent id=\"" + AGENT_ID + "\" pid=\"" + ProcessHandle.current().pid()
                         + "\" name=\"" + Wire.escape(Collector.mainClass()) + "\" type=\"Profiler\" version=\"" + Collector.VERSION
@@ -188,13 +237,11 @@ final class ControllerServer {
                     stopMonitoring();
                     attached = true;
                     format = "xml";
-                    encoder = null;
+                    collector = null;
                     reply(c, "<attached agentId=\"" + AGENT_ID + "\"></attached>");
                 }
                 case "setOutputFormat" -> {
-                    if (!attached) {
-                        reply(c, Wire.error("NOT_ATTACHED", "attach to the agent first"));
-                    } else if (encoder != null) {
+                    if (collector != null) {
                         reply(c, Wire.error("BAD_REQUEST", "the stream has begun in " + format));
                     } else if (!c.child("format").equals("binary") && !c.child("format").equals("xml")) {
                         reply(c, Wire.error("UNSUPPORTED_FORMAT", "format \"" + c.child("format") + "\": this agent sends binary or xml"));
@@ -203,14 +250,7 @@ final class ControllerServer {
                         reply(c, "<enabledOutputFormat><format>" + format + "</format></enabledOutputFormat>");
                     }
                 }
-                case "startMonitoring" -> {
-                    if (!attached) {
-                        reply(c, Wire.error("NOT_ATTACHED", "attach to the agent first"));
-                        return;
-                    }
-                    reply(c, "<monitoringStarted></monitoringStarted>");
-                    startMonitoring();
-                }
+                case "startMonitoring" -> startMonitoring(c);
                 case "stopMonitoring" -> {
                     stopMonitoring();
                     reply(c, "<monitoringStopped></monitoringStopped>");
@@ -218,29 +258,39 @@ final class ControllerServer {
                 case "detach" -> {
                     stopMonitoring();
                     attached = false;
-                    encoder = null;
+                    collector = null;
                     reply(c, "<detached></detached>");
                 }
                 default -> reply(c, Wire.error("UNRECOGNIZED_COMMAND", "unrecognized command <" + c.name() + ">"));
             }
         }
 
-        private void startMonitoring() {
-            if (collector != null) {
+        private void startMonitoring(Wire.Command c) throws IOException {
+            if (monitoring) {
+                reply(c, "<monitoringStarted></monitoringStarted>");
                 return;
             }
-            if (encoder == null) {
-                encoder = TraceEncoder.forFormat(format);
+            if (collector == null) {
+                collector = new Collector(opts, TraceEncoder.forFormat(format), this::sendData,
+                        why -> outbox.close("monitoring failed: " + why));
             }
-            collector = new Collector(opts, encoder, this::sendData);
+            try {
+                collector.prepare();
+            } catch (Throwable t) {
+                // Typically a JVM without the jdk.jfr module: say so rather than go silent.
+                reply(c, Wire.error("AGENT_FAILURE", "this JVM cannot record: " + t));
+                return;
+            }
+            reply(c, "<monitoringStarted></monitoringStarted>");
+            monitoring = true;
             collector.start();
         }
 
+        /** Stops recording; what was recorded is queued before whatever reply follows. */
         private void stopMonitoring() {
-            if (collector != null) {
+            if (monitoring) {
+                monitoring = false;
                 collector.stop();
-                collector.flush();
-                collector = null;
             }
         }
     }

@@ -1,7 +1,12 @@
 package io.proftop.agent;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * The agent's options, from the -javaagent argument or the attach request:
@@ -15,10 +20,12 @@ import java.time.Duration;
  * threshold=0ms     the shortest monitor contention recorded (JFR JavaMonitorEnter)
  * sample=20ms       the execution sampling period
  * poll=1s           how often threads are checked for locks held and waited on
+ * idle=60s          a client silent this long before it starts monitoring is dropped
+ * backlog=64m       a client that falls this many bytes behind the trace is dropped
  * </pre>
  */
 record Options(int port, Path portFile, String host, String token, Duration threshold, Duration samplePeriod,
-        Duration poll) {
+        Duration poll, Duration idle, long backlog) {
 
     static Options parse(String args) {
         int port = 10002;
@@ -28,6 +35,8 @@ record Options(int port, Path portFile, String host, String token, Duration thre
         Duration threshold = Duration.ZERO;
         Duration sample = Duration.ofMillis(20);
         Duration poll = Duration.ofSeconds(1);
+        Duration idle = Duration.ofSeconds(60);
+        long backlog = 64L << 20;
         if (args != null && !args.isBlank()) {
             for (String pair : args.split(",")) {
                 int eq = pair.indexOf('=');
@@ -44,8 +53,10 @@ record Options(int port, Path portFile, String host, String token, Duration thre
                     case "threshold" -> threshold = duration(k, v);
                     case "sample" -> sample = duration(k, v);
                     case "poll" -> poll = duration(k, v);
+                    case "idle" -> idle = duration(k, v);
+                    case "backlog" -> backlog = bytes(k, v);
                     default -> throw new IllegalArgumentException("proftop agent: unknown option \"" + k
-                            + "\" (known: port, portfile, host, token, threshold, sample, poll)");
+                            + "\" (known: port, portfile, host, token, threshold, sample, poll, idle, backlog)");
                 }
             }
         }
@@ -56,14 +67,78 @@ record Options(int port, Path portFile, String host, String token, Duration thre
             throw new IllegalArgumentException("proftop agent: host=" + host
                     + " opens the agent beyond this machine: give token=SECRET too");
         }
-        if (sample.isZero() || sample.isNegative() || poll.isZero() || poll.isNegative()) {
-            throw new IllegalArgumentException("proftop agent: sample and poll must be positive");
+        if (sample.isZero() || sample.isNegative() || poll.isZero() || poll.isNegative() || idle.isZero()
+                || idle.isNegative() || backlog <= 0) {
+            throw new IllegalArgumentException("proftop agent: sample, poll, idle and backlog must be positive");
         }
-        return new Options(port, portFile, host, token, threshold, sample, poll);
+        return new Options(port, portFile, host, token, threshold, sample, poll, idle, backlog);
     }
 
+    /**
+     * Whether the agent listening on host can be reached from this machine
+     * only: the address it binds, not the name's spelling, decides
+     * (127.evil.example may resolve anywhere).
+     */
     static boolean isLoopback(String host) {
-        return host.equals("localhost") || host.startsWith("127.") || host.equals("::1");
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The options of a later start that differ from these, the ones the
+     * running agent keeps: a JVM runs one agent, started once.
+     */
+    List<String> ignoredIn(Options later) {
+        List<String> out = new ArrayList<>();
+        if (later.port != 0 && later.port != port) {
+            out.add("port");
+        }
+        if (!Objects.equals(later.host, host)) {
+            out.add("host");
+        }
+        if (!Objects.equals(later.token, token)) {
+            out.add("token");
+        }
+        if (!later.threshold.equals(threshold)) {
+            out.add("threshold");
+        }
+        if (!later.samplePeriod.equals(samplePeriod)) {
+            out.add("sample");
+        }
+        if (!later.poll.equals(poll)) {
+            out.add("poll");
+        }
+        if (!later.idle.equals(idle)) {
+            out.add("idle");
+        }
+        if (later.backlog != backlog) {
+            out.add("backlog");
+        }
+        return out;
+    }
+
+    /** "64m", "512k", or a plain number of bytes. */
+    static long bytes(String key, String v) {
+        try {
+            String s = v.toLowerCase();
+            long unit = 1;
+            if (s.endsWith("k")) {
+                unit = 1L << 10;
+            } else if (s.endsWith("m")) {
+                unit = 1L << 20;
+            } else if (s.endsWith("g")) {
+                unit = 1L << 30;
+            }
+            if (unit != 1) {
+                s = s.substring(0, s.length() - 1);
+            }
+            return Math.multiplyExact(Long.parseLong(s), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("proftop agent: " + key + "=" + v + " is not a size like 64m or 512k");
+        }
     }
 
     /** "20ms", "1s", "500us", or a plain number of milliseconds. */

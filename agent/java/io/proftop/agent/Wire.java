@@ -18,6 +18,10 @@ final class Wire {
     static final int MAGIC = 0x50544143;
     static final int FLAG_DATA = 1;
     static final int MAX_PAYLOAD = 16 << 20;
+    /** The largest command the agent reads; commands are a few hundred bytes. */
+    static final int MAX_COMMAND = 64 << 10;
+    /** The largest frame read from a client that has not authenticated. */
+    static final int MAX_UNAUTHENTICATED = 4 << 10;
 
     private Wire() {}
 
@@ -74,7 +78,12 @@ final class Wire {
     /** One frame read from a client. */
     record Frame(boolean data, byte[] payload) {}
 
-    static Frame read(InputStream in) throws IOException {
+    /**
+     * Reads one frame of at most max payload bytes: the length is checked
+     * before anything is allocated, so a client cannot make the application
+     * allocate more than that.
+     */
+    static Frame read(InputStream in, int max) throws IOException {
         DataInputStream d = new DataInputStream(in);
         int magic;
         try {
@@ -90,12 +99,22 @@ final class Wire {
         if ((flags & ~FLAG_DATA) != 0) {
             throw new IOException(String.format("reserved frame flag bits set: 0x%08x", flags));
         }
-        if (length < 0 || length > MAX_PAYLOAD) {
-            throw new IOException("frame payload of " + Integer.toUnsignedString(length) + " bytes exceeds the limit of " + MAX_PAYLOAD);
+        if (length < 0 || length > max) {
+            throw new IOException("frame payload of " + Integer.toUnsignedString(length) + " bytes exceeds the limit of " + max);
         }
         byte[] payload = new byte[length];
         d.readFully(payload);
         return new Frame((flags & FLAG_DATA) != 0, payload);
+    }
+
+    /** Writes a payload as frames of at most MAX_PAYLOAD bytes each. */
+    static void writeFrames(OutputStream out, boolean data, byte[] payload) throws IOException {
+        int off = 0;
+        do {
+            int len = Math.min(MAX_PAYLOAD, payload.length - off);
+            write(out, data, payload, off, len);
+            off += len;
+        } while (off < payload.length);
     }
 
     /** Writes one frame; the caller holds the stream's lock. */

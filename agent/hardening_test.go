@@ -1,0 +1,431 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/protocol"
+)
+
+// The contentions and waits the agent reports are the ones JFR recorded:
+// a JFR recording of the same JVM is the ground truth, counted per thread
+// over the same span of time. And no contention ends before it began.
+func TestContentionsMatchJFR(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "monitors.jfc")
+	os.WriteFile(settings, []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<configuration version="2.0">
+  <event name="jdk.JavaMonitorEnter"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting><setting name="stackTrace">false</setting></event>
+  <event name="jdk.JavaMonitorWait"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting><setting name="stackTrace">false</setting></event>
+</configuration>
+`), 0o644)
+	recording := filepath.Join(dir, "truth.jfr")
+	_, jar := workload(t)
+	portFile := filepath.Join(dir, "port")
+	j := startWorkload(t, 120, false,
+		"-XX:StartFlightRecording=filename="+recording+",settings="+settings+",dumponexit=true",
+		fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
+	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.stderr)
+	}
+	w, _, cancel := watch(t, at.Port, client.FormatAuto)
+	// Compare over a span well inside the time watched: JFR reports a
+	// contention about a second after it ends.
+	from := time.Now().Add(3 * time.Second)
+	time.Sleep(12 * time.Second)
+	to := time.Now().Add(-3 * time.Second)
+	cancel()
+	j.exits(t, 20*time.Second)
+
+	truth := jfrCounts(t, recording, from, to)
+	reported, negative := agentCounts(w, from, to)
+	if len(negative) > 0 {
+		t.Errorf("contentions that end before they begin: %s", strings.Join(negative, "; "))
+	}
+	for _, key := range []string{"contender-0 enter", "contender-1 enter", "contender-2 enter", "contender-3 enter", "waiter wait"} {
+		want, got := truth[key], reported[key]
+		t.Logf("%-18s JFR %4d, agent %4d", key, want, got)
+		if want < 10 {
+			t.Fatalf("%s: only %d in the JFR recording: the workload did not contend", key, want)
+		}
+		if ratio := float64(got) / float64(want); ratio < 0.9 || ratio > 1.1 {
+			t.Errorf("%s: the agent reported %d, JFR recorded %d", key, got, want)
+		}
+	}
+}
+
+// jfrCounts counts the monitor events of a recording per thread and kind
+// ("contender-0 enter", "waiter wait") that began within [from, to).
+func jfrCounts(t *testing.T, recording string, from, to time.Time) map[string]int {
+	t.Helper()
+	tool, err := exec.LookPath("jfr")
+	if err != nil {
+		javac, _ := exec.LookPath("javac")
+		javac, _ = filepath.EvalSymlinks(javac)
+		tool = filepath.Join(filepath.Dir(javac), "jfr")
+	}
+	out, err := exec.Command(tool, "print", "--json", "--events", "jdk.JavaMonitorEnter,jdk.JavaMonitorWait", recording).Output()
+	if err != nil {
+		t.Fatalf("jfr print: %v", err)
+	}
+	var doc struct {
+		Recording struct {
+			Events []struct {
+				Type   string `json:"type"`
+				Values struct {
+					StartTime   time.Time `json:"startTime"`
+					EventThread struct {
+						JavaName string `json:"javaName"`
+					} `json:"eventThread"`
+				} `json:"values"`
+			} `json:"events"`
+		} `json:"recording"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("jfr print --json: %v", err)
+	}
+	counts := map[string]int{}
+	for _, e := range doc.Recording.Events {
+		if s := e.Values.StartTime; s.Before(from) || !s.Before(to) {
+			continue
+		}
+		kind := "enter"
+		if e.Type == "jdk.JavaMonitorWait" {
+			kind = "wait"
+		}
+		counts[e.Values.EventThread.JavaName+" "+kind]++
+	}
+	return counts
+}
+
+// agentCounts counts what the agent reported the same way, and lists the
+// contentions and waits whose end precedes their start.
+func agentCounts(w *watched, from, to time.Time) (map[string]int, []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	names := map[int64]string{}
+	type begun struct{ obj, at int64 }
+	open := map[int64][]begun{} // thread -> enters and waits not yet over, innermost last
+	counts := map[string]int{}
+	var negative []string
+	begin := func(thread, obj int64, at decode.Ticks, kind string) {
+		open[thread] = append(open[thread], begun{obj, int64(at)})
+		if ts := time.Unix(0, int64(at)); !ts.Before(from) && ts.Before(to) {
+			counts[names[thread]+" "+kind]++
+		}
+	}
+	end := func(thread, obj int64, at decode.Ticks) {
+		s := open[thread]
+		for i := len(s) - 1; i >= 0; i-- {
+			if s[i].obj == obj {
+				if int64(at) < s[i].at {
+					negative = append(negative, fmt.Sprintf("%s on %d: %v", names[thread], obj, time.Duration(int64(at)-s[i].at)))
+				}
+				open[thread] = append(s[:i], s[i+1:]...)
+				return
+			}
+		}
+	}
+	for _, ev := range w.events {
+		switch e := ev.(type) {
+		case *decode.ThreadStart:
+			names[e.ThreadID] = e.ThreadName
+		case *decode.MonContendedEnter:
+			begin(e.ThreadIDRef, e.ObjIDRef, e.Time, "enter")
+		case *decode.MonContendedEntered:
+			end(e.ThreadIDRef, e.ObjIDRef, e.Time)
+		case *decode.MonWait:
+			begin(e.ThreadIDRef, e.ObjIDRef, e.Time, "wait")
+		case *decode.MonWaited:
+			end(e.ThreadIDRef, e.ObjIDRef, e.Time)
+		}
+	}
+	return counts, negative
+}
+
+// rawConn speaks the protocol by hand, for what proftop's client never does.
+type rawConn struct {
+	net.Conn
+	r    *protocol.FrameReader
+	w    *protocol.FrameWriter
+	data bytes.Buffer // the trace bytes received
+}
+
+func dialRaw(t *testing.T, port int) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{Conn: c, r: protocol.NewFrameReader(c, 0), w: protocol.NewFrameWriter(c, 0)}
+}
+
+// command sends one command and returns the reply.
+func (c *rawConn) command(t *testing.T, ctxt uint64, body any) protocol.Message {
+	t.Helper()
+	payload, err := protocol.EncodeMessage("proftop", "agentController", ctxt, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.w.WriteFrame(false, payload); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		f, err := c.r.Next()
+		if err != nil {
+			t.Fatalf("reading the reply: %v", err)
+		}
+		if f.Data {
+			c.data.Write(f.Payload)
+			continue
+		}
+		m, err := protocol.ParseMessage(f.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Ctxt != ctxt {
+			t.Fatalf("reply ctxt %d to command ctxt %d", m.Ctxt, ctxt)
+		}
+		return m
+	}
+}
+
+// receive collects data frames for d; it returns how many came.
+func (c *rawConn) receive(t *testing.T, d time.Duration) int {
+	t.Helper()
+	n := 0
+	c.SetReadDeadline(time.Now().Add(d))
+	for {
+		f, err := c.r.Next()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.Data {
+			t.Fatalf("an unasked control frame: %s", f.Payload)
+		}
+		c.data.Write(f.Payload)
+		n++
+	}
+}
+
+// Stopping and starting monitoring again continues one stream: no data
+// after monitoringStopped, no second preamble, and every id keeps naming
+// what it named.
+func TestAgentStopAndStartContinueOneStream(t *testing.T) {
+	for _, format := range []string{"binary", "xml"} {
+		t.Run(format, func(t *testing.T) {
+			j, port := startWithAgent(t, 120, false, "")
+			c := dialRaw(t, port)
+			c.command(t, 1, &protocol.Attach{AgentID: "1"})
+			c.command(t, 2, &protocol.SetOutputFormat{Format: format})
+			c.command(t, 3, &protocol.StartMonitoring{})
+			c.receive(t, 2500*time.Millisecond)
+			c.command(t, 4, &protocol.StopMonitoring{})
+			if n := c.receive(t, 1500*time.Millisecond); n != 0 {
+				t.Fatalf("%d data frames after monitoringStopped", n)
+			}
+			c.command(t, 5, &protocol.StartMonitoring{})
+			c.receive(t, 2500*time.Millisecond)
+			c.command(t, 6, &protocol.Detach{})
+			c.Close()
+
+			d, err := decode.Open(bytes.NewReader(c.data.Bytes()), decode.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			preambles, methods, classes := 0, map[int64]string{}, map[int64]string{}
+			kinds := map[string]int{}
+			for {
+				ev, err := d.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("the stream across stop and start: %v", err)
+				}
+				kinds[ev.Kind().String()]++
+				switch e := ev.(type) {
+				case *decode.TraceStart:
+					preambles++
+				case *decode.MethodDef:
+					if old, ok := methods[e.MethodID]; ok && old != e.Name {
+						t.Fatalf("method id %d named %s, then %s", e.MethodID, old, e.Name)
+					}
+					methods[e.MethodID] = e.Name
+				case *decode.ClassDef:
+					if old, ok := classes[e.ClassID]; ok && old != e.Name {
+						t.Fatalf("class id %d named %s, then %s", e.ClassID, old, e.Name)
+					}
+					classes[e.ClassID] = e.Name
+				}
+			}
+			if preambles != 1 || kinds["monContendedEnter"] == 0 || kinds["agMethodEntry"] == 0 {
+				t.Fatalf("%d preambles; events %v", preambles, kinds)
+			}
+			j.exits(t, 20*time.Second)
+		})
+	}
+}
+
+// Agent commands before attach are refused as the protocol says.
+func TestAgentCommandsNeedAttach(t *testing.T) {
+	j, port := startWithAgent(t, 120, false, "")
+	c := dialRaw(t, port)
+	for i, cmd := range []any{&protocol.StopMonitoring{}, &protocol.Detach{}, &protocol.StartMonitoring{}, &protocol.SetOutputFormat{Format: "binary"}} {
+		m := c.command(t, uint64(i+1), cmd)
+		if e := m.AsError(); e == nil || e.Code != protocol.CodeNotAttached {
+			t.Fatalf("%T before attach: %s %s", cmd, m.Name, m.Body)
+		}
+	}
+	c.Close()
+	j.exits(t, 20*time.Second)
+}
+
+// A frame header announcing a large payload makes the agent allocate
+// nothing: forty of them at once leave a 64 MiB heap unharmed, and a client
+// is served afterwards.
+func TestAgentRefusesLargeFramesWithoutAllocating(t *testing.T) {
+	_, jar := workload(t)
+	portFile := filepath.Join(t.TempDir(), "port")
+	j := startWorkload(t, 120, false, "-Xmx64m", fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
+	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", at.Port))
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			head := make([]byte, 12)
+			copy(head, "PTAC")
+			binary.BigEndian.PutUint32(head[8:], 16<<20)
+			c.Write(head)
+			c.SetReadDeadline(time.Now().Add(3 * time.Second))
+			io.Copy(io.Discard, c)
+		}()
+	}
+	wg.Wait()
+	w, _, cancel := watch(t, at.Port, client.FormatAuto)
+	await(t, w, expectations(t, false)[:1], 20*time.Second)
+	cancel()
+	j.exits(t, 20*time.Second)
+	if strings.Contains(j.stderr.String(), "OutOfMemoryError") {
+		t.Fatalf("the agent ran the application out of memory:\n%s", j.stderr)
+	}
+}
+
+// A client that says nothing before monitoring is dropped after the idle
+// time, so that it cannot hold the agent's one place.
+func TestAgentDropsAnIdleClient(t *testing.T) {
+	j, port := startWithAgent(t, 120, false, ",idle=1s")
+	c := dialRaw(t, port)
+	start := time.Now()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("an idle client: read %d, %v", n, err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("dropped after %v", took)
+	}
+	w, _, cancel := watch(t, port, client.FormatAuto)
+	await(t, w, expectations(t, false)[:1], 20*time.Second)
+	cancel()
+	j.exits(t, 20*time.Second)
+}
+
+// The queue between the agent and a client that stops reading: putting
+// never waits for the network, and the client is dropped a backlog behind.
+func TestOutboxDropsAStalledClient(t *testing.T) {
+	_, jar := workload(t)
+	classes := t.TempDir()
+	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/OutboxCheck.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.OutboxCheck", strconv.Itoa(1<<20)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`dropped after (\d+) bytes, slowest put (\d+) ms`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s", out)
+	}
+	sent, _ := strconv.Atoi(string(m[1]))
+	// The backlog plus what the sockets' buffers hold.
+	if sent < 1<<20 || sent > 16<<20 {
+		t.Fatalf("%s", out)
+	}
+	t.Logf("%s", bytes.TrimSpace(out))
+}
+
+// An agent that cannot start (its port file cannot be written) leaves no
+// port bound behind it, and the application runs on.
+func TestFailedStartFreesThePort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	_, jar := workload(t)
+	j := startWorkload(t, 120, false, fmt.Sprintf("-javaagent:%s=port=%d,portfile=/nonexistent/dir/port", jar, port))
+	if !strings.Contains(j.stderr.String(), "proftop agent: not started") {
+		t.Fatalf("stderr: %s", j.stderr)
+	}
+	if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+		c.Close()
+		t.Fatalf("port %d still bound by the agent that did not start", port)
+	}
+	j.exits(t, 20*time.Second)
+}
+
+// A JVM without JDK Flight Recorder: the agent says so in its answer to
+// startMonitoring, and the application runs on undisturbed.
+func TestAgentWithoutJFRSaysSo(t *testing.T) {
+	_, jar := workload(t)
+	portFile := filepath.Join(t.TempDir(), "port")
+	j := startWorkload(t, 120, false, "--limit-modules", "java.base,java.instrument,java.management",
+		fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
+	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.stderr)
+	}
+	err = client.NewSession(client.Config{Host: "127.0.0.1", Port: at.Port}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "AGENT_FAILURE") || !strings.Contains(err.Error(), "jdk/jfr") {
+		t.Fatalf("client: %v", err)
+	}
+	j.exits(t, 20*time.Second)
+	if strings.Contains(j.stderr.String(), "Exception in thread") {
+		t.Fatalf("an agent error reached the application's handler:\n%s", j.stderr)
+	}
+}
