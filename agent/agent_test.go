@@ -78,11 +78,29 @@ func sourceLine(t testing.TB, marker string) int64 {
 	return 0
 }
 
+// lockedBuffer collects a process's output while a test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // jvm is a running workload.
 type jvm struct {
 	cmd    *exec.Cmd
 	done   chan error
-	stderr *bytes.Buffer
+	stderr *lockedBuffer
 	stdin  io.WriteCloser
 }
 
@@ -96,7 +114,7 @@ func startWorkload(t testing.TB, seconds int, deadlock bool, jvmArgs ...string) 
 		args = append(args, "deadlock")
 	}
 	cmd := exec.Command("java", args...)
-	j := &jvm{cmd: cmd, done: make(chan error, 1), stderr: &bytes.Buffer{}}
+	j := &jvm{cmd: cmd, done: make(chan error, 1), stderr: &lockedBuffer{}}
 	cmd.Stderr = j.stderr
 	j.stdin, _ = cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

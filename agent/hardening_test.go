@@ -421,7 +421,7 @@ func TestAgentWithoutJFRSaysSo(t *testing.T) {
 		t.Fatalf("%v\n%s", err, j.stderr)
 	}
 	err = client.NewSession(client.Config{Host: "127.0.0.1", Port: at.Port}).Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "AGENT_FAILURE") || !strings.Contains(err.Error(), "jdk/jfr") {
+	if err == nil || !strings.Contains(err.Error(), "AGENT_FAILURE") || !strings.Contains(err.Error(), "jdk.jfr") {
 		t.Fatalf("client: %v", err)
 	}
 	j.exits(t, 20*time.Second)

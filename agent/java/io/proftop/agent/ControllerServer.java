@@ -149,7 +149,7 @@ final class ControllerServer {
         }
 
         void serve() {
-            try (socket) {
+            try {
                 socket.setTcpNoDelay(true);
                 outbox = new Outbox(socket, opts.backlog());
                 Collector.daemon(outbox::run, "proftop-send").start();
@@ -181,8 +181,14 @@ final class ControllerServer {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
+                }
+                // Free the place before the client sees the connection close,
+                // so that it can connect again at once.
+                busy.set(false);
+                if (outbox != null) {
                     outbox.close("the session is over");
                 }
+                closeQuietly(socket);
             }
         }
 
@@ -270,20 +276,25 @@ final class ControllerServer {
                 reply(c, "<monitoringStarted></monitoringStarted>");
                 return;
             }
+            if (ModuleLayer.boot().findModule("jdk.jfr").isEmpty()) {
+                reply(c, Wire.error("AGENT_FAILURE", "this JVM cannot record: it runs without JDK Flight Recorder (module jdk.jfr)"));
+                return;
+            }
+            // The answer goes first: starting JFR may take a second, more on a
+            // loaded machine, and the client waits for the answer only so long.
+            reply(c, "<monitoringStarted></monitoringStarted>");
             if (collector == null) {
                 collector = new Collector(opts, TraceEncoder.forFormat(format), this::sendData,
                         why -> outbox.close("monitoring failed: " + why));
             }
+            monitoring = true;
             try {
                 collector.prepare();
-            } catch (Throwable t) {
-                // Typically a JVM without the jdk.jfr module: say so rather than go silent.
-                reply(c, Wire.error("AGENT_FAILURE", "this JVM cannot record: " + t));
-                return;
+                collector.start();
+            } catch (RuntimeException | Error e) {
+                System.err.println("proftop agent: cannot record: " + e);
+                throw new IOException("cannot record", e); // ends the session: the client reconnects
             }
-            reply(c, "<monitoringStarted></monitoringStarted>");
-            monitoring = true;
-            collector.start();
         }
 
         /** Stops recording; what was recorded is queued before whatever reply follows. */
