@@ -55,6 +55,31 @@ func TestContentionsMatchJFR(t *testing.T) {
 	cancel()
 	j.exits(t, 20*time.Second)
 
+	// One lock is one monitor, though JFR and the thread poll name it
+	// differently: the contenders all contend for Workload.lock, the waiter
+	// waits on Workload.queue.
+	objects := map[string]map[int64]bool{"contender": {}, "waiter": {}}
+	names := map[int64]string{}
+	for _, ev := range w.events {
+		switch e := ev.(type) {
+		case *decode.ThreadStart:
+			names[e.ThreadID] = e.ThreadName
+		case *decode.MonContendedEnter:
+			if strings.HasPrefix(names[e.ThreadIDRef], "contender-") {
+				objects["contender"][e.ObjIDRef] = true
+			}
+		case *decode.MonWait:
+			if names[e.ThreadIDRef] == "waiter" {
+				objects["waiter"][e.ObjIDRef] = true
+			}
+		}
+	}
+	for who, objs := range objects {
+		if len(objs) != 1 {
+			t.Errorf("the %s's monitor is reported as %d monitors: %v", who, len(objs), objs)
+		}
+	}
+
 	truth := jfrCounts(t, recording, from, to)
 	reported, negative := agentCounts(w, from, to)
 	if len(negative) > 0 {

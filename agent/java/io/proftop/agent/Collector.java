@@ -104,6 +104,10 @@ final class Collector {
     private final ArrayDeque<Open> closedByPoll = new ArrayDeque<>();
     // thread -> the last contention JFR alone reported: the poll may have seen it just before it ended.
     private final Map<Long, Open> lastFromJfr = new HashMap<>();
+    // Contentions JFR alone saw, on monitors whose identity hash is not known
+    // yet: held back a few seconds, until a contention the poll saw too names
+    // the monitor, so that one lock does not show as two monitors.
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
     private final Map<Long, Map<Long, long[]>> samples = new HashMap<>(); // thread -> method -> count
     private final Map<Long, long[]> heapAfterGC = bounded(64); // gcId -> used, committed
     private final Map<Long, long[]> pendingGC = bounded(64); // gcId -> start, pause
@@ -133,6 +137,10 @@ final class Collector {
                     && end >= since - CLOCK_SLACK;
         }
     }
+
+    /** A contention or wait JFR alone saw, not yet reported. */
+    private record Held(long thread, boolean waiting, long start, long end, long address, String className,
+            long timeoutOrOwner, List<TraceEncoder.Frame> stack, long heldAt) {}
 
     Collector(Options opts, TraceEncoder enc, Sink sink, FailureListener onFailure) {
         this.opts = opts;
@@ -167,11 +175,8 @@ final class Collector {
         return failure;
     }
 
-    /**
-     * Readies a run of the recording. Throws when this JVM cannot record
-     * (no jdk.jfr module, for one), before anything is promised to the client.
-     */
-    void prepare() {
+    /** Readies a run of the recording: JFR's stream, its events and handlers. */
+    private void prepare() {
         RecordingStream rs = new RecordingStream();
         try {
             rs.enable("jdk.JavaMonitorEnter").withThreshold(opts.threshold()).withStackTrace();
@@ -190,6 +195,7 @@ final class Collector {
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             // A batch's events leave together, without waiting for the poll.
             rs.onFlush(() -> handle(() -> {
+                releaseHeld(false);
                 sendSamples();
                 flushLocked();
             }));
@@ -200,7 +206,10 @@ final class Collector {
         stream = rs;
     }
 
-    /** Sends the picture as it is now, then follows the JVM until stop. Call prepare first. */
+    /**
+     * Sends the picture as it is now, then follows the JVM until stop. The
+     * picture goes first: starting JFR takes a second or more.
+     */
     void start() {
         synchronized (lock) {
             stopped = false;
@@ -219,6 +228,7 @@ final class Collector {
         poller = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "proftop-poll"));
         long every = opts.poll().toMillis();
         poller.scheduleAtFixedRate(this::tick, every, every, TimeUnit.MILLISECONDS);
+        prepare();
         jfrThread = daemon(this::runRecording, "proftop-jfr");
         jfrThread.start();
     }
@@ -261,6 +271,7 @@ final class Collector {
             jfrThread = null;
         }
         synchronized (lock) {
+            releaseHeld(true);
             sendSamples();
             flushLocked();
         }
@@ -477,6 +488,7 @@ final class Collector {
             }
             endMissing(seen, seenTo);
             closeReleased(seenTo);
+            releaseHeld(false);
         }
         if (needStacks.isEmpty()) {
             return;
@@ -697,17 +709,50 @@ final class Collector {
                 return;
             }
         }
-        long obj = object(addressToObject.getOrDefault(address, address), cls, start);
+        long timeoutOrOwner;
         if (isWait) {
-            long timeout = e.getLong("timeout");
-            enc.monWait(false, id, start, obj, timeout, stack);
-            enc.monWait(true, id, end, obj, timeout, stack);
+            timeoutOrOwner = e.getLong("timeout");
         } else {
             RecordedThread prev = e.getThread("previousOwner");
-            enc.monContendedEnter(id, start, obj, prev == null ? 0 : prev.getJavaThreadId(), stack);
-            enc.monContendedEntered(id, end, obj, stack);
+            timeoutOrOwner = prev == null ? 0 : prev.getJavaThreadId();
         }
-        lastFromJfr.put(id, new Open(id, obj, cls, isWait, start, end));
+        Held h = new Held(id, isWait, start, end, address, cls, timeoutOrOwner, stack, now());
+        if (addressToObject.containsKey(address)) {
+            report(h, addressToObject.get(address));
+        } else {
+            held.addLast(h);
+        }
+        lastFromJfr.put(id, new Open(id, address, cls, isWait, start, end));
+    }
+
+    /** Reports a contention or wait JFR alone saw, start and end, on monitor obj. */
+    private void report(Held h, long obj) {
+        object(obj, h.className(), h.start());
+        if (h.waiting()) {
+            enc.monWait(false, h.thread(), h.start(), obj, h.timeoutOrOwner(), h.stack());
+            enc.monWait(true, h.thread(), h.end(), obj, h.timeoutOrOwner(), h.stack());
+        } else {
+            enc.monContendedEnter(h.thread(), h.start(), obj, h.timeoutOrOwner(), h.stack());
+            enc.monContendedEntered(h.thread(), h.end(), obj, h.stack());
+        }
+    }
+
+    /**
+     * Reports the held contentions whose monitor is now named, and those
+     * held long enough (or all, when the run stops): those go out under
+     * JFR's address for the monitor.
+     */
+    private void releaseHeld(boolean all) {
+        long now = now();
+        long patience = 3 * opts.poll().toNanos();
+        for (Iterator<Held> it = held.iterator(); it.hasNext();) {
+            Held h = it.next();
+            Long obj = addressToObject.get(h.address());
+            if (obj != null || all || now - h.heldAt() > patience || held.size() > 100_000) {
+                it.remove();
+                report(h, obj != null ? obj : h.address());
+            }
+        }
     }
 
     private void onThreadStart(RecordedEvent e) {

@@ -289,7 +289,6 @@ final class ControllerServer {
             }
             monitoring = true;
             try {
-                collector.prepare();
                 collector.start();
             } catch (RuntimeException | Error e) {
                 System.err.println("proftop agent: cannot record: " + e);
