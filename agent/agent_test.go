@@ -108,11 +108,20 @@ type jvm struct {
 // agentArgs is not empty.
 func startWorkload(t testing.TB, seconds int, deadlock bool, jvmArgs ...string) *jvm {
 	t.Helper()
+	var flags []string
+	if deadlock {
+		flags = append(flags, "deadlock")
+	}
+	return startWorkloadWith(t, seconds, flags, jvmArgs...)
+}
+
+// startWorkloadWith runs the workload in run mode with flags ("deadlock",
+// "pairs").
+func startWorkloadWith(t testing.TB, seconds int, flags []string, jvmArgs ...string) *jvm {
+	t.Helper()
 	classes, _ := workload(t)
 	args := append(jvmArgs, "-cp", classes, "Workload", "run", strconv.Itoa(seconds))
-	if deadlock {
-		args = append(args, "deadlock")
-	}
+	args = append(args, flags...)
 	cmd := exec.Command("java", args...)
 	j := &jvm{cmd: cmd, done: make(chan error, 1), stderr: &lockedBuffer{}}
 	cmd.Stderr = j.stderr

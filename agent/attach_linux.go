@@ -195,11 +195,35 @@ func (p *process) private(path string, dir bool) error {
 	return nil
 }
 
+// readSmallFile reads a regular file of at most max bytes, never through
+// a symbolic link and never blocking on a FIFO or a device: the files
+// proftop reads in the JVM's directories are in the hands of the JVM's
+// user.
+func readSmallFile(path string, max int) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %v, not a regular file", path, fi.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err == nil && len(data) > max {
+		err = fmt.Errorf("%s is larger than %d bytes", path, max)
+	}
+	return data, err
+}
+
 // writeJar writes the embedded jar at path, unless the same bytes are
 // there already in a file of the JVM's user.
 func (p *process) writeJar(path string) error {
 	if p.private(path, false) == nil {
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, Jar) {
+		if old, err := readSmallFile(path, len(Jar)); err == nil && bytes.Equal(old, Jar) {
 			return nil
 		}
 	}
@@ -251,7 +275,7 @@ func (p *process) attachSocket(timeout time.Duration) (net.Conn, error) {
 	}
 	// A JVM started with -XX:+DisableAttachMechanism would only print a
 	// thread dump on SIGQUIT.
-	if flag := attachDisabledBy(p.pid); flag != "" {
+	if flag := p.attachDisabledBy(); flag != "" {
 		return nil, fmt.Errorf("process %d (%s): %w: it was started with %s", p.pid, p.comm, ErrAttachDisabled, flag)
 	}
 	trigger, err := p.triggerFile()
@@ -306,17 +330,26 @@ func (p *process) triggerFile() (string, error) {
 
 // attachDisabledBy returns the option that disables attaching in the JVM
 // of process pid, "" when none does.
-func attachDisabledBy(pid int) string {
-	environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return disablingOption(environ, cmdline)
+func (p *process) attachDisabledBy() string {
+	environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.pid))
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+	return disablingOption(environ, cmdline, func(name string) []byte {
+		path := filepath.Join(p.root, name)
+		if !filepath.IsAbs(name) {
+			path = filepath.Join(fmt.Sprintf("/proc/%d/cwd", p.pid), name)
+		}
+		data, _ := readSmallFile(path, 1<<20)
+		return data
+	})
 }
 
-// disablingOption finds -XX:+DisableAttachMechanism in a process's
-// environment and command line (both NUL-separated, as /proc has them):
-// in JAVA_TOOL_OPTIONS, on the command line or in _JAVA_OPTIONS, the last
-// one read winning, as the JVM reads them.
-func disablingOption(environ, cmdline []byte) string {
+// disablingOption finds -XX:+DisableAttachMechanism among a JVM's options
+// in the order the JVM reads them, the last one winning: JAVA_TOOL_OPTIONS,
+// JDK_JAVA_OPTIONS, the command line (with its @argfiles, read by argfile),
+// _JAVA_OPTIONS. environ and cmdline are NUL-separated, as /proc has them.
+// Options files given with -XX:VMOptionsFile or -XX:Flags are not read:
+// for those, attach finds out by waiting for the JVM.
+func disablingOption(environ, cmdline []byte, argfile func(name string) []byte) string {
 	env := map[string]string{}
 	for _, kv := range strings.Split(string(environ), "\x00") {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -324,7 +357,14 @@ func disablingOption(environ, cmdline []byte) string {
 		}
 	}
 	words := strings.Fields(env["JAVA_TOOL_OPTIONS"])
-	words = append(words, strings.Split(string(cmdline), "\x00")...)
+	words = append(words, strings.Fields(env["JDK_JAVA_OPTIONS"])...)
+	for _, arg := range strings.Split(string(cmdline), "\x00") {
+		if name, ok := strings.CutPrefix(arg, "@"); ok && name != "" && !strings.HasPrefix(name, "@") {
+			words = append(words, strings.Fields(string(argfile(name)))...)
+			continue
+		}
+		words = append(words, arg)
+	}
 	words = append(words, strings.Fields(env["_JAVA_OPTIONS"])...)
 	flag := ""
 	for _, w := range words {
@@ -368,7 +408,7 @@ func load(conn net.Conn, agent string) error {
 func waitForPort(portFile string, timeout time.Duration, pid int) (Attachment, error) {
 	deadline := time.Now().Add(timeout)
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 250*time.Millisecond) {
-		if data, err := os.ReadFile(portFile); err == nil {
+		if data, err := readSmallFile(portFile, 4<<10); err == nil {
 			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 			port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
 			if err != nil || port <= 0 || port > 65535 {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -144,9 +145,46 @@ func TestDisablingOption(t *testing.T) {
 		{nul("JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism"), nul("java", "-XX:-DisableAttachMechanism", "Main"), ""},
 		{nul("_JAVA_OPTIONS=-XX:+DisableAttachMechanism"), nul("java", "-XX:-DisableAttachMechanism", "Main"), "-XX:+DisableAttachMechanism"},
 		{nul("OTHER=-XX:+DisableAttachMechanism"), nul("java", "Main"), ""},
+		{nul("JDK_JAVA_OPTIONS=-XX:+DisableAttachMechanism"), nul("java", "Main"), "-XX:+DisableAttachMechanism"},
+		{nul("JDK_JAVA_OPTIONS=-XX:+DisableAttachMechanism"), nul("java", "-XX:-DisableAttachMechanism", "Main"), ""},
+		{nil, nul("java", "@opts.txt", "Main"), "-XX:+DisableAttachMechanism"},
+		{nil, nul("java", "@opts.txt", "-XX:-DisableAttachMechanism", "Main"), ""},
 	} {
-		if got := disablingOption(tc.environ, tc.cmdline); got != tc.want {
+		argfiles := map[string]string{"opts.txt": "-Xmx1g\n-XX:+DisableAttachMechanism\n"}
+		if got := disablingOption(tc.environ, tc.cmdline, func(name string) []byte { return []byte(argfiles[name]) }); got != tc.want {
 			t.Errorf("environ %q, cmdline %q: %q, want %q", tc.environ, tc.cmdline, got, tc.want)
+		}
+	}
+}
+
+// What attach reads in the JVM's directories is read only if it is a small
+// regular file: never a FIFO (which would block), a device, or a link.
+func TestReadSmallFileRefusesOthers(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "port")
+	os.WriteFile(regular, []byte("4242\n"), 0o600)
+	if data, err := readSmallFile(regular, 16); err != nil || string(data) != "4242\n" {
+		t.Fatalf("%q, %v", data, err)
+	}
+	if _, err := readSmallFile(regular, 2); err == nil {
+		t.Fatal("a file over the limit was read")
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	os.Symlink(regular, link)
+	for _, path := range []string{fifo, link, "/dev/zero"} {
+		done := make(chan error, 1)
+		go func() { _, err := readSmallFile(path, 16); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatalf("%s was read", path)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("reading %s blocked", path)
 		}
 	}
 }

@@ -26,20 +26,22 @@ import (
 
 // The contentions and waits the agent reports are the ones JFR recorded:
 // a JFR recording of the same JVM is the ground truth, counted per thread
-// over the same span of time. And no contention ends before it began.
+// (and, for the threads that contend for two locks of one class in turn,
+// per line) over the same span of time. No contention ends before it
+// began, and each lock is one monitor.
 func TestContentionsMatchJFR(t *testing.T) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "monitors.jfc")
 	os.WriteFile(settings, []byte(`<?xml version="1.0" encoding="UTF-8"?>
 <configuration version="2.0">
-  <event name="jdk.JavaMonitorEnter"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting><setting name="stackTrace">false</setting></event>
+  <event name="jdk.JavaMonitorEnter"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting><setting name="stackTrace">true</setting></event>
   <event name="jdk.JavaMonitorWait"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting><setting name="stackTrace">false</setting></event>
 </configuration>
 `), 0o644)
 	recording := filepath.Join(dir, "truth.jfr")
 	_, jar := workload(t)
 	portFile := filepath.Join(dir, "port")
-	j := startWorkload(t, 120, false,
+	j := startWorkloadWith(t, 120, []string{"pairs"},
 		"-XX:StartFlightRecording=filename="+recording+",settings="+settings+",dumponexit=true",
 		fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
 	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
@@ -57,16 +59,25 @@ func TestContentionsMatchJFR(t *testing.T) {
 
 	// One lock is one monitor, though JFR and the thread poll name it
 	// differently: the contenders all contend for Workload.lock, the waiter
-	// waits on Workload.queue.
-	objects := map[string]map[int64]bool{"contender": {}, "waiter": {}}
+	// waits on Workload.queue, the pair threads take Workload.left at one
+	// line and Workload.right at the next.
+	leftLine, rightLine := sourceLine(t, "LEFT LINE"), sourceLine(t, "RIGHT LINE")
+	objects := map[string]map[int64]bool{"contenders": {}, "waiter": {}, "left": {}, "right": {}}
 	names := map[int64]string{}
+	w.mu.Lock()
 	for _, ev := range w.events {
 		switch e := ev.(type) {
 		case *decode.ThreadStart:
 			names[e.ThreadID] = e.ThreadName
 		case *decode.MonContendedEnter:
-			if strings.HasPrefix(names[e.ThreadIDRef], "contender-") {
-				objects["contender"][e.ObjIDRef] = true
+			name := names[e.ThreadIDRef]
+			switch {
+			case strings.HasPrefix(name, "contender-"):
+				objects["contenders"][e.ObjIDRef] = true
+			case strings.HasPrefix(name, "pair-") && hasFrame(e.Stack, "Workload.pair", leftLine):
+				objects["left"][e.ObjIDRef] = true
+			case strings.HasPrefix(name, "pair-") && hasFrame(e.Stack, "Workload.pair", rightLine):
+				objects["right"][e.ObjIDRef] = true
 			}
 		case *decode.MonWait:
 			if names[e.ThreadIDRef] == "waiter" {
@@ -74,9 +85,15 @@ func TestContentionsMatchJFR(t *testing.T) {
 			}
 		}
 	}
+	w.mu.Unlock()
 	for who, objs := range objects {
 		if len(objs) != 1 {
-			t.Errorf("the %s's monitor is reported as %d monitors: %v", who, len(objs), objs)
+			t.Errorf("the %s' monitor is reported as %d monitors: %v", who, len(objs), objs)
+		}
+	}
+	for obj := range objects["left"] {
+		if objects["right"][obj] {
+			t.Errorf("Workload.left and Workload.right are reported as one monitor, %d", obj)
 		}
 	}
 
@@ -85,7 +102,11 @@ func TestContentionsMatchJFR(t *testing.T) {
 	if len(negative) > 0 {
 		t.Errorf("contentions that end before they begin: %s", strings.Join(negative, "; "))
 	}
-	for _, key := range []string{"contender-0 enter", "contender-1 enter", "contender-2 enter", "contender-3 enter", "waiter wait"} {
+	keys := []string{"contender-0 enter", "contender-1 enter", "contender-2 enter", "contender-3 enter", "waiter wait"}
+	for _, pair := range []string{"pair-0", "pair-1"} {
+		keys = append(keys, fmt.Sprintf("%s enter:%d", pair, leftLine), fmt.Sprintf("%s enter:%d", pair, rightLine))
+	}
+	for _, key := range keys {
 		want, got := truth[key], reported[key]
 		t.Logf("%-18s JFR %4d, agent %4d", key, want, got)
 		if want < 10 {
@@ -97,8 +118,9 @@ func TestContentionsMatchJFR(t *testing.T) {
 	}
 }
 
-// jfrCounts counts the monitor events of a recording per thread and kind
-// ("contender-0 enter", "waiter wait") that began within [from, to).
+// jfrCounts counts the monitor events of a recording that began within
+// [from, to) per thread and kind ("contender-0 enter", "waiter wait"), and
+// per thread, kind and line of the Workload frame ("pair-0 enter:171").
 func jfrCounts(t *testing.T, recording string, from, to time.Time) map[string]int {
 	t.Helper()
 	tool, err := exec.LookPath("jfr")
@@ -120,6 +142,16 @@ func jfrCounts(t *testing.T, recording string, from, to time.Time) map[string]in
 					EventThread struct {
 						JavaName string `json:"javaName"`
 					} `json:"eventThread"`
+					StackTrace struct {
+						Frames []struct {
+							Method struct {
+								Type struct {
+									Name string `json:"name"`
+								} `json:"type"`
+							} `json:"method"`
+							LineNumber int `json:"lineNumber"`
+						} `json:"frames"`
+					} `json:"stackTrace"`
 				} `json:"values"`
 			} `json:"events"`
 		} `json:"recording"`
@@ -136,7 +168,14 @@ func jfrCounts(t *testing.T, recording string, from, to time.Time) map[string]in
 		if e.Type == "jdk.JavaMonitorWait" {
 			kind = "wait"
 		}
-		counts[e.Values.EventThread.JavaName+" "+kind]++
+		key := e.Values.EventThread.JavaName + " " + kind
+		counts[key]++
+		for _, f := range e.Values.StackTrace.Frames {
+			if f.Method.Type.Name == "Workload" {
+				counts[fmt.Sprintf("%s:%d", key, f.LineNumber)]++
+				break
+			}
+		}
 	}
 	return counts
 }
@@ -151,10 +190,17 @@ func agentCounts(w *watched, from, to time.Time) (map[string]int, []string) {
 	open := map[int64][]begun{} // thread -> enters and waits not yet over, innermost last
 	counts := map[string]int{}
 	var negative []string
-	begin := func(thread, obj int64, at decode.Ticks, kind string) {
+	begin := func(thread, obj int64, at decode.Ticks, kind string, stack decode.Stack) {
 		open[thread] = append(open[thread], begun{obj, int64(at)})
 		if ts := time.Unix(0, int64(at)); !ts.Before(from) && ts.Before(to) {
-			counts[names[thread]+" "+kind]++
+			key := names[thread] + " " + kind
+			counts[key]++
+			for i, m := range stack.Methods {
+				if strings.HasPrefix(m, "Workload.") {
+					counts[fmt.Sprintf("%s:%d", key, stack.Lines[i])]++
+					break
+				}
+			}
 		}
 	}
 	end := func(thread, obj int64, at decode.Ticks) {
@@ -174,11 +220,11 @@ func agentCounts(w *watched, from, to time.Time) (map[string]int, []string) {
 		case *decode.ThreadStart:
 			names[e.ThreadID] = e.ThreadName
 		case *decode.MonContendedEnter:
-			begin(e.ThreadIDRef, e.ObjIDRef, e.Time, "enter")
+			begin(e.ThreadIDRef, e.ObjIDRef, e.Time, "enter", e.Stack)
 		case *decode.MonContendedEntered:
 			end(e.ThreadIDRef, e.ObjIDRef, e.Time)
 		case *decode.MonWait:
-			begin(e.ThreadIDRef, e.ObjIDRef, e.Time, "wait")
+			begin(e.ThreadIDRef, e.ObjIDRef, e.Time, "wait", e.Stack)
 		case *decode.MonWaited:
 			end(e.ThreadIDRef, e.ObjIDRef, e.Time)
 		}
@@ -453,4 +499,52 @@ func TestAgentWithoutJFRSaysSo(t *testing.T) {
 	if strings.Contains(j.stderr.String(), "Exception in thread") {
 		t.Fatalf("an agent error reached the application's handler:\n%s", j.stderr)
 	}
+}
+
+// With a token, a client that has not authenticated does not hold the
+// agent's one place, however busy it keeps the connection.
+func TestUnauthenticatedClientsDoNotHoldThePlace(t *testing.T) {
+	j, port := startWithAgent(t, 120, false, ",host=127.0.0.2,token=s3cret")
+	pest, err := net.Dial("tcp", fmt.Sprintf("127.0.0.2:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pest.Close()
+	raw := &rawConn{Conn: pest, r: protocol.NewFrameReader(pest, 0), w: protocol.NewFrameWriter(pest, 0)}
+	stop := make(chan struct{})
+	pestDone := make(chan struct{})
+	go func() {
+		defer close(pestDone)
+		payload, _ := protocol.EncodeMessage("proftop", "agentController", 1, &protocol.ListAgents{})
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(300 * time.Millisecond):
+			}
+			if raw.w.WriteFrame(false, payload) != nil {
+				return
+			}
+			raw.SetReadDeadline(time.Now().Add(2 * time.Second))
+			if _, err := raw.r.Next(); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(time.Second)
+	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "s3cret"})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	go func() {
+		for b := range s.Batches() {
+			s.Recycle(b)
+		}
+	}()
+	s.Run(ctx)
+	close(stop)
+	<-pestDone
+	if st := s.Status(); st.Streams != 1 || st.Events == 0 {
+		t.Fatalf("the client with the token, beside one without: %+v", st)
+	}
+	j.exits(t, 20*time.Second)
 }

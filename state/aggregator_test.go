@@ -588,6 +588,16 @@ func TestLateContentionLeavesThePresentAlone(t *testing.T) {
 	if w := monitorByObj(s, 106); w == nil || w.Waits != 1 || len(w.Waiters) != 0 {
 		t.Fatalf("monitor 106: %+v", w)
 	}
+	// A late contention whose end falls just after the present began (the
+	// profiler read its clock before the thread states) is still late.
+	feed(a,
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 105, Time: ms(990)},
+		&decode.MonContendedEntered{ThreadIDRef: 1, ObjIDRef: 105, Time: ms(1003)},
+	)
+	s = a.Snapshot(t0.Add(2*time.Second), Query{CallersOf: -1})
+	if th := threadByID(s, 1); th.State != ThreadBlocked || len(s.Deadlocks) != 1 || monitorByObj(s, 105).BlockedMax != 300*time.Millisecond {
+		t.Fatalf("after a late contention ending after the present began: %+v, deadlocks %+v", th, s.Deadlocks)
+	}
 	// When the present contention ends, the thread runs, and the next
 	// contention is the present again.
 	feed(a,

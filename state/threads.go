@@ -132,11 +132,17 @@ func (t *thread) beginLate(at, obj int64, waiting bool) {
 
 // endLate ends the late episode an end event at time at belongs to, and
 // returns how long it lasted; ok is false when the event is not its end.
+// The end may fall a little after the present began (the profiler's
+// clocks differ): the episode is over by then all the same, since a thread
+// blocks on one monitor at a time.
 func (t *thread) endLate(at, obj int64, waiting bool) (d int64, ok bool) {
-	if !t.late.open || t.late.waiting != waiting || t.late.obj != obj || !t.predates(at) {
+	if !t.late.open || t.late.waiting != waiting || t.late.obj != obj {
 		return 0, false
 	}
 	t.late.open = false
+	if t.state == ThreadBlocked || t.state == ThreadWaiting {
+		at = min(at, t.since)
+	}
 	d = max(at-t.late.since, 0)
 	if waiting {
 		t.waitingNS += d

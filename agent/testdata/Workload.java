@@ -8,7 +8,10 @@ import java.util.List;
  * threads that deadlock. All its threads are daemons: the JVM exits when
  * main returns.
  *
- * java Workload run SECONDS [deadlock]   runs SECONDS, or until its standard input closes
+ * java Workload run SECONDS [deadlock] [pairs]
+ *                                       runs SECONDS, or until its standard input closes;
+ *                                       "pairs" adds two threads that contend for two
+ *                                       locks of one class in turn
  * java Workload bench SECONDS [WARMUP]  prints "ops N": operations done in SECONDS,
  *                                       counted after WARMUP seconds (default 1)
  */
@@ -17,6 +20,8 @@ public class Workload {
     static final Object queue = new Object();
     static final Object accountA = new Object();
     static final Object accountB = new Object();
+    static final Object left = new Object();
+    static final Object right = new Object();
     static volatile long sink;
     static volatile boolean running = true;
     static final java.util.concurrent.atomic.AtomicLong ops = new java.util.concurrent.atomic.AtomicLong();
@@ -94,6 +99,22 @@ public class Workload {
         }
     }
 
+    static void holder(Object lock) throws InterruptedException {
+        while (running) {
+            synchronized (lock) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    static void pair() {
+        while (running) {
+            synchronized (left) { sink++; } // LEFT LINE
+            synchronized (right) { sink++; } // RIGHT LINE
+        }
+    }
+
     interface Body {
         void run() throws Exception;
     }
@@ -120,9 +141,16 @@ public class Workload {
         start("waiter", Workload::waiter);
         start("notifier", Workload::notifier);
         start("allocator", Workload::allocate);
-        if (args.length > 2 && args[2].equals("deadlock")) {
+        List<String> flags = mode.equals("run") ? List.of(args).subList(2, args.length) : List.of();
+        if (flags.contains("deadlock")) {
             start("deadlock-a", () -> transfer(accountA, accountB));
             start("deadlock-b", () -> transfer(accountB, accountA));
+        }
+        if (flags.contains("pairs")) {
+            start("holder-left", () -> holder(left));
+            start("holder-right", () -> holder(right));
+            start("pair-0", Workload::pair);
+            start("pair-1", Workload::pair);
         }
         System.out.println("workload started");
         if (mode.equals("bench")) {

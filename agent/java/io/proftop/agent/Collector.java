@@ -59,6 +59,12 @@ final class Collector {
     /** How long a contention the poll saw over waits for JFR's event before JFR's is taken as lost. */
     private static final long FORGET_AFTER = 30_000_000_000L;
     private static final int MAX_NAMES = 1 << 16;
+    /**
+     * A monitor JFR has not reported for this long may have been deflated,
+     * and its address reused for another object: what the address was
+     * learned to name is forgotten.
+     */
+    private static final long ADDRESS_STALE_AFTER = 10_000_000_000L;
 
     /** Sends encoded trace bytes to the client; queues them, never waits for the network. */
     interface Sink {
@@ -94,7 +100,7 @@ final class Collector {
     private final Map<Long, Boolean> allocated = bounded(MAX_NAMES);
     // JFR names a monitor by its address, the poll by its identity hash: the
     // pairs learned from contentions both saw.
-    private final Map<Long, Long> addressToObject = bounded(4096);
+    private final Map<Long, Named> addressToObject = bounded(4096);
     private final Set<Long> announced = new HashSet<>();
     private final Map<Long, Long> missing = new HashMap<>(); // thread -> polls it was not seen in
     // thread -> {identity hash of the object it is parked on, 1 if that is Object.wait}
@@ -108,6 +114,11 @@ final class Collector {
     // yet: held back a few seconds, until a contention the poll saw too names
     // the monitor, so that one lock does not show as two monitors.
     private final ArrayDeque<Held> held = new ArrayDeque<>();
+    // Polls and JFR batches so far: a held contention waits for a few of each,
+    // the time it takes the poll to see the monitor and JFR to confirm it,
+    // however slow a loaded machine makes them.
+    private long polls;
+    private long batches;
     private final Map<Long, Map<Long, long[]>> samples = new HashMap<>(); // thread -> method -> count
     private final Map<Long, long[]> heapAfterGC = bounded(64); // gcId -> used, committed
     private final Map<Long, long[]> pendingGC = bounded(64); // gcId -> start, pause
@@ -118,29 +129,74 @@ final class Collector {
         final long obj;
         final String className;
         final boolean waiting;
+        final TraceEncoder.Frame where; // the frame that locks or waits, null when unknown
         final long since; // ns: the poll first saw it at or after this
         long lastSeen; // ns: the poll last saw it at or before this
         long releasedAt; // ns, when the poll first saw it over; 0 while it lasts
 
-        Open(long thread, long obj, String className, boolean waiting, long since, long lastSeen) {
+        Open(long thread, long obj, String className, boolean waiting, TraceEncoder.Frame where, long since,
+                long lastSeen) {
             this.thread = thread;
             this.obj = obj;
             this.className = className;
             this.waiting = waiting;
+            this.where = where;
             this.since = since;
             this.lastSeen = lastSeen;
         }
 
-        /** Whether a JFR event of this kind and class, from start to end, overlaps what the poll saw. */
-        boolean overlaps(boolean isWait, String cls, long start, long end) {
-            return waiting == isWait && className.equals(cls) && start <= lastSeen + CLOCK_SLACK
-                    && end >= since - CLOCK_SLACK;
+        /**
+         * Whether a JFR event is this contention: of the same kind, on a
+         * monitor of the same class, entered or waited on at the same line,
+         * and overlapping in time what the poll saw. The line tells apart a
+         * thread's contentions on two objects of one class in a row.
+         */
+        boolean isSame(boolean isWait, String cls, TraceEncoder.Frame at, long start, long end) {
+            return waiting == isWait && className.equals(cls) && (where == null || at == null || where.equals(at))
+                    && start <= lastSeen + CLOCK_SLACK && end >= since - CLOCK_SLACK;
         }
+    }
+
+    /** What an address was learned to name: an object of a class, last reported at lastUsed. */
+    private static final class Named {
+        final long obj;
+        final String className;
+        long lastUsed;
+
+        Named(long obj, String className, long lastUsed) {
+            this.obj = obj;
+            this.className = className;
+            this.lastUsed = lastUsed;
+        }
+    }
+
+    /** The frame a stack locks or waits in: its first outside java.lang.Object (whose wait a waiting stack begins with). */
+    static TraceEncoder.Frame where(List<TraceEncoder.Frame> stack) {
+        for (TraceEncoder.Frame f : stack) {
+            if (!f.method().startsWith("java.lang.Object.")) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** The object JFR's address names, when known and still trusted; null otherwise. */
+    private Long named(long address, String cls, long start, long end) {
+        Named n = addressToObject.get(address);
+        if (n == null || !n.className.equals(cls) || start - n.lastUsed > ADDRESS_STALE_AFTER) {
+            return null;
+        }
+        n.lastUsed = Math.max(n.lastUsed, end);
+        return n.obj;
+    }
+
+    private void learn(long address, long obj, String cls, long end) {
+        addressToObject.put(address, new Named(obj, cls, end));
     }
 
     /** A contention or wait JFR alone saw, not yet reported. */
     private record Held(long thread, boolean waiting, long start, long end, long address, String className,
-            long timeoutOrOwner, List<TraceEncoder.Frame> stack, long heldAt) {}
+            long timeoutOrOwner, List<TraceEncoder.Frame> stack, long heldAt, long pollsAt, long batchesAt) {}
 
     Collector(Options opts, TraceEncoder enc, Sink sink, FailureListener onFailure) {
         this.opts = opts;
@@ -195,6 +251,7 @@ final class Collector {
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             // A batch's events leave together, without waiting for the poll.
             rs.onFlush(() -> handle(() -> {
+                batches++;
                 releaseHeld(false);
                 sendSamples();
                 flushLocked();
@@ -488,6 +545,7 @@ final class Collector {
             }
             endMissing(seen, seenTo);
             closeReleased(seenTo);
+            polls++;
             releaseHeld(false);
         }
         if (needStacks.isEmpty()) {
@@ -530,7 +588,8 @@ final class Collector {
      * closed wait a while for JFR's event, so that it is not reported again.
      */
     private void closeReleased(long now) {
-        long grace = 3 * opts.poll().toNanos();
+        // JFR delivers an event about a second after it ends: wait longer than that.
+        long grace = Math.max(3 * opts.poll().toNanos(), 3_000_000_000L);
         for (Iterator<Open> it = open.values().iterator(); it.hasNext();) {
             Open o = it.next();
             if (o.releasedAt != 0 && now - o.releasedAt > grace) {
@@ -580,13 +639,14 @@ final class Collector {
             o.lastSeen = seenTo;
             return true;
         }
-        String cls = li.getClassName();
-        Open j = lastFromJfr.get(id);
-        if (j != null && j.overlaps(waiting, cls, seenFrom, seenTo)) {
-            return true; // over already: JFR reported it while this poll ran
-        }
         if (!withStack) {
             return false;
+        }
+        String cls = li.getClassName();
+        List<TraceEncoder.Frame> stack = frames(info.getStackTrace());
+        Open j = lastFromJfr.get(id);
+        if (j != null && j.isSame(waiting, cls, where(stack), seenFrom, seenTo)) {
+            return true; // over already: JFR reported it while this poll ran
         }
         if (o != null) {
             open.remove(id);
@@ -594,13 +654,12 @@ final class Collector {
             closedByPoll.addLast(o);
         }
         object(obj, cls, seenFrom);
-        List<TraceEncoder.Frame> stack = frames(info.getStackTrace());
         if (waiting) {
             enc.monWait(false, id, seenFrom, obj, 0, stack);
         } else {
             enc.monContendedEnter(id, seenFrom, obj, owner >= 0 ? owner : 0, stack);
         }
-        open.put(id, new Open(id, obj, cls, waiting, seenFrom, seenTo));
+        open.put(id, new Open(id, obj, cls, waiting, where(stack), seenFrom, seenTo));
         return true;
     }
 
@@ -694,17 +753,18 @@ final class Collector {
         String cls = e.getClass("monitorClass") == null ? "java.lang.Object" : e.getClass("monitorClass").getName();
         long address = e.getLong("address");
         List<TraceEncoder.Frame> stack = frames(e.getStackTrace());
+        TraceEncoder.Frame at = where(stack);
         Open o = open.get(id);
-        if (o != null && o.overlaps(isWait, cls, start, end)) {
-            addressToObject.put(address, o.obj);
+        if (o != null && o.isSame(isWait, cls, at, start, end)) {
+            learn(address, o.obj, cls, end);
             open.remove(id);
             close(o, Math.max(end, o.since), stack);
             return;
         }
         for (Iterator<Open> it = closedByPoll.iterator(); it.hasNext();) {
             Open c = it.next();
-            if (c.thread == id && c.overlaps(isWait, cls, start, end)) {
-                addressToObject.put(address, c.obj);
+            if (c.thread == id && c.isSame(isWait, cls, at, start, end)) {
+                learn(address, c.obj, cls, end);
                 it.remove(); // one JFR event per contention
                 return;
             }
@@ -716,13 +776,14 @@ final class Collector {
             RecordedThread prev = e.getThread("previousOwner");
             timeoutOrOwner = prev == null ? 0 : prev.getJavaThreadId();
         }
-        Held h = new Held(id, isWait, start, end, address, cls, timeoutOrOwner, stack, now());
-        if (addressToObject.containsKey(address)) {
-            report(h, addressToObject.get(address));
+        Held h = new Held(id, isWait, start, end, address, cls, timeoutOrOwner, stack, now(), polls, batches);
+        Long obj = named(address, cls, start, end);
+        if (obj != null) {
+            report(h, obj);
         } else {
             held.addLast(h);
         }
-        lastFromJfr.put(id, new Open(id, address, cls, isWait, start, end));
+        lastFromJfr.put(id, new Open(id, address, cls, isWait, at, start, end));
     }
 
     /** Reports a contention or wait JFR alone saw, start and end, on monitor obj. */
@@ -739,16 +800,17 @@ final class Collector {
 
     /**
      * Reports the held contentions whose monitor is now named, and those
-     * held long enough (or all, when the run stops): those go out under
-     * JFR's address for the monitor.
+     * held long enough (or all, when the run stops): five polls and five
+     * JFR batches, or 15 s at most. Those go out under JFR's address for
+     * the monitor.
      */
     private void releaseHeld(boolean all) {
         long now = now();
-        long patience = 3 * opts.poll().toNanos();
         for (Iterator<Held> it = held.iterator(); it.hasNext();) {
             Held h = it.next();
-            Long obj = addressToObject.get(h.address());
-            if (obj != null || all || now - h.heldAt() > patience || held.size() > 100_000) {
+            Long obj = named(h.address(), h.className(), h.start(), h.end());
+            boolean waited = polls - h.pollsAt() >= 5 && batches - h.batchesAt() >= 5 || now - h.heldAt() > 15_000_000_000L;
+            if (obj != null || all || waited || held.size() > 100_000) {
                 it.remove();
                 report(h, obj != null ? obj : h.address());
             }

@@ -26,18 +26,31 @@ final class ControllerServer {
 
     /** At most this many refusals are under way at once; further connections are closed at once. */
     private static final int MAX_REFUSALS = 4;
+    /**
+     * With a token, connections that have not authenticated yet do not hold
+     * the one place: at most this many at once, each for at most
+     * AUTHENTICATE_WITHIN.
+     */
+    private static final int MAX_UNAUTHENTICATED = 4;
+    private static final long AUTHENTICATE_WITHIN_MS = 10_000;
 
     private final Options opts;
     private final ServerSocket server;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final Semaphore refusals = new Semaphore(MAX_REFUSALS);
+    private final Semaphore unauthenticated = new Semaphore(MAX_UNAUTHENTICATED);
 
     ControllerServer(Options opts) throws IOException {
         this.opts = opts;
         InetAddress bind = opts.host() == null ? InetAddress.getLoopbackAddress() : InetAddress.getByName(opts.host());
         server = new ServerSocket();
-        server.setReuseAddress(true);
-        server.bind(new InetSocketAddress(bind, opts.port()));
+        try {
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(bind, opts.port()));
+        } catch (IOException e) {
+            server.close();
+            throw e;
+        }
     }
 
     Options options() {
@@ -86,14 +99,15 @@ final class ControllerServer {
             } catch (IOException e) {
                 return;
             }
-            if (busy.compareAndSet(false, true)) {
-                Collector.daemon(() -> {
-                    try {
-                        new Session(s).serve();
-                    } finally {
-                        busy.set(false);
-                    }
-                }, "proftop-client").start();
+            if (needsToken()) {
+                // The place is taken on authentication, not on connection.
+                if (unauthenticated.tryAcquire()) {
+                    Collector.daemon(() -> new Session(s, false).serve(), "proftop-client").start();
+                } else {
+                    closeQuietly(s);
+                }
+            } else if (busy.compareAndSet(false, true)) {
+                Collector.daemon(() -> new Session(s, true).serve(), "proftop-client").start();
             } else if (refusals.tryAcquire()) {
                 Collector.daemon(() -> {
                     try {
@@ -106,6 +120,10 @@ final class ControllerServer {
                 closeQuietly(s);
             }
         }
+    }
+
+    private boolean needsToken() {
+        return opts.token() != null && !opts.token().isEmpty();
     }
 
     private static void closeQuietly(Socket s) {
@@ -135,7 +153,9 @@ final class ControllerServer {
     /** One client's connection. */
     private final class Session {
         private final Socket socket;
-        private boolean authed = opts.token() == null || opts.token().isEmpty();
+        private final long authenticateBy = System.currentTimeMillis() + AUTHENTICATE_WITHIN_MS;
+        private boolean authed = !needsToken();
+        private boolean holdsPlace; // the one place (busy), else a place among the unauthenticated
         private boolean attached;
         private boolean monitoring;
         private String format = "xml";
@@ -144,8 +164,21 @@ final class ControllerServer {
         // sent live on across stop and start, until detach or a new attach.
         private Collector collector;
 
-        Session(Socket socket) {
+        Session(Socket socket, boolean holdsPlace) {
             this.socket = socket;
+            this.holdsPlace = holdsPlace;
+        }
+
+        /** How long the next read may wait: until the deadline to authenticate, or idle, or forever while monitoring. */
+        private int readTimeout() throws IOException {
+            if (!authed) {
+                long left = authenticateBy - System.currentTimeMillis();
+                if (left <= 0) {
+                    throw new IOException("did not authenticate in time");
+                }
+                return (int) left;
+            }
+            return monitoring ? 0 : (int) Math.min(Integer.MAX_VALUE, opts.idle().toMillis());
         }
 
         void serve() {
@@ -157,7 +190,7 @@ final class ControllerServer {
                 while (true) {
                     // Silence is normal while monitoring (the client only reads);
                     // before, a silent client would hold the one place for nothing.
-                    socket.setSoTimeout(monitoring ? 0 : (int) Math.min(Integer.MAX_VALUE, opts.idle().toMillis()));
+                    socket.setSoTimeout(readTimeout());
                     Wire.Frame f = Wire.read(in, authed ? Wire.MAX_COMMAND : Wire.MAX_UNAUTHENTICATED);
                     if (f == null || f.data()) {
                         return;
@@ -184,7 +217,11 @@ final class ControllerServer {
                 }
                 // Free the place before the client sees the connection close,
                 // so that it can connect again at once.
-                busy.set(false);
+                if (holdsPlace) {
+                    busy.set(false);
+                } else {
+                    unauthenticated.release();
+                }
                 if (outbox != null) {
                     outbox.close("the session is over");
                 }
@@ -211,12 +248,20 @@ final class ControllerServer {
 
         private void handle(Wire.Command c) throws IOException {
             if (c.name().equals("authenticate")) {
-                if (opts.token() == null || opts.token().isEmpty() || equal(opts.token(), c.attr("token"))) {
-                    authed = true;
-                    reply(c, "<authenticated></authenticated>");
-                } else {
+                if (needsToken() && !equal(opts.token(), c.attr("token"))) {
                     reply(c, Wire.error("UNAUTHORIZED", "wrong token"));
+                    throw new IOException("wrong token"); // one guess per connection
                 }
+                if (!holdsPlace) {
+                    if (!busy.compareAndSet(false, true)) {
+                        reply(c, Wire.error("BUSY", "this JVM's proftop agent already serves a client; it serves one at a time"));
+                        throw new IOException("busy");
+                    }
+                    holdsPlace = true;
+                    unauthenticated.release();
+                }
+                authed = true;
+                reply(c, "<authenticated></authenticated>");
                 return;
             }
             if (!authed) {
