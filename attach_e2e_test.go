@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -11,33 +10,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/proftop/proftop/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe to write and read from two goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // javaWorkload compiles agent/testdata/Workload.java and starts it (without
 // the agent); it runs until the test ends. Its standard output after the
 // first line is kept in the buffer returned.
-func javaWorkload(t *testing.T, jvmArgs ...string) (*exec.Cmd, *syncBuffer) {
+func javaWorkload(t *testing.T, jvmArgs ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	t.Helper()
 	for _, tool := range []string{"java", "javac"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -59,7 +41,7 @@ func javaWorkload(t *testing.T, jvmArgs ...string) (*exec.Cmd, *syncBuffer) {
 	if !strings.Contains(line, "workload started") {
 		t.Fatalf("the workload says %q", line)
 	}
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	go io.Copy(out, stdout)
 	return cmd, out
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/syncbuf"
 	"github.com/proftop/proftop/state"
 )
 
@@ -78,29 +79,11 @@ func sourceLine(t testing.TB, marker string) int64 {
 	return 0
 }
 
-// lockedBuffer collects a process's output while a test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // jvm is a running workload.
 type jvm struct {
 	cmd    *exec.Cmd
 	done   chan error
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 	stdin  io.WriteCloser
 }
 
@@ -123,7 +106,7 @@ func startWorkloadWith(t testing.TB, seconds int, flags []string, jvmArgs ...str
 	args := append(jvmArgs, "-cp", classes, "Workload", "run", strconv.Itoa(seconds))
 	args = append(args, flags...)
 	cmd := exec.Command("java", args...)
-	j := &jvm{cmd: cmd, done: make(chan error, 1), stderr: &lockedBuffer{}}
+	j := &jvm{cmd: cmd, done: make(chan error, 1), stderr: &syncbuf.Buffer{}}
 	cmd.Stderr = j.stderr
 	j.stdin, _ = cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

@@ -227,10 +227,6 @@ final class Collector {
         return name != null && (name.startsWith("proftop-") || name.startsWith("JFR "));
     }
 
-    Throwable failure() {
-        return failure;
-    }
-
     /** Readies a run of the recording: JFR's stream, its events and handlers. */
     private void prepare() {
         RecordingStream rs = new RecordingStream();
