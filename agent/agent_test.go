@@ -270,29 +270,34 @@ func expectations(t testing.TB, deadlock bool) []expectation {
 		{"monWaited", func(w *watched) bool {
 			return w.find(func(ev decode.Event) bool { _, ok := ev.(*decode.MonWaited); return ok })
 		}},
-		{"a collection: gcStart, then gcFinish with used > 0", func(w *watched) bool {
-			started := false
+		{"a collection with the heap before and after it", func(w *watched) bool {
 			return w.find(func(ev decode.Event) bool {
-				switch e := ev.(type) {
-				case *decode.GCStart:
-					started = true
-				case *decode.GCFinish:
-					return started && e.UsedObjSpace > 0 && e.TotalObjSpace >= e.UsedObjSpace
-				}
-				return false
+				e, ok := ev.(*decode.Collection)
+				return ok && e.Collector != "" && e.UsedBefore > e.UsedAfter && e.UsedAfter > 0 && e.Committed >= e.UsedAfter
 			})
+		}},
+		{"collectors' totals since the JVM started, and the heap pools", func(w *watched) bool {
+			totals := w.find(func(ev decode.Event) bool { e, ok := ev.(*decode.GCTotals); return ok && e.Count > 0 })
+			pools := w.find(func(ev decode.Event) bool { e, ok := ev.(*decode.MemoryPool); return ok && e.Heap == 1 && e.Used > 0 })
+			return totals && pools
+		}},
+		{"a thread poll that sees the spinner running and the waiter waiting", func(w *watched) bool {
+			s := w.agg.Snapshot(time.Now(), state.Query{CallersOf: -1})
+			running, waiting := false, false
+			for _, th := range s.Threads {
+				running = running || th.Name == "spinner" && th.State == state.ThreadRunning && th.CPU > 0
+				waiting = waiting || th.Name == "waiter" && th.State == state.ThreadTimedWaiting && th.LockClass == "java.lang.Object"
+			}
+			return s.Polled && running && waiting
 		}},
 		// The hot loop is spinner calling spin; once the JIT has inlined spin
 		// (a JVM attached to late has), samples name spinner.
-		{"agMethodEntry for the hot method Workload.spin (or spinner, where it is inlined)", func(w *watched) bool {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			for _, ev := range w.events {
-				if e, ok := ev.(*decode.AgMethodEntry); ok && (w.methods[e.MethodIDRef] == "spin" || w.methods[e.MethodIDRef] == "spinner") && e.NumCalls > 0 && e.BaseCPUTime > 0 {
-					return true
-				}
-			}
-			return false
+		{"stack samples of the hot method Workload.spin (or spinner, where it is inlined), weighted by CPU time", func(w *watched) bool {
+			return w.find(func(ev decode.Event) bool {
+				e, ok := ev.(*decode.Sample)
+				return ok && e.Weight > 0 && len(e.Stack.Methods) > 0 &&
+					(e.Stack.Methods[0] == "Workload.spin" || e.Stack.Methods[0] == "Workload.spinner")
+			})
 		}},
 	}
 	if deadlock {
@@ -470,7 +475,17 @@ func TestAgentEncodersConform(t *testing.T) {
 		&decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: tt + 9}},
 		&decode.GCFinish{Time: tt + 10, TotalObjSpace: 1 << 30, UsedObjSpace: 123_456_789},
 		&decode.AgMethodEntry{ThreadIDRef: 23, MethodIDRef: 7, BaseTime: 40_000_000, MinTime: -1, MaxTime: -1, BaseCPUTime: 40_000_000, NumCalls: 2},
+		&decode.Sample{ThreadIDRef: 23, Time: tt + 12, Count: 3, Weight: 60_000_000, Stack: stack},
+		&decode.ThreadState{ThreadIDRef: 23, Time: tt + 13, State: "parked", Flags: decode.ThreadTimed, LockObjIDRef: 0x1234,
+			LockClass: "java.util.concurrent.locks.ReentrantLock$NonfairSync", LockOwner: 1, CPUTime: 77_000_000, Stack: stack},
+		&decode.ThreadState{ThreadIDRef: 1, Time: tt + 13, State: "running", Flags: decode.ThreadStackUnchanged, CPUTime: -1},
+		&decode.ThreadPoll{Time: tt + 13, Threads: 2, Flags: decode.PollComplete},
+		&decode.MemoryPool{Time: tt + 14, Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 1 << 24, Max: -1},
+		&decode.Collection{Time: tt + 15, Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 4_500_000,
+			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30},
+		&decode.GCTotals{Time: tt + 15, Collector: "G1 Young Generation", Count: 12, TotalTime: 81_000_000},
 		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
+		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: tt + 16}},
 	}
 	var ours bytes.Buffer
 	enc := decode.NewEncoder(&ours, decode.EncoderOptions{})

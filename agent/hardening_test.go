@@ -49,11 +49,13 @@ func TestContentionsMatchJFR(t *testing.T) {
 		t.Fatalf("%v\n%s", err, j.stderr)
 	}
 	w, _, cancel := watch(t, at.Port, client.FormatAuto)
-	// Compare over a span well inside the time watched: JFR reports a
-	// contention about a second after it ends.
+	// Compare over six seconds well inside the time watched, once the agent
+	// has reported everything of them: JFR reports a contention a second or
+	// so after it ends (more on a loaded machine), and the agent may hold
+	// it a few polls more until it knows which lock it is about.
 	from := time.Now().Add(3 * time.Second)
-	time.Sleep(12 * time.Second)
-	to := time.Now().Add(-3 * time.Second)
+	to := from.Add(6 * time.Second)
+	w.caughtUp(t, to, 60*time.Second)
 	cancel()
 	j.exits(t, 20*time.Second)
 
@@ -116,6 +118,46 @@ func TestContentionsMatchJFR(t *testing.T) {
 			t.Errorf("%s: the agent reported %d, JFR recorded %d", key, got, want)
 		}
 	}
+}
+
+// caughtUp waits until the agent has reported what JFR recorded before
+// until, and released what it held: a contender's contention that began
+// two seconds after until has arrived (JFR delivers in order), then ten
+// more polls (the longest an event waits to know its lock).
+func (w *watched) caughtUp(t *testing.T, until time.Time, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	names := map[int64]string{}
+	seen := 0
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		var reached time.Time
+		polls := 0
+		for _, ev := range w.events[seen:] {
+			if ts, ok := ev.(*decode.ThreadStart); ok {
+				names[ts.ThreadID] = ts.ThreadName
+			}
+		}
+		for _, ev := range w.events {
+			switch e := ev.(type) {
+			case *decode.MonContendedEnter:
+				if at := time.Unix(0, int64(e.Time)); strings.HasPrefix(names[e.ThreadIDRef], "contender-") && at.After(until.Add(2*time.Second)) && reached.IsZero() {
+					reached = at
+				}
+			case *decode.ThreadPoll:
+				if !reached.IsZero() {
+					polls++
+				}
+			}
+		}
+		seen = len(w.events)
+		w.mu.Unlock()
+		if polls >= 10 {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("the agent did not report the contentions up to %v within %v", until.Format(time.TimeOnly), within)
 }
 
 // jfrCounts counts the monitor events of a recording that began within
@@ -353,7 +395,7 @@ func TestAgentStopAndStartContinueOneStream(t *testing.T) {
 					classes[e.ClassID] = e.Name
 				}
 			}
-			if preambles != 1 || kinds["monContendedEnter"] == 0 || kinds["agMethodEntry"] == 0 {
+			if preambles != 1 || kinds["monContendedEnter"] == 0 || kinds["sample"] == 0 || kinds["threadPoll"] < 4 {
 				t.Fatalf("%d preambles; events %v", preambles, kinds)
 			}
 			j.exits(t, 20*time.Second)

@@ -42,7 +42,14 @@ loopback port. See proftop list for the JVMs that can be attached.`,
 			settings.Host, settings.Port = "127.0.0.1", at.Port
 			ctx, stop := Interruptible()
 			defer stop()
-			return Watch(ctx, client.NewSession(SessionConfig(settings)), settings, *v, cmd.OutOrStdout())
+			cfg := SessionConfig(settings)
+			cfg.Gone = func() (bool, string) {
+				if processAlive(pid) {
+					return false, ""
+				}
+				return true, fmt.Sprintf("JVM %d exited", pid)
+			}
+			return Watch(ctx, client.NewSession(cfg), settings, *v, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&agentOptions, "agent-options", "", "options for the agent: threshold=DURATION (shortest contention recorded, default 0ms), sample=DURATION (sampling period, default 20ms), poll=DURATION (default 1s)")

@@ -49,6 +49,10 @@ type Config struct {
 	// MaxMessageSize bounds a decoded message; MaxPayload a frame.
 	MaxMessageSize int
 	MaxPayload     int
+	// Gone, when set, says whether the watched process has exited (proftop
+	// attach knows its pid): a session whose connection ends with the
+	// process gone ends too, instead of reconnecting to nothing.
+	Gone func() (bool, string)
 }
 
 func (c Config) withDefaults() Config {
@@ -148,6 +152,12 @@ func (s *Session) Run(ctx context.Context) error {
 		}
 		attempt++
 		cause := describe(err, s.cfg.Address())
+		if s.cfg.Gone != nil {
+			if gone, why := s.cfg.Gone(); gone {
+				s.track.setState(StateEnded, why)
+				return &ExitedError{Why: why}
+			}
+		}
 		if !s.cfg.Reconnect {
 			s.track.setState(StateDisconnected, cause)
 			return errors.New(cause)
@@ -164,6 +174,11 @@ func (s *Session) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// ExitedError ends a session whose process exited.
+type ExitedError struct{ Why string }
+
+func (e *ExitedError) Error() string { return e.Why }
 
 // backoff doubles from lo to hi with ±20% jitter, so that many clients of
 // one restarted profiler do not reconnect in lockstep.

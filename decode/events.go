@@ -37,6 +37,11 @@ const (
 	KindObjReference
 	KindCustom
 	KindSample
+	KindThreadState
+	KindThreadPoll
+	KindMemoryPool
+	KindCollection
+	KindGCTotals
 	numKinds
 )
 
@@ -367,15 +372,6 @@ type Custom struct {
 	Body string `tptp:"body"`
 }
 
-// Sample is one stack sample of a thread, as sampling profilers report them
-// (rbkit's cpu_sample, for instance). TPTP has no message for it: it has no
-// binary form, and its XML form is proftop's own.
-type Sample struct {
-	ThreadIDRef int64 `tptp:"threadIdRef"`
-	Time        Ticks `tptp:"time"`
-	Stack       Stack `tptp:"stack"`
-}
-
 func (*Unknown) Kind() Kind             { return KindUnknown }
 func (*Encoding) Kind() Kind            { return KindEncoding }
 func (*Frequency) Kind() Kind           { return KindFrequency }
@@ -409,4 +405,3 @@ func (*HeapDumpDef) Kind() Kind         { return KindHeapDumpDef }
 func (*GCRoot) Kind() Kind              { return KindGCRoot }
 func (*ObjReference) Kind() Kind        { return KindObjReference }
 func (*Custom) Kind() Kind              { return KindCustom }
-func (*Sample) Kind() Kind              { return KindSample }

@@ -64,8 +64,9 @@ type kindSpec struct {
 	arenaF func() arena               // storage for a Batch
 }
 
-// maxWireID is the largest message id the table knows.
-const maxWireID = 1041
+// maxWireID is the largest message id the table knows: TPTP's run to 1041,
+// proftop's extensions start at 1100.
+const maxWireID = 1105
 
 var (
 	specs       [numKinds]*kindSpec
@@ -108,7 +109,12 @@ func init() {
 	register[GCRoot](1039, "gcRoot")
 	register[ObjReference](1040, "objReference")
 	register[Custom](1041, "custom")
-	register[Sample](0, "sample")
+	register[Sample](1100, "sample")
+	register[ThreadState](1101, "threadState")
+	register[ThreadPoll](1102, "threadPoll")
+	register[MemoryPool](1103, "memoryPool")
+	register[Collection](1104, "collection")
+	register[GCTotals](1105, "gcTotals")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))

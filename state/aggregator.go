@@ -1,6 +1,7 @@
 package state
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -19,6 +20,8 @@ type Options struct {
 	MaxMonitors int
 	// History is how many GC pauses and heap samples are kept (default 300).
 	History int
+	// MaxThreads bounds the threads of one poll (default 50,000).
+	MaxThreads int
 }
 
 func (o Options) withDefaults() Options {
@@ -36,6 +39,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.History <= 0 {
 		o.History = 300
+	}
+	if o.MaxThreads <= 0 {
+		o.MaxThreads = 50_000
 	}
 	return o
 }
@@ -60,6 +66,13 @@ type Aggregator struct {
 	gc       gcState
 	process  Process
 	unpaired int64
+
+	// The present of a polled source (present.go, episodes.go).
+	polled    bool // the stream sends thread polls
+	polledAt  int64
+	pollMark  uint32
+	poll      pollBuffer
+	badStates int64 // thread states of a name this aggregator does not know
 
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
@@ -102,6 +115,10 @@ func (a *Aggregator) newStream(stream int) {
 	a.monitors.newStream()
 	clear(a.classes)
 	a.gc.pending = 0
+	a.polled, a.poll.entries = false, a.poll.entries[:0]
+	for _, t := range a.threads.all {
+		t.live, t.pending, t.hist = nil, nil, histOpen{}
+	}
 }
 
 func (a *Aggregator) ns(t decode.Ticks) int64 { return a.clock.Nanos(t) }
@@ -128,7 +145,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if n := len(t.calls); n > 0 {
 			caller = t.calls[n-1].slot
 		}
-		a.methods.called(slot, caller)
+		a.methods.called(slot, caller, 1)
 		if e.ThreadCPUTime > 0 {
 			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
 		}
@@ -175,6 +192,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonContendedEnter:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if a.polled {
+			a.historyBegins(t, e.ObjIDRef, false, now, &e.Stack)
+			break
+		}
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, false)
 			break
@@ -190,6 +211,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonContendedEntered:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if a.polled {
+			a.historyEnds(t, e.ObjIDRef, false, now)
+			break
+		}
 		if d, late := t.endLate(now, e.ObjIDRef, false); late {
 			a.monitors.lateEntered(e.ObjIDRef, now, d)
 			break
@@ -203,6 +228,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonWait:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if a.polled {
+			a.historyBegins(t, e.ObjIDRef, true, now, &e.Stack)
+			break
+		}
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, true)
 			break
@@ -214,6 +243,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonWaited:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if a.polled {
+			a.historyEnds(t, e.ObjIDRef, true, now)
+			break
+		}
 		if _, late := t.endLate(now, e.ObjIDRef, true); late {
 			a.monitors.lateWaited(e.ObjIDRef, now)
 			break
@@ -221,13 +254,38 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.setStack(&e.Stack)
 		t.unwait(now)
 		a.monitors.waited(e.ObjIDRef, t, now)
+	case *decode.ThreadState:
+		a.addThreadState(e)
+	case *decode.ThreadPoll:
+		a.applyPoll(e)
+	case *decode.Sample:
+		a.at(e.Time)
+		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
+		if len(e.Stack.Methods) > 0 {
+			a.threads.get(e.ThreadIDRef, a.stream).sampleTop = e.Stack.Methods[0]
+		}
+	case *decode.Collection:
+		end := a.at(e.Time)
+		a.gc.collection(end, int64(a.clock.Duration(e.Pause)), e.Collector, e.Cause, e.UsedBefore, e.UsedAfter, e.Committed)
+	case *decode.GCTotals:
+		a.at(e.Time)
+		a.gc.collectorTotals(e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
+	case *decode.MemoryPool:
+		a.gc.pool(a.at(e.Time), e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
+	case *decode.RuntimeShutdown:
+		now := a.at(e.Time)
+		a.process.Exited = time.Unix(0, now)
+		for _, t := range a.threads.all {
+			if t.stream == a.stream && t.state != ThreadEnded {
+				a.endThread(t, now)
+			}
+		}
 	case *decode.ThreadStart:
 		a.threads.start(e, a.at(e.Time), a.stream)
 	case *decode.ThreadEnd:
 		now := a.at(e.Time)
 		if t := a.threads.lookup(e.ThreadIDRef); t != nil {
-			a.monitors.forget(t)
-			a.threads.endThread(t, now)
+			a.endThread(t, now)
 		}
 	case *decode.ClassDef:
 		a.classes[e.ClassID] = e.Name
@@ -243,6 +301,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.gc.finish(a.at(e.Time), e.UsedObjSpace, e.TotalObjSpace)
 	case *decode.ObjFree:
 		a.gc.freed++
+		a.gc.freedKnown = true
 	case *decode.Node:
 		a.process.Host = e.Hostname
 	case *decode.ProcessCreate:
@@ -300,6 +359,14 @@ func reuse[T any](free *[][]T) []T {
 	return nil
 }
 
+// threadName names a thread by id, for owners.
+func (a *Aggregator) threadName(id int64) string {
+	if t := a.threads.lookup(id); t != nil {
+		return t.name
+	}
+	return "thread-" + strconv.FormatInt(id, 10)
+}
+
 // Snapshot returns the live picture now.
 func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
@@ -323,7 +390,11 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if a.latest > 0 {
 		s.Clock = time.Unix(0, a.latest)
 	}
-	s.Threads = a.threads.rows(nowNS, now, q.StackOf, &a.methods, reuse(&a.freeThreads))
+	if a.polled {
+		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
+	}
+	s.Sampled = a.methods.sampled
+	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.threadName, reuse(&a.freeThreads))
 	buf := methodBuffer{gen: noGen}
 	if n := len(a.freeMethods); n > 0 {
 		buf = a.freeMethods[n-1]
@@ -333,7 +404,10 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)
 	s.TotalSelf = time.Duration(total)
 	s.Names = a.methods.names
-	s.Monitors = a.monitors.rows(nowNS, &a.methods)
+	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS))
+	if q.GroupMonitors {
+		s.Monitors = groupMonitors(s.Monitors)
+	}
 	s.Deadlocks = a.monitors.deadlocks(&a.threads)
 	if s.Deadlocks == nil {
 		s.Deadlocks = []Deadlock{} // an empty list in JSON, not null

@@ -165,7 +165,7 @@ func TestMonitorsOwnersWaitersAndStacks(t *testing.T) {
 		t.Fatalf("blocked max %v sum %v avg %v", m.BlockedMax, m.BlockedSum, m.BlockedAvg)
 	}
 	th := threadByID(s, 2)
-	if th.State != ThreadWaiting || th.Blocked != 300*time.Millisecond || len(th.Stack) == 0 {
+	if th.State != ThreadTimedWaiting || th.Blocked != 300*time.Millisecond || len(th.Stack) == 0 {
 		t.Fatalf("%+v", th)
 	}
 	feed(a, &decode.MonWaited{MonitorWait: decode.MonitorWait{ThreadIDRef: 2, ObjIDRef: 0x77, Timeout: 500, Time: ms(950)}})
@@ -538,8 +538,11 @@ func TestCPUPercentIsSteady(t *testing.T) {
 	var got []float64
 	for i := 0; i < 16; i++ {
 		at := t0.Add(time.Duration(i) * 500 * time.Millisecond)
-		if i%2 == 0 { // half a second of CPU a second, reported once a second
-			a.Apply([]decode.Event{&decode.AgMethodEntry{ThreadIDRef: 2, MethodIDRef: 10, BaseTime: 500_000_000, MinTime: -1, MaxTime: -1, BaseCPUTime: 500_000_000, NumCalls: 25}}, 1, decode.Clock{}, at)
+		if i%2 == 0 { // half a second of CPU a second, read by a poll once a second
+			a.Apply([]decode.Event{
+				&decode.ThreadState{ThreadIDRef: 2, Time: decode.Clock{}.FromTime(at), State: decode.StateRunning, CPUTime: decode.Ticks(i / 2 * 500_000_000)},
+				&decode.ThreadPoll{Time: decode.Clock{}.FromTime(at), Threads: 1},
+			}, 1, decode.Clock{}, at)
 		}
 		if th := threadByID(a.Snapshot(at, Query{CallersOf: -1}), 2); i >= 8 {
 			got = append(got, th.CPUPercent)

@@ -44,11 +44,86 @@ type gcState struct {
 	pauses  ring[pause]
 	heap    ring[HeapSample]
 	freed   int64
+	// objFree events arrived: freed means something.
+	freedKnown bool
+	reclaimed  int64
+	lastCause  string
+	lastBy     string
+
+	// Collectors' totals since the JVM started, by name, in order of appearance.
+	totals     map[string]*Collector
+	totalOrder []string
+	// Memory pools' latest usage, in order of appearance, and the heap
+	// (the heap pools summed) of the poll being received.
+	pools     map[string]*Pool
+	poolOrder []string
+	poolHeap  HeapSample
 }
 
 func (g *gcState) init(history int) {
 	g.pauses = newRing[pause](history)
 	g.heap = newRing[HeapSample](history)
+	g.totals = map[string]*Collector{}
+	g.pools = map[string]*Pool{}
+}
+
+// maxPools bounds the pools and collectors kept: a JVM has a handful.
+const maxPools = 64
+
+// collection records one collection as the source reported it.
+func (g *gcState) collection(end, paused int64, by, cause string, before, after, committed int64) {
+	d := max(paused, 0)
+	g.count++
+	g.last = d
+	g.max = max(g.max, d)
+	g.pauses.add(pause{end: end, dur: d})
+	g.lastBy, g.lastCause = by, cause
+	if before >= 0 && after >= 0 && before > after {
+		g.reclaimed += before - after
+	}
+	if after >= 0 {
+		g.heap.add(HeapSample{At: time.Unix(0, end), Used: after, Total: max(committed, 0)})
+	}
+}
+
+// collectorTotals records a collector's figures since the JVM started.
+func (g *gcState) collectorTotals(name string, count, total int64) {
+	c := g.totals[name]
+	if c == nil {
+		if len(g.totalOrder) >= maxPools {
+			return
+		}
+		c = &Collector{Name: name}
+		g.totals[name] = c
+		g.totalOrder = append(g.totalOrder, name)
+	}
+	c.Count, c.TotalTime = count, time.Duration(total)
+}
+
+// pool records a memory pool's usage at a poll; the heap pools of one poll
+// add up to one heap sample.
+func (g *gcState) pool(at int64, name string, heap bool, used, committed, maxBytes int64) {
+	p := g.pools[name]
+	if p == nil {
+		if len(g.poolOrder) >= maxPools {
+			return
+		}
+		p = &Pool{Name: name}
+		g.pools[name] = p
+		g.poolOrder = append(g.poolOrder, name)
+	}
+	*p = Pool{Name: name, Heap: heap, Used: used, Committed: committed, Max: maxBytes, At: time.Unix(0, at)}
+	if !heap {
+		return
+	}
+	if g.poolHeap.At.UnixNano() != at {
+		if !g.poolHeap.At.IsZero() {
+			g.heap.add(g.poolHeap)
+		}
+		g.poolHeap = HeapSample{At: time.Unix(0, at)}
+	}
+	g.poolHeap.Used += max(used, 0)
+	g.poolHeap.Total += max(committed, 0)
 }
 
 func (g *gcState) start(now int64) { g.pending = now }
@@ -68,7 +143,7 @@ func (g *gcState) finish(now, used, total int64) {
 }
 
 func (g *gcState) reset() {
-	g.count, g.last, g.max, g.freed = 0, 0, 0, 0
+	g.count, g.last, g.max, g.freed, g.reclaimed = 0, 0, 0, 0, 0
 	g.pauses.clear()
 	g.heap.clear()
 }
@@ -78,7 +153,26 @@ func (g *gcState) reset() {
 func (g *gcState) snapshot(now int64, window time.Duration) GC {
 	ps := g.pauses.list()
 	out := GC{Count: g.count, LastPause: time.Duration(g.last), Max: time.Duration(g.max), Freed: g.freed,
+		FreedKnown: g.freedKnown, Reclaimed: g.reclaimed, LastCause: g.lastCause, LastBy: g.lastBy,
 		Heap: g.heap.list(), InGC: g.pending != 0}
+	if !g.poolHeap.At.IsZero() {
+		out.Heap = append(out.Heap, g.poolHeap)
+	}
+	if len(g.totalOrder) > 0 {
+		// Since the JVM started: what jstat counts, collections missed included.
+		var n int64
+		var total time.Duration
+		for _, name := range g.totalOrder {
+			c := g.totals[name]
+			out.Collectors = append(out.Collectors, *c)
+			n += c.Count
+			total += c.TotalTime
+		}
+		out.Count, out.TotalTime, out.SinceStart = max(n, g.count), total, true
+	}
+	for _, name := range g.poolOrder {
+		out.Pools = append(out.Pools, *g.pools[name])
+	}
 	durs := make([]time.Duration, len(ps))
 	var inWindow int64
 	for i, p := range ps {
@@ -91,11 +185,19 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 	out.Pauses = append([]time.Duration(nil), durs...)
 	if len(durs) > 0 {
 		slices.Sort(durs)
-		out.P50 = durs[(len(durs)-1)*50/100]
-		out.P99 = durs[(len(durs)-1)*99/100]
+		out.P50 = nearestRank(durs, 50)
+		out.P99 = nearestRank(durs, 99)
 	}
 	if window > 0 {
 		out.Percent = 100 * float64(inWindow) / float64(window)
 	}
 	return out
+}
+
+// nearestRank is the p-th percentile of sorted values by the nearest-rank
+// method: the smallest value with at least p% of the values at or below
+// it. It is always one of the values, and never above the maximum.
+func nearestRank(sorted []time.Duration, p int) time.Duration {
+	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 × n)
+	return sorted[max(rank, 1)-1]
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proftop/proftop/decode"
@@ -12,10 +13,34 @@ import (
 
 // figures are one method's numbers over some span. Times in ns; total -1
 // when only aggregated reports (self time) were seen; cpu counts only calls
-// that measured it.
+// that measured it. samples counts the stack samples with the method on
+// top (its self time), totalSamples those it was anywhere in.
 type figures struct {
 	calls, self, total, cpu int64
 	min, max                int64
+	samples, totalSamples   int64
+}
+
+// has says the figures hold anything: calls or samples.
+func (f *figures) has() bool { return f.calls > 0 || f.samples > 0 || f.totalSamples > 0 }
+
+// addSamples adds stack samples: self is the time they stand for when the
+// method was on top (n of them), total when it was anywhere (nTotal).
+func (f *figures) addSamples(n, nTotal, self, total int64) {
+	if f.calls == 0 {
+		f.min, f.max = math.MaxInt64, -1
+	}
+	f.samples += n
+	f.totalSamples += nTotal
+	f.self += self
+	f.total += total
+}
+
+// merge adds other figures.
+func (f *figures) merge(o *figures) {
+	f.add(o.calls, o.self, o.total, o.min, o.max, o.cpu)
+	f.samples += o.samples
+	f.totalSamples += o.totalSamples
 }
 
 func (f *figures) add(calls, self, total, min, max, cpu int64) {
@@ -96,10 +121,13 @@ type methodTable struct {
 	names     []string // display names by slot; shared with snapshots
 	shared    bool     // names is shared: copy before changing an element
 	byKey     map[string]int32
+	byFrame   map[string]int32 // stack frame name -> slot, for samples
 	ids       map[int64]int32
 	pending   map[int64][]int32 // class id -> slots waiting for its name
 	callers   [][]callerCount
 	touched   []int32
+	stackBuf  []int32 // a sample's slots, reused
+	sampled   bool    // stack samples have arrived
 
 	bucketWidth time.Duration
 	buckets     [][]bucketEntry // completed buckets, oldest first
@@ -109,6 +137,7 @@ type methodTable struct {
 
 func (mt *methodTable) init(window time.Duration) {
 	mt.byKey = map[string]int32{}
+	mt.byFrame = map[string]int32{}
 	mt.ids = map[int64]int32{}
 	mt.pending = map[int64][]int32{}
 	mt.bucketWidth = time.Second
@@ -232,8 +261,8 @@ func (mt *methodTable) classDefined(id int64, class string) {
 // of the merged slot is dropped (it is at most a window's worth of data).
 func (mt *methodTable) merge(from, into int32) {
 	f, t := &mt.stats[from], &mt.stats[into]
-	if f.cum.calls > 0 {
-		t.cum.add(f.cum.calls, f.cum.self, f.cum.total, f.cum.min, f.cum.max, f.cum.cpu)
+	if f.cum.has() {
+		t.cum.merge(&f.cum)
 	}
 	f.dead = true
 	f.cum = figures{}
@@ -250,8 +279,8 @@ func (mt *methodTable) live(slot int32) int32 {
 	return slot
 }
 
-// called notes who called a method.
-func (mt *methodTable) called(slot, caller int32) {
+// called notes who called a method, n times (calls, or samples).
+func (mt *methodTable) called(slot, caller int32, n int64) {
 	if caller < 0 {
 		return
 	}
@@ -260,7 +289,7 @@ func (mt *methodTable) called(slot, caller int32) {
 	low := -1
 	for i := range cs {
 		if cs[i].slot == caller {
-			cs[i].calls++
+			cs[i].calls += n
 			return
 		}
 		if low < 0 || cs[i].calls < cs[low].calls {
@@ -268,30 +297,46 @@ func (mt *methodTable) called(slot, caller int32) {
 		}
 	}
 	if len(cs) < maxCallers {
-		mt.callers[slot] = append(cs, callerCount{slot: caller, calls: 1})
+		mt.callers[slot] = append(cs, callerCount{slot: caller, calls: n})
 		return
 	}
-	cs[low] = callerCount{slot: caller, calls: cs[low].calls + 1}
+	cs[low] = callerCount{slot: caller, calls: cs[low].calls + n}
 }
 
 // record adds finished calls to a method.
 func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int64) {
 	slot = mt.live(slot)
-	st := &mt.stats[slot]
-	if st.cum.calls == 0 {
-		mt.members = mt.gen // a method joins the cumulative table
-	}
+	st := mt.change(slot)
 	st.cum.add(calls, self, total, min, max, cpu)
-	mt.gens[slot] = mt.gen
 	mt.totalSelf += self
 	if total >= 0 {
 		st.totalKnown = true
 	}
 	mt.info[slot].cur.add(calls, self, total, min, max, cpu)
+}
+
+// recordSamples adds stack samples to a method (see figures.addSamples).
+func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
+	slot = mt.live(slot)
+	st := mt.change(slot)
+	st.cum.addSamples(n, nTotal, self, total)
+	st.totalKnown = true
+	mt.totalSelf += self
+	mt.info[slot].cur.addSamples(n, nTotal, self, total)
+}
+
+// change readies a method's figures for an addition.
+func (mt *methodTable) change(slot int32) *methodStat {
+	st := &mt.stats[slot]
+	if !st.cum.has() {
+		mt.members = mt.gen // a method joins the cumulative table
+	}
+	mt.gens[slot] = mt.gen
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
 	}
+	return st
 }
 
 // rotate closes the seconds that have passed into the window.
@@ -324,7 +369,7 @@ func (mt *methodTable) closeBucket() {
 	for _, slot := range mt.touched {
 		in := &mt.info[slot]
 		b = append(b, bucketEntry{slot: slot, f: in.cur})
-		in.win.add(in.cur.calls, in.cur.self, in.cur.total, in.cur.min, in.cur.max, in.cur.cpu)
+		in.win.merge(&in.cur)
 		in.cur, mt.stats[slot].touched = figures{}, false
 	}
 	mt.touched = mt.touched[:0]
@@ -342,7 +387,9 @@ func (mt *methodTable) expireOldest() []bucketEntry {
 		st.win.self -= e.f.self
 		st.win.total -= e.f.total
 		st.win.cpu -= e.f.cpu
-		if st.win.calls <= 0 {
+		st.win.samples -= e.f.samples
+		st.win.totalSamples -= e.f.totalSamples
+		if !st.win.has() {
 			st.win = figures{}
 			continue
 		}
@@ -376,7 +423,8 @@ func (mt *methodTable) reset() {
 // methodRow fills a snapshot row from a method's figures.
 func (mt *methodTable) methodRow(slot int, f *figures) Method {
 	st := &mt.stats[slot]
-	m := Method{Slot: int32(slot), Line: int32(st.line), Calls: f.calls, Self: time.Duration(f.self), Total: -1, CPU: time.Duration(f.cpu)}
+	m := Method{Slot: int32(slot), Line: int32(st.line), Calls: f.calls, Self: time.Duration(f.self), Total: -1, CPU: time.Duration(f.cpu),
+		Samples: f.samples, TotalSamples: f.totalSamples}
 	if st.totalKnown {
 		m.Total = time.Duration(f.total)
 	}
@@ -405,7 +453,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 			if in := &mt.info[slot]; in.mark != mt.mark {
 				in.mark = mt.mark
 				w := windowOf(in, mt.stats[slot].touched)
-				if w.calls > 0 && !mt.stats[slot].dead {
+				if w.has() && !mt.stats[slot].dead {
 					out = append(out, mt.methodRow(int(slot), &w))
 					total += w.self
 				}
@@ -424,7 +472,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
 			// Slots made since the build have no calls (or the members would have changed).
-			if st := &mt.stats[slot]; g > built && slot < len(mt.rowOf) && st.cum.calls > 0 && !st.dead {
+			if st := &mt.stats[slot]; g > built && slot < len(mt.rowOf) && st.cum.has() && !st.dead {
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
 			}
 		}
@@ -437,7 +485,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	for slot := range mt.stats {
 		st := &mt.stats[slot]
 		mt.rowOf[slot] = int32(len(out))
-		if st.cum.calls > 0 && !st.dead {
+		if st.cum.has() && !st.dead {
 			out = append(out, mt.methodRow(slot, &st.cum))
 		}
 	}
@@ -453,7 +501,7 @@ func windowOf(in *methodInfo, touched bool) figures {
 	w := in.win
 	if touched {
 		c := in.cur
-		w.add(c.calls, c.self, c.total, c.min, c.max, c.cpu)
+		w.merge(&c)
 	}
 	return w
 }
@@ -468,4 +516,56 @@ func (mt *methodTable) callersOf(slot int32) []Caller {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Calls > out[j].Calls })
 	return out
+}
+
+// frameSlot returns the slot of a stack frame's method, by its name as
+// the stack gives it ("pkg.Class.method", with its descriptor after it when
+// the source sends one, so that overloads stay apart).
+func (mt *methodTable) frameSlot(frame string) int32 {
+	if slot, ok := mt.byFrame[frame]; ok {
+		return slot
+	}
+	display, sig := frame, ""
+	if i := strings.IndexByte(frame, '('); i > 0 {
+		display, sig = frame[:i], frame[i:]
+	}
+	slot := mt.newSlot("\x01"+frame, display)
+	mt.info[slot].sig = sig
+	if i := strings.LastIndexByte(display, '.'); i > 0 {
+		mt.info[slot].name = display[i+1:]
+	}
+	mt.byFrame[frame] = slot
+	return slot
+}
+
+// sample adds n stack samples of one stack that stand for w ns: the
+// innermost frame's method gets them as self time, every method on the
+// stack (once, however often it recurs) as total time, and each frame's
+// caller is the frame below it.
+func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
+	if len(st.Methods) == 0 {
+		return
+	}
+	slots := mt.stackBuf[:0]
+	for _, f := range st.Methods {
+		slots = append(slots, mt.frameSlot(f))
+	}
+	mt.stackBuf = slots
+	mt.mark++
+	for i, slot := range slots {
+		in := &mt.info[slot]
+		if in.mark == mt.mark {
+			continue
+		}
+		in.mark = mt.mark
+		if i == 0 {
+			mt.recordSamples(slot, n, n, w, w)
+		} else {
+			mt.recordSamples(slot, 0, n, 0, w)
+		}
+	}
+	for i := 0; i+1 < len(slots); i++ {
+		mt.called(slots[i], slots[i+1], n)
+	}
+	mt.sampled = true
 }

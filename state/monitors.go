@@ -2,12 +2,13 @@ package state
 
 import (
 	"sort"
+	"strconv"
 	"time"
 )
 
 type waiter struct {
 	t       *thread
-	waiting bool // Object.wait rather than contention
+	waiting bool // Object.wait (or a condition) rather than contention
 	since   int64
 	timeout int64 // ms
 }
@@ -25,6 +26,9 @@ type monitor struct {
 	blockedSum int64
 	blockedMax int64
 	lastSeen   int64
+	// A java.util.concurrent synchronizer (threads park on it), not a monitor.
+	synchronizer bool
+	site         string // where it is contended (see siteOf)
 }
 
 // setOwner records who holds the monitor, and how deep in its calls. A
@@ -201,8 +205,22 @@ func (mt *monitorTable) waited(obj int64, t *thread, now int64) {
 	}
 }
 
-// forget removes an ended thread from every monitor.
-func (mt *monitorTable) forget(t *thread) {
+// forget removes an ended thread from every monitor. A contention it
+// ends with (a thread of a deadlock killed) counts in the monitor's
+// figures as it lasted until now.
+func (mt *monitorTable) forget(t *thread, now int64) {
+	if t.monitor != 0 && !t.polled {
+		if m := mt.byObj[t.monitor]; m != nil {
+			for _, w := range m.waiters {
+				if w.t == t && !w.waiting {
+					d := max(now-w.since, 0)
+					m.blockedN++
+					m.blockedSum += d
+					m.blockedMax = max(m.blockedMax, d)
+				}
+			}
+		}
+	}
 	mt.detach(t)
 	for _, m := range mt.byObj {
 		if m.owner == t {
@@ -246,31 +264,104 @@ func (mt *monitorTable) expire(limit int) {
 	}
 }
 
-func (mt *monitorTable) rows(now int64, methods *methodTable) []Monitor {
+// rows lists the monitors at trace time now. For a polled source, live
+// adds what the contentions in progress and those awaiting their report
+// add to each (see episodes.go); for others, the contentions in progress
+// count in the maximum and the total.
+func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*monitorLive) []Monitor {
 	out := make([]Monitor, 0, len(mt.byObj))
 	for _, m := range mt.byObj {
-		r := Monitor{Object: m.obj, Class: m.class, Enters: m.enters, Waits: m.waits,
+		r := Monitor{Object: m.obj, Class: m.class, Synchronizer: m.synchronizer, Site: m.site, Enters: m.enters, Waits: m.waits,
 			BlockedSum: time.Duration(m.blockedSum), BlockedMax: time.Duration(m.blockedMax), LastSeen: time.Unix(0, m.lastSeen)}
-		if m.blockedN > 0 {
-			r.BlockedAvg = time.Duration(m.blockedSum / m.blockedN)
+		n := m.blockedN
+		if l := live[m.obj]; l != nil {
+			r.Enters += l.enters
+			r.Waits += l.waits
+			n += l.enters
+			r.BlockedSum += time.Duration(l.sum)
+			r.BlockedMax = max(r.BlockedMax, time.Duration(l.max))
 		}
 		if o := m.currentOwner(); o != nil {
 			r.Owner, r.OwnerName = o.id, o.name
 			r.OwnerStack, r.OwnerFrom = o.currentStack(methods)
 		}
-		// The contention in progress counts in the maximum.
 		r.Waiters = make([]Waiter, 0, len(m.waiters))
 		for _, w := range m.waiters {
-			r.Waiters = append(r.Waiters, Waiter{Thread: w.t.id, ThreadName: w.t.name, Waiting: w.waiting,
-				Since: time.Unix(0, w.since), Timeout: time.Duration(w.timeout) * time.Millisecond, Stack: w.t.sharedStack()})
-			if !w.waiting {
-				r.BlockedMax = max(r.BlockedMax, time.Duration(now-w.since))
+			st := w.t.sharedStack()
+			if w.t.polled {
+				st = w.t.pollStack
 			}
+			r.Waiters = append(r.Waiters, Waiter{Thread: w.t.id, ThreadName: w.t.name, Waiting: w.waiting, State: w.t.state,
+				Since: time.Unix(0, w.since), Timeout: time.Duration(w.timeout) * time.Millisecond, Stack: st})
+			if r.Site == "" {
+				r.Site = siteOf(st)
+			}
+			if !w.waiting && live == nil {
+				d := max(now-w.since, 0)
+				r.BlockedMax = max(r.BlockedMax, time.Duration(d))
+				r.BlockedSum += time.Duration(d) // its enter is already counted
+				n++
+			}
+		}
+		if n > 0 {
+			r.BlockedAvg = r.BlockedSum / time.Duration(n)
 		}
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Object < out[j].Object })
 	return out
+}
+
+// setPresent makes the latest poll the monitors' present: owners and
+// waiters are exactly what the threads' polled states say.
+func (mt *monitorTable) setPresent(tt *threadTable) {
+	for _, m := range mt.byObj {
+		m.owner, m.ownerDepth = nil, 0
+		m.waiters = m.waiters[:0]
+	}
+	for _, t := range tt.all {
+		if !t.polled || t.state == ThreadEnded || t.monitor == 0 || !t.state.onLock() {
+			continue
+		}
+		m := mt.byObj[t.monitor]
+		if m == nil {
+			continue
+		}
+		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner)
+		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since})
+		if t.lockOwner != 0 {
+			m.owner = tt.get(t.lockOwner, t.stream)
+		}
+		m.lastSeen = max(m.lastSeen, t.pollSeen())
+	}
+}
+
+// jdkLocking are the frames a contended stack begins with that say nothing
+// of where the application takes the lock.
+var jdkLocking = []string{"java.lang.Object.wait", "java.util.concurrent.locks.", "jdk.internal.misc.Unsafe.",
+	"sun.misc.Unsafe.", "java.lang.Thread.", "java.util.concurrent.SynchronousQueue", "java.util.concurrent.LinkedBlockingQueue",
+	"java.util.concurrent.ArrayBlockingQueue", "java.util.concurrent.CountDownLatch", "java.util.concurrent.Semaphore",
+	"java.util.concurrent.FutureTask", "java.util.concurrent.CompletableFuture", "java.util.concurrent.ForkJoinPool"}
+
+// siteOf is where a stack takes or waits on its lock: its first frame
+// outside the JDK's locking code, as "method:line".
+func siteOf(st []Frame) string {
+	for _, f := range st {
+		skip := false
+		for _, p := range jdkLocking {
+			if len(f.Method) >= len(p) && f.Method[:len(p)] == p {
+				skip = true
+				break
+			}
+		}
+		if !skip {
+			if f.Line > 0 {
+				return f.Method + ":" + strconv.FormatInt(f.Line, 10)
+			}
+			return f.Method
+		}
+	}
+	return ""
 }
 
 // deadlocks finds the cycles of "thread blocks on a monitor owned by thread".

@@ -5,22 +5,60 @@ import (
 	"time"
 )
 
-// ThreadState is what a thread is doing, as derived from its events.
+// ThreadState is what a thread is doing: from the latest thread poll when
+// the source sends polls (the JVM agent), else derived from its events. The
+// states are jstack's, made precise: BLOCKED is a monitor, a park names what
+// it parks on, TIMED_WAITING is split into its causes.
 type ThreadState uint8
 
 const (
-	ThreadRunning ThreadState = iota
-	ThreadBlocked             // contending for a monitor
-	ThreadWaiting             // in Object.wait
+	ThreadRunning      ThreadState = iota
+	ThreadNative                   // runnable, in native code
+	ThreadBlocked                  // contending for a monitor
+	ThreadParked                   // LockSupport.park: a java.util.concurrent lock, condition or queue
+	ThreadWaiting                  // in Object.wait (or join) without a timeout
+	ThreadTimedWaiting             // in Object.wait (or join) with a timeout
+	ThreadSleeping                 // in Thread.sleep
 	ThreadEnded
+	numThreadStates
 )
 
+var threadStateNames = [numThreadStates]string{"running", "native", "blocked", "parked", "waiting", "timed-waiting", "sleeping", "ended"}
+
 func (s ThreadState) String() string {
-	return [...]string{"running", "blocked", "waiting", "ended"}[s]
+	if s < numThreadStates {
+		return threadStateNames[s]
+	}
+	return "unknown"
+}
+
+// ThreadStates lists every state, in order.
+func ThreadStates() []ThreadState {
+	out := make([]ThreadState, numThreadStates)
+	for i := range out {
+		out[i] = ThreadState(i)
+	}
+	return out
 }
 
 // MarshalText renders the state by name in JSON.
 func (s ThreadState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// parseThreadState reads a state as the wire names it.
+func parseThreadState(name string) (ThreadState, bool) {
+	for i, n := range threadStateNames {
+		if n == name {
+			return ThreadState(i), true
+		}
+	}
+	return ThreadRunning, false
+}
+
+// onLock says whether a thread in this state is held up by a lock (or
+// waits on one): its Monitor names it.
+func (s ThreadState) onLock() bool {
+	return s == ThreadBlocked || s == ThreadParked || s == ThreadWaiting || s == ThreadTimedWaiting
+}
 
 // Frame is one frame of a stack, innermost first in a Stack.
 type Frame struct {
@@ -43,13 +81,21 @@ type Thread struct {
 	Blocked     time.Duration `json:"blockedNs"`
 	Waiting     time.Duration `json:"waitingNs"`
 	Contentions int64         `json:"contentions"`
-	// The monitor the thread blocks or waits on, and since when (ns since the epoch).
-	Monitor int64 `json:"monitor,omitempty"`
-	Since   int64 `json:"sinceNs,omitempty"`
-	Stream  int   `json:"stream"`
-	// Stack is filled for the thread a query asks about: its open method
-	// calls when it runs and they are known, else the latest stack a
-	// monitor event reported. StackFrom says which.
+	// The monitor (or java.util.concurrent synchronizer) the thread blocks,
+	// parks or waits on, its class and owner, and since when (ns since the
+	// epoch; for a state found by a poll, when a poll first saw it).
+	Monitor       int64  `json:"monitor,omitempty"`
+	LockClass     string `json:"lockClass,omitempty"`
+	LockOwner     int64  `json:"lockOwner,omitempty"`
+	LockOwnerName string `json:"lockOwnerName,omitempty"`
+	Since         int64  `json:"sinceNs,omitempty"`
+	// Timed says a wait or park has a timeout; Daemon a daemon thread.
+	Timed  bool `json:"timed,omitempty"`
+	Daemon bool `json:"daemon,omitempty"`
+	Stream int  `json:"stream"`
+	// Stack is filled for the thread a query asks about: the latest thread
+	// poll's, else its open method calls when it runs and they are known,
+	// else the latest stack a monitor event reported. StackFrom says which.
 	Stack     []Frame `json:"stack,omitempty"`
 	StackFrom string  `json:"stackFrom,omitempty"`
 }
@@ -58,14 +104,19 @@ type Thread struct {
 // window. It holds no pointer (its name is Snapshot.MethodName), so that a
 // snapshot of 100,000 methods costs the garbage collector nothing to scan.
 type Method struct {
-	Slot  int32         `json:"-"`
-	Line  int32         `json:"line"`
-	Calls int64         `json:"calls"`
-	Self  time.Duration `json:"selfNs"`
-	Total time.Duration `json:"totalNs"` // -1: unknown (aggregated reports give self time only)
-	Min   time.Duration `json:"minNs"`
-	Max   time.Duration `json:"maxNs"`
-	CPU   time.Duration `json:"cpuNs"`
+	Slot  int32 `json:"-"`
+	Line  int32 `json:"line"`
+	Calls int64 `json:"calls"` // measured calls (entries and exits, aggregated reports); 0 for sampled methods
+	// Samples counts the stack samples the method was on top of (its self
+	// time) or in (its total time): Self and Total are then what those
+	// samples stand for, not measured durations.
+	Samples      int64         `json:"samples,omitempty"`
+	TotalSamples int64         `json:"totalSamples,omitempty"`
+	Self         time.Duration `json:"selfNs"`
+	Total        time.Duration `json:"totalNs"` // -1: unknown (aggregated reports give self time only)
+	Min          time.Duration `json:"minNs"`
+	Max          time.Duration `json:"maxNs"`
+	CPU          time.Duration `json:"cpuNs"`
 }
 
 // Caller is a method seen calling another, with how often.
@@ -74,20 +125,28 @@ type Caller struct {
 	Calls int64  `json:"calls"`
 }
 
-// Waiter is a thread blocked on or waiting for a monitor.
+// Waiter is a thread blocked on, parked on or waiting for a monitor.
 type Waiter struct {
 	Thread     int64         `json:"thread"`
 	ThreadName string        `json:"threadName"`
-	Waiting    bool          `json:"waiting"` // Object.wait, not contention
+	Waiting    bool          `json:"waiting"` // Object.wait or a condition, not contention
+	State      ThreadState   `json:"state"`
 	Since      time.Time     `json:"since"`
 	Timeout    time.Duration `json:"timeoutNs,omitempty"` // 0: none
 	Stack      []Frame       `json:"stack"`
 }
 
-// Monitor is one row of the contention pane.
+// Monitor is one row of the contention pane: a monitor, or a
+// java.util.concurrent synchronizer (Synchronizer), or, grouped, every lock
+// of one class taken at one place (Grouped of them).
 type Monitor struct {
-	Object     int64         `json:"object"`
-	Class      string        `json:"class,omitempty"`
+	Object       int64  `json:"object"`
+	Class        string `json:"class,omitempty"`
+	Synchronizer bool   `json:"synchronizer,omitempty"`
+	// Site is where the lock is taken or waited on: the first frame of a
+	// contender's stack outside the JDK's locking code.
+	Site       string        `json:"site,omitempty"`
+	Grouped    int           `json:"grouped,omitempty"`
 	Owner      int64         `json:"owner,omitempty"`
 	OwnerName  string        `json:"ownerName,omitempty"`
 	OwnerStack []Frame       `json:"ownerStack,omitempty"`
@@ -109,25 +168,54 @@ type Deadlock struct {
 	Classes  []string `json:"classes"`
 }
 
-// HeapSample is the heap after one collection.
+// HeapSample is the heap after one collection, or at one poll.
 type HeapSample struct {
 	At    time.Time `json:"at"`
 	Used  int64     `json:"used"`
 	Total int64     `json:"total"`
 }
 
+// Pool is one memory pool's latest usage (bytes; Max -1: undefined).
+type Pool struct {
+	Name      string    `json:"name"`
+	Heap      bool      `json:"heap"`
+	Used      int64     `json:"used"`
+	Committed int64     `json:"committed"`
+	Max       int64     `json:"max"`
+	At        time.Time `json:"at"`
+}
+
+// Collector is one garbage collector's figures since the JVM started.
+type Collector struct {
+	Name      string        `json:"name"`
+	Count     int64         `json:"count"`
+	TotalTime time.Duration `json:"totalTimeNs"`
+}
+
 // GC is the garbage-collection pane.
 type GC struct {
-	Count     int64           `json:"count"`
-	LastPause time.Duration   `json:"lastPauseNs"`
-	P50       time.Duration   `json:"p50Ns"`
-	P99       time.Duration   `json:"p99Ns"`
-	Max       time.Duration   `json:"maxNs"`
-	Percent   float64         `json:"percentOfWallTime"` // over the window
-	Pauses    []time.Duration `json:"pausesNs"`          // the latest, oldest first
-	Heap      []HeapSample    `json:"heap"`              // the latest, oldest first
-	Freed     int64           `json:"objectsFreed"`
-	InGC      bool            `json:"inGc"`
+	// Count is every collection: since the JVM started when the source
+	// reports collectors' totals (SinceStart), else those seen.
+	Count      int64           `json:"count"`
+	SinceStart bool            `json:"sinceJvmStart,omitempty"`
+	TotalTime  time.Duration   `json:"totalTimeNs,omitempty"` // with SinceStart
+	Collectors []Collector     `json:"collectors,omitempty"`
+	LastPause  time.Duration   `json:"lastPauseNs"`
+	P50        time.Duration   `json:"p50Ns"`
+	P99        time.Duration   `json:"p99Ns"`
+	Max        time.Duration   `json:"maxNs"`
+	Percent    float64         `json:"percentOfWallTime"` // over the window
+	Pauses     []time.Duration `json:"pausesNs"`          // the latest, oldest first
+	Heap       []HeapSample    `json:"heap"`              // the latest, oldest first
+	Freed      int64           `json:"objectsFreed"`      // objFree events; FreedKnown says the source sends them
+	FreedKnown bool            `json:"objectsFreedKnown,omitempty"`
+	// Reclaimed is the heap collections gave back (bytes), when the
+	// source reports the heap before and after each.
+	Reclaimed int64  `json:"reclaimedBytes,omitempty"`
+	LastCause string `json:"lastCause,omitempty"`
+	LastBy    string `json:"lastCollector,omitempty"`
+	Pools     []Pool `json:"pools,omitempty"`
+	InGC      bool   `json:"inGc"`
 }
 
 // Process describes the profiled JVM, from the stream's first events.
@@ -138,6 +226,8 @@ type Process struct {
 	Agent   string    `json:"agent,omitempty"`
 	Version string    `json:"version,omitempty"`
 	Started time.Time `json:"started,omitzero"`
+	// Exited is when the process said it was shutting down.
+	Exited time.Time `json:"exited,omitzero"`
 }
 
 // Snapshot is the live picture at one moment. It is immutable: the
@@ -151,6 +241,13 @@ type Snapshot struct {
 	Streams int           `json:"streams"`
 	// Clock is the latest event time, the trace's "now".
 	Clock time.Time `json:"traceTime,omitzero"`
+	// Polled says the present (thread states, owners, waiters) is the
+	// source's latest thread poll, taken at PolledAt; else it is derived
+	// from events.
+	Polled   bool      `json:"polled,omitempty"`
+	PolledAt time.Time `json:"polledAt,omitzero"`
+	// Sampled says the method figures come from stack samples.
+	Sampled bool `json:"sampled,omitempty"`
 
 	Threads   []Thread      `json:"threads"`
 	Methods   []Method      `json:"-"`
@@ -209,4 +306,7 @@ type Query struct {
 	StackOf int64
 	// CallersOf fills Callers for this method slot (-1: none).
 	CallersOf int32
+	// GroupMonitors lists one row per lock class and site instead of one
+	// per lock.
+	GroupMonitors bool
 }

@@ -44,6 +44,25 @@ type thread struct {
 	// stackShared says a snapshot holds stack: the next one is written to
 	// a new slice, so snapshots can share stacks without copying them.
 	stackShared bool
+
+	// From the latest thread poll, for sources that send polls.
+	lockClass string
+	lockOwner int64
+	timed     bool
+	daemon    bool
+	polled    bool    // a poll has listed it
+	pollMark  uint32  // the latest poll that listed it
+	pollStack []Frame // its stack at the latest poll, innermost first; shared with snapshots, never changed
+	live      *episode
+	// Contentions and waits seen by polls that are over, awaiting the
+	// source's exact report of them; then committed as estimates.
+	pending   []episode
+	estimates []episode
+	// The contention or wait the source reported begun and not yet over
+	// (polled sources report them for the statistics only).
+	hist histOpen
+	// The method on top of its latest stack sample.
+	sampleTop string
 }
 
 // setCPU takes a reading of the thread's CPU time. The first one is a
@@ -119,7 +138,7 @@ type lateEpisode struct {
 // predates says an event at time at belongs to the past of the thread's
 // present block or wait.
 func (t *thread) predates(at int64) bool {
-	return (t.state == ThreadBlocked || t.state == ThreadWaiting) && at < t.since
+	return (t.state == ThreadBlocked || t.isWaiting()) && at < t.since
 }
 
 // beginLate records the start of a late episode.
@@ -140,7 +159,7 @@ func (t *thread) endLate(at, obj int64, waiting bool) (d int64, ok bool) {
 		return 0, false
 	}
 	t.late.open = false
-	if t.state == ThreadBlocked || t.state == ThreadWaiting {
+	if t.state == ThreadBlocked || t.isWaiting() {
 		at = min(at, t.since)
 	}
 	d = max(at-t.late.since, 0)
@@ -172,7 +191,13 @@ func (t *thread) unblock(now int64) int64 {
 func (t *thread) wait(now, obj, timeoutMS int64) {
 	t.closeInterval(now)
 	t.state, t.since, t.monitor, t.timeout = ThreadWaiting, now, obj, timeoutMS
+	if timeoutMS > 0 {
+		t.state = ThreadTimedWaiting
+	}
 }
+
+// isWaiting says the thread waits on a monitor (timed or not).
+func (t *thread) isWaiting() bool { return t.state == ThreadWaiting || t.state == ThreadTimedWaiting }
 
 func (t *thread) unwait(now int64) {
 	t.closeInterval(now)
@@ -183,10 +208,13 @@ func (t *thread) unwait(now int64) {
 // changes after it, and a late episode still open is forgotten.
 func (t *thread) closeInterval(now int64) {
 	t.late.open = false
+	if t.polled {
+		return // a poll's present state: episodes keep the totals
+	}
 	switch t.state {
 	case ThreadBlocked:
 		t.blockedNS += max(now-t.since, 0)
-	case ThreadWaiting:
+	case ThreadWaiting, ThreadTimedWaiting:
 		t.waitingNS += max(now-t.since, 0)
 	}
 }
@@ -197,7 +225,7 @@ func (t *thread) end(now int64) bool {
 		return false
 	}
 	t.closeInterval(now)
-	t.state, t.ended, t.monitor = ThreadEnded, now, 0
+	t.state, t.ended, t.monitor, t.lockOwner, t.lockClass = ThreadEnded, now, 0, 0, ""
 	t.calls = nil
 	return true
 }
@@ -213,6 +241,9 @@ func (tt *threadTable) endThread(t *thread, now int64) {
 // when it is running and they are known (live), else the stack its latest
 // monitor event reported.
 func (t *thread) currentStack(mt *methodTable) ([]Frame, string) {
+	if t.polled && t.pollStack != nil {
+		return t.pollStack, "thread poll"
+	}
 	if t.state == ThreadRunning && len(t.calls) > 0 {
 		out := make([]Frame, 0, len(t.calls))
 		for j := len(t.calls) - 1; j >= 0; j-- {
@@ -243,9 +274,9 @@ type threadTable struct {
 	all   []*thread         // every thread listed, in order of appearance
 	ended int               // how many of all have ended
 	// %CPU is measured from the previous of two marks taken at least
-	// cpuWindow apart: CPU readings arrive in batches (JFR flushes about
-	// once a second), so a rate over one refresh would flicker.
-	markAt, prevAt time.Time
+	// cpuWindow apart (trace time, ns): CPU readings arrive in batches (a
+	// poll a second), so a rate over one refresh would flicker.
+	markAt, prevAt int64
 }
 
 const cpuWindow = 2 * time.Second
@@ -288,7 +319,11 @@ func (tt *threadTable) endAll(now int64) {
 func (tt *threadTable) reset(now int64) {
 	for _, t := range tt.all {
 		t.blockedNS, t.waitingNS, t.contention = 0, 0, 0
-		if t.state == ThreadBlocked || t.state == ThreadWaiting {
+		t.pending, t.estimates = t.pending[:0], t.estimates[:0]
+		if t.live != nil {
+			t.live.since = max(t.live.since, now)
+		}
+		if t.state.onLock() {
 			t.since = max(t.since, now)
 		}
 	}
@@ -317,14 +352,18 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 	tt.ended = ended
 }
 
-func (tt *threadTable) rows(now int64, wall time.Time, stackOf int64, mt *methodTable, out []Thread) []Thread {
-	if tt.markAt.IsZero() || wall.Sub(tt.markAt) >= cpuWindow {
-		tt.prevAt, tt.markAt = tt.markAt, wall
+// rows lists the threads at trace time now. %CPU is the CPU a thread
+// spent between two marks of the table at least cpuWindow apart in trace
+// time, over that span: both come from the same clock, so a replay at any
+// speed (or a simulated clock) reads the same, and no thread exceeds 100%.
+func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names func(int64) string, out []Thread) []Thread {
+	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
+		tt.prevAt, tt.markAt = tt.markAt, now
 		for _, t := range tt.all {
 			t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
 		}
 	}
-	span := wall.Sub(tt.prevAt)
+	span := now - tt.prevAt
 	if cap(out) >= len(tt.all) {
 		out = out[:len(tt.all)]
 	} else {
@@ -334,27 +373,55 @@ func (tt *threadTable) rows(now int64, wall time.Time, stackOf int64, mt *method
 		r := &out[i]
 		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
 			CPU: time.Duration(t.cpu), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
-			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls)}
+			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
+			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon}
+		if t.lockOwner != 0 {
+			r.LockOwnerName = names(t.lockOwner)
+		}
 		if t.state == ThreadEnded {
 			r.Ended = t.ended
 		}
-		switch t.state {
-		case ThreadBlocked:
-			r.Blocked += time.Duration(max(now-t.since, 0))
-			r.Since = t.since
-		case ThreadWaiting:
-			r.Waiting += time.Duration(max(now-t.since, 0))
-			r.Since = t.since
+		if t.polled {
+			b, w, n := t.episodeTotals(now)
+			r.Blocked += time.Duration(b)
+			r.Waiting += time.Duration(w)
+			r.Contentions += n
+			if t.state != ThreadEnded && t.state != ThreadRunning && t.state != ThreadNative {
+				r.Since = t.since
+			}
+			if len(t.pollStack) > 0 {
+				r.Method, r.Depth = t.pollStack[0].Method, len(t.pollStack)
+			}
+		} else {
+			switch t.state {
+			case ThreadBlocked:
+				r.Blocked += time.Duration(max(now-t.since, 0))
+				r.Since = t.since
+			case ThreadWaiting, ThreadTimedWaiting:
+				r.Waiting += time.Duration(max(now-t.since, 0))
+				r.Since = t.since
+			}
+			if n := len(t.calls); n > 0 {
+				r.Method = mt.name(t.calls[n-1].slot)
+			} else if t.sampleTop != "" {
+				r.Method = t.sampleTop
+			}
 		}
-		if n := len(t.calls); n > 0 {
-			r.Method = mt.name(t.calls[n-1].slot)
-		}
-		if !tt.prevAt.IsZero() && span > 0 {
-			r.CPUPercent = 100 * float64(t.cpu-t.cpuAtPrev) / float64(span)
+		if tt.prevAt != 0 && span > 0 {
+			r.CPUPercent = min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100)
 		}
 		if t.id == stackOf && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)
 		}
 	}
 	return out
+}
+
+// pollSeen is when the latest poll listing the thread was taken: its
+// state's since, or later.
+func (t *thread) pollSeen() int64 {
+	if t.live != nil {
+		return t.live.lastSeen
+	}
+	return t.since
 }

@@ -87,8 +87,14 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 	out = append(out, "", st.Title.Render(fmt.Sprintf("Waiters (%d)", len(m.Waiters))))
 	for _, w := range m.Waiters {
 		what := st.Blocked.Render("BLOCKED")
+		if w.State == state.ThreadParked {
+			what = st.Parked.Render("PARKED")
+		}
 		extra := ""
-		if w.Waiting {
+		if w.Waiting && w.State == state.ThreadParked {
+			what = st.Waiting.Render("PARKED")
+			extra = label(" waiting for a signal")
+		} else if w.Waiting {
 			what = st.Waiting.Render("WAITING")
 			extra = label(" in Object.wait, no timeout")
 			if w.Timeout > 0 {
@@ -113,21 +119,11 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 		out = append(out, "  "+label("started ")+value(time.Unix(0, t.Started).UTC().Format(time.DateTime)))
 	}
 	if t.Monitor != 0 {
-		for i := range s.Monitors {
-			m := &s.Monitors[i]
-			if m.Object != t.Monitor {
-				continue
-			}
-			verb := "blocked on"
-			if t.State == state.ThreadWaiting {
-				verb = "waiting on"
-			}
-			owner := "no known owner"
-			if m.Owner != 0 {
-				owner = fmt.Sprintf("owned by %s (thread %d)", inert(m.OwnerName), m.Owner)
-			}
-			out = append(out, "  "+st.Blocked.Render(verb)+" "+value(inert(monitorName(m)))+" "+label(owner)+label(" for ")+value(since(s.Clock, time.Unix(0, t.Since))))
-		}
+		out = append(out, "  "+lockLine(t, s, st))
+	}
+	if t.Since > 0 && t.State != state.ThreadEnded {
+		out = append(out, "  "+label("in this state for at least ")+value(since(s.Clock, time.Unix(0, t.Since)))+
+			label(" (since a poll first saw it)"))
 	}
 	if t.Method != "" {
 		out = append(out, "  "+label("in ")+value(inert(t.Method))+label(fmt.Sprintf(" at depth %d", t.Depth)))
@@ -142,23 +138,62 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	return out
 }
 
+// lockLine says what a thread waits for: the lock, its class and owner.
+func lockLine(t *state.Thread, s *state.Snapshot, st *Styles) string {
+	label, value := st.Label.Render, st.Value.Render
+	verb := map[state.ThreadState]string{state.ThreadBlocked: "blocked on", state.ThreadParked: "parked on",
+		state.ThreadWaiting: "waiting on", state.ThreadTimedWaiting: "waiting (with a timeout) on"}[t.State]
+	if verb == "" {
+		verb = "held up by"
+	}
+	if t.State == state.ThreadParked && t.Timed {
+		verb = "parked (with a timeout) on"
+	}
+	name := fmt.Sprintf("%s@%x", t.LockClass, t.Monitor)
+	for i := range s.Monitors {
+		if s.Monitors[i].Object == t.Monitor {
+			name = monitorName(&s.Monitors[i])
+		}
+	}
+	owner := label(" no owner")
+	if t.LockOwner != 0 {
+		owner = label(" owned by ") + value(inert(t.LockOwnerName)) + label(fmt.Sprintf(" (thread %d)", t.LockOwner))
+	}
+	return st.Blocked.Render(verb) + " " + value(inert(name)) + owner
+}
+
 func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 	label, value := st.Label.Render, st.Value.Render
 	span := "cumulative"
 	if s.Recent {
 		span = "over the last " + dur(s.Window)
 	}
-	avg := time.Duration(0)
-	if m.Calls > 0 {
-		avg = m.Self / time.Duration(m.Calls)
-	}
-	out := []string{
-		st.Title.Render("Method ") + value(inert(s.MethodName(m))) + label(fmt.Sprintf(" (line %d), %s", m.Line, span)),
-		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(m.Calls)), label("self"), value(dur(m.Self)),
-			label("of all self time"), value(pct(s.Percent(m))), label("total"), value(dur(m.Total)), label("CPU"), value(dur(m.CPU))),
-		fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(m.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(m.Max))),
-		"",
-		st.Title.Render("Callers ") + label("(from method entries; the most frequent kept)"),
+	name := inert(s.MethodName(m))
+	out := []string{st.Title.Render("Method ") + value(name) + label(", "+span)}
+	if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
+		// Sampled: what the samples stand for, not measured calls.
+		out = append(out,
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("on top of"), value(count(m.Samples)), label("samples, self"), value(dur(m.Self)),
+				label("of all self time"), value(pct(s.Percent(m)))),
+			fmt.Sprintf("  %s %s  %s %s", label("on the stack in"), value(count(m.TotalSamples)), label("samples, total"), value(dur(m.Total))),
+			label("  (sampled: times are the CPU time of the threads sampled there, shared among their samples;"),
+			label("   calls, min and max are not measured)"),
+			"",
+			st.Title.Render("Callers ")+label("(from sampled stacks, in samples; the most frequent kept)"),
+		)
+	} else {
+		avg := time.Duration(0)
+		if m.Calls > 0 {
+			avg = m.Self / time.Duration(m.Calls)
+		}
+		out[0] += label(fmt.Sprintf(" (line %d)", m.Line))
+		out = append(out,
+			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(m.Calls)), label("self"), value(dur(m.Self)),
+				label("of all self time"), value(pct(s.Percent(m))), label("total"), value(dur(m.Total)), label("CPU"), value(dur(m.CPU))),
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(m.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(m.Max))),
+			"",
+			st.Title.Render("Callers ")+label("(from method entries, since the start; the most frequent kept)"),
+		)
 	}
 	if len(s.Callers) == 0 {
 		out = append(out, "  "+st.Muted.Render("none known"))

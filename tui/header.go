@@ -101,6 +101,13 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
 	}
 	lines := []string{joinItems(l1, width, sep), joinItems(l2, width, sep)}
+	if s != nil && !s.Process.Exited.IsZero() {
+		who := "the JVM"
+		if s.Process.PID != 0 {
+			who = fmt.Sprintf("JVM %d", s.Process.PID)
+		}
+		lines = append(lines, clip(st.Bad.Render(fmt.Sprintf("■ %s exited at %s", who, s.Process.Exited.Local().Format("15:04:05"))), width))
+	}
 	if c := causeLine(stt); c != "" {
 		lines = append(lines, clip(st.Bad.Render(c), width))
 	}

@@ -5,8 +5,8 @@ import "charm.land/bubbles/v2/key"
 // KeyMap holds every binding, in groups for the help screen.
 type KeyMap struct {
 	// Global
-	Quit, Help, Pause, Reset, NextPane, PrevPane, Faster, Slower, Recent key.Binding
-	Pane                                                                 [4]key.Binding
+	Quit, Help, Pause, Reset, NextPane, PrevPane, Faster, Slower, Recent, Group key.Binding
+	Pane                                                                        [4]key.Binding
 	// Tables
 	Up, Down, PageUp, PageDown, Top, Bottom, Sort, Reverse, Filter, Enter, Back key.Binding
 }
@@ -25,6 +25,7 @@ func DefaultKeyMap() KeyMap {
 		Faster:   k(w("+", "="), h("+", "refresh faster")),
 		Slower:   k(w("-", "_"), h("-", "refresh slower")),
 		Recent:   k(w("c"), h("c", "methods: last N s / cumulative")),
+		Group:    k(w("m"), h("m", "monitors: one row per lock / per class and site")),
 		Pane: [4]key.Binding{
 			k(w("1"), h("1", "threads")),
 			k(w("2"), h("2", "hot methods")),
@@ -55,7 +56,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.NextPane, k.PrevPane},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Sort, k.Reverse, k.Filter, k.Enter, k.Back, k.Recent},
+		{k.Sort, k.Reverse, k.Filter, k.Enter, k.Back, k.Recent, k.Group},
 		{k.Pause, k.Reset, k.Faster, k.Slower, k.Help, k.Quit},
 	}
 }

@@ -57,6 +57,7 @@ type Model struct {
 	cpu     float64
 	paused  bool
 	recent  bool
+	grouped bool // monitors by class and site
 	focus   paneID
 	tables  [3]*table
 	detail  *detailView
@@ -136,7 +137,7 @@ func (m *Model) Init() tea.Cmd { return m.fetch(true) }
 
 // query is what the current view needs from a snapshot.
 func (m *Model) query() state.Query {
-	q := state.Query{Recent: m.recent, CallersOf: -1}
+	q := state.Query{Recent: m.recent, CallersOf: -1, GroupMonitors: m.grouped}
 	if d := m.detail; d != nil {
 		switch d.kind {
 		case paneThreads:
@@ -238,6 +239,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Recent):
 		m.recent = !m.recent
+		return m, m.fetchUnpaused()
+	case key.Matches(msg, k.Group):
+		m.grouped = !m.grouped
+		m.notice = "monitors: one row per lock"
+		if m.grouped {
+			m.notice = "monitors: one row per class and site"
+		}
 		return m, m.fetchUnpaused()
 	}
 	if m.status.State == client.StateChoosingAgent && m.detail == nil {

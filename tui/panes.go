@@ -27,7 +27,7 @@ var threadCols = []column{
 	{title: "ID", width: 6, right: true, asc: true},
 	{title: "NAME", width: 22, text: true, asc: true},
 	{title: "GROUP", width: 10, text: true, asc: true, drop: 3},
-	{title: "STATE", width: 8, asc: true},
+	{title: "STATE", width: 10, asc: true},
 	{title: "CPU", width: 7, right: true},
 	{title: "%CPU", width: 5, right: true, drop: 4},
 	{title: "BLOCKED", width: 8, right: true},
@@ -42,9 +42,23 @@ type threadRows struct {
 	deadlocked map[int64]bool
 }
 
-func (r threadRows) Len() int          { return len(r.s) }
-func (r threadRows) ID(i int) int64    { return threadKey(&r.s[i]) }
-func (r threadRows) Name(i int) string { return r.s[i].Name }
+func (r threadRows) Len() int       { return len(r.s) }
+func (r threadRows) ID(i int) int64 { return threadKey(&r.s[i]) }
+
+// Name is what the filter matches: the name, the state, the class of the
+// lock it waits for and the method it is in ("/blocked", "/ReentrantLock").
+func (r threadRows) Name(i int) string {
+	t := &r.s[i]
+	return t.Name + "\x00" + t.State.String() + "\x00" + t.LockClass + "\x00" + t.Method
+}
+
+// stateLabel is a state in the table's ten cells.
+func stateLabel(s state.ThreadState) string {
+	if s == state.ThreadTimedWaiting {
+		return "timed-wait"
+	}
+	return s.String()
+}
 
 func (r threadRows) Cell(i, col int) string {
 	t := &r.s[i]
@@ -56,7 +70,7 @@ func (r threadRows) Cell(i, col int) string {
 	case 2:
 		return inert(t.Group)
 	case 3:
-		return t.State.String()
+		return stateLabel(t.State)
 	case 4:
 		return dur(t.CPU)
 	case 5:
@@ -135,13 +149,24 @@ func (r threadRows) CellStyle(i, col int) cellHint {
 	if col != 3 {
 		return hintNone
 	}
-	switch r.s[i].State {
+	return stateHint(r.s[i].State)
+}
+
+// stateHint colours a thread state.
+func stateHint(s state.ThreadState) cellHint {
+	switch s {
 	case state.ThreadRunning:
 		return hintRunning
+	case state.ThreadNative:
+		return hintNative
 	case state.ThreadBlocked:
 		return hintBlocked
-	case state.ThreadWaiting:
+	case state.ThreadParked:
+		return hintParked
+	case state.ThreadWaiting, state.ThreadTimedWaiting:
 		return hintWaiting
+	case state.ThreadSleeping:
+		return hintSleeping
 	}
 	return hintNone
 }
@@ -198,6 +223,9 @@ func (r methodRows) Cell(i, col int) string {
 		}
 		return strconv.FormatInt(int64(m.Line), 10)
 	case 2:
+		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
+			return "–" // sampled: calls are not counted
+		}
 		return count(m.Calls)
 	case 3:
 		return dur(m.Self)
@@ -208,12 +236,11 @@ func (r methodRows) Cell(i, col int) string {
 		return pct(100 * float64(m.Self) / float64(r.total))
 	case 5:
 		return dur(m.Total)
-	case 6:
-		return dur(m.Min)
-	case 7:
-		return dur(m.Max)
-	case 8:
-		return dur(m.CPU)
+	case 6, 7, 8:
+		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
+			return "–" // sampled: no single call is measured
+		}
+		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
 	}
 	return ""
 }
@@ -309,10 +336,19 @@ func (r monitorRows) CellStyle(i, col int) cellHint {
 	return hintNone
 }
 
+// monitorName names a lock as Object.toString and jstack's lock names do:
+// its class and identity hash; a group of locks by class and site.
 func monitorName(m *state.Monitor) string {
 	class := m.Class
 	if class == "" {
 		class = "object"
+	}
+	if m.Grouped > 0 {
+		name := fmt.Sprintf("%s ×%d", class, m.Grouped)
+		if m.Site != "" {
+			name += " at " + m.Site
+		}
+		return name
 	}
 	return fmt.Sprintf("%s@%x", class, m.Object)
 }
@@ -384,15 +420,31 @@ func (r monitorRows) Text(i, col int) string {
 
 // --- GC ---
 
-// renderGC draws the GC pane's lines.
+// renderGC draws the GC pane's lines: counts (since the JVM started when
+// the source says so), pauses, the heap now and over time, and the memory
+// pools as the latest poll saw them.
 func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []string {
 	g := &s.GC
 	label, value := st.Label.Render, st.Value.Render
+	first := fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))
+	if g.SinceStart {
+		first += label(" since JVM start, ") + value(dur(g.TotalTime)) + label(" in all")
+	}
+	first += fmt.Sprintf("  %s %s", label("last pause"), value(dur(g.LastPause)))
+	if g.LastCause != "" {
+		first += label(" (" + inert(g.LastCause) + ")")
+	}
+	if g.FreedKnown {
+		first += fmt.Sprintf("  %s %s", label("objects freed"), value(count(g.Freed)))
+	}
+	if g.Reclaimed > 0 {
+		first += fmt.Sprintf("  %s %s", label("reclaimed"), value(size(g.Reclaimed)))
+	}
 	lines := []string{
-		fmt.Sprintf("%s %s  %s %s  %s %s", label("collections"), value(count(g.Count)), label("last pause"), value(dur(g.LastPause)),
-			label("freed"), value(count(g.Freed))),
-		fmt.Sprintf("%s %s  %s %s  %s %s", label("p50"), value(dur(g.P50)), label("p99"), value(dur(g.P99)), label("max"), value(dur(g.Max))),
-		fmt.Sprintf("%s %s %s", label("GC time"), value(pct(g.Percent)), label(fmt.Sprintf("of the last %s", dur(s.Window)))),
+		first,
+		fmt.Sprintf("%s %s  %s %s  %s %s  %s %s%s", label("pauses seen"), value(count(int64(len(g.Pauses)))), label("p50"), value(dur(g.P50)),
+			label("p99"), value(dur(g.P99)), label("max"), value(dur(g.Max)), label(" (the latest "+strconv.Itoa(len(g.Pauses))+")")),
+		fmt.Sprintf("%s %s", label("GC time"), value(pct(g.Percent))+label(fmt.Sprintf(" of the last %s", dur(s.Window)))),
 	}
 	if g.InGC {
 		lines[0] += "  " + st.Warn.Render("collecting")
@@ -421,6 +473,19 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		}
 		lines = append(lines, fmt.Sprintf("%s %s", label("pauses    "), st.SparkAlt.Render(sparkline(ps, spark, 0, ascii))))
 	}
+	for _, p := range g.Pools {
+		line := fmt.Sprintf("  %-22s %9s", inert(p.Name), size(p.Used))
+		if p.Committed > 0 {
+			line += label(" of ") + size(p.Committed)
+		}
+		if p.Max > 0 {
+			line += label(", max ") + size(p.Max)
+		}
+		lines = append(lines, line)
+	}
+	for _, c := range g.Collectors {
+		lines = append(lines, fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections, "+dur(c.TotalTime))))
+	}
 	if len(lines) > height {
 		lines = lines[:height]
 	}
@@ -433,12 +498,17 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	return lines
 }
 
-// methodsTitle says which figures the methods pane shows.
+// methodsTitle says which figures the methods pane shows, and whether they
+// are measured (calls timed) or sampled (stack samples weighted by CPU time).
 func methodsTitle(s *state.Snapshot) string {
+	t := "Hot methods · cumulative"
 	if s != nil && s.Recent {
-		return "Hot methods · last " + dur(s.Window)
+		t = "Hot methods · last " + dur(s.Window)
 	}
-	return "Hot methods · cumulative"
+	if s != nil && s.Sampled {
+		t += " · sampled CPU"
+	}
+	return t
 }
 
 // since renders how long ago t was, relative to now.

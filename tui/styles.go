@@ -29,8 +29,11 @@ type Styles struct {
 	Selected    lipgloss.Style
 	Ended       lipgloss.Style
 	Running     lipgloss.Style
+	Native      lipgloss.Style
 	Blocked     lipgloss.Style
+	Parked      lipgloss.Style
 	Waiting     lipgloss.Style
+	Sleeping    lipgloss.Style
 	Spark       lipgloss.Style
 	SparkAlt    lipgloss.Style
 	Key         lipgloss.Style
@@ -52,7 +55,7 @@ func NewStyles(theme string) Styles {
 	if theme == ThemeLight {
 		fg, muted, accent, border = c("235"), c("242"), c("25"), c("248")
 	}
-	green, yellow, red, magenta := c("35"), c("178"), c("160"), c("170")
+	green, yellow, red, magenta, cyan, orange := c("35"), c("178"), c("160"), c("170"), c("37"), c("208")
 	s := lipgloss.NewStyle()
 	return Styles{
 		Title:       s.Bold(true).Foreground(accent),
@@ -73,8 +76,11 @@ func NewStyles(theme string) Styles {
 		Selected:    s.Reverse(true),
 		Ended:       s.Foreground(muted).Faint(true),
 		Running:     s.Foreground(green),
+		Native:      s.Foreground(cyan),
 		Blocked:     s.Foreground(red).Bold(true),
+		Parked:      s.Foreground(orange),
 		Waiting:     s.Foreground(yellow),
+		Sleeping:    s.Foreground(muted),
 		Spark:       s.Foreground(accent),
 		SparkAlt:    s.Foreground(magenta),
 		Key:         s.Foreground(accent).Bold(true),

@@ -46,8 +46,11 @@ type cellHint uint8
 const (
 	hintNone cellHint = iota
 	hintRunning
+	hintNative
 	hintBlocked
+	hintParked
 	hintWaiting
+	hintSleeping
 )
 
 // table is the state of a scrolling, sorting, filtering table.
@@ -407,10 +410,16 @@ func hintStyle(st *Styles, h cellHint) lipgloss.Style {
 	switch h {
 	case hintRunning:
 		return st.Running
+	case hintNative:
+		return st.Native
 	case hintBlocked:
 		return st.Blocked
+	case hintParked:
+		return st.Parked
 	case hintWaiting:
 		return st.Waiting
+	case hintSleeping:
+		return st.Sleeping
 	}
 	return lipgloss.Style{}
 }

@@ -304,4 +304,87 @@ final class BinaryEncoder extends TraceEncoder {
         i64(numCalls);
         end();
     }
+
+    @Override
+    void runtimeShutdown(long time) {
+        begin(1031);
+        i64(0);
+        i64(0);
+        i64(time);
+        str("");
+        str("");
+        end();
+    }
+
+    @Override
+    void sample(long threadId, long time, long count, long weight, List<Frame> stack) {
+        begin(1100);
+        i64(threadId);
+        i64(time);
+        i64(count);
+        i64(weight);
+        stack(stack);
+        end();
+    }
+
+    @Override
+    void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass, long lockOwner,
+            long cpuTime, List<Frame> stack) {
+        begin(1101);
+        i64(threadId);
+        i64(time);
+        str(state);
+        i32(flags);
+        i64(lockObj);
+        str(lockClass);
+        i64(lockOwner);
+        i64(cpuTime);
+        stack(stack);
+        end();
+    }
+
+    @Override
+    void threadPoll(long time, int threads, int flags) {
+        begin(1102);
+        i64(time);
+        i32(threads);
+        i32(flags);
+        end();
+    }
+
+    @Override
+    void memoryPool(long time, String name, boolean heap, long used, long committed, long max) {
+        begin(1103);
+        i64(time);
+        str(name);
+        u8(heap ? 1 : 0);
+        i64(used);
+        i64(committed);
+        i64(max);
+        end();
+    }
+
+    @Override
+    void collection(long time, String collector, String cause, long pause, long usedBefore, long usedAfter,
+            long committed) {
+        begin(1104);
+        i64(time);
+        str(collector);
+        str(cause);
+        i64(pause);
+        i64(usedBefore);
+        i64(usedAfter);
+        i64(committed);
+        end();
+    }
+
+    @Override
+    void gcTotals(long time, String collector, long count, long totalTime) {
+        begin(1105);
+        i64(time);
+        str(collector);
+        i64(count);
+        i64(totalTime);
+        end();
+    }
 }

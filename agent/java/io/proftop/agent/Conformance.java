@@ -34,7 +34,16 @@ public final class Conformance {
         e.gcStart(t + 9);
         e.gcFinish(t + 10, 1L << 30, 123_456_789L, 0);
         e.agMethodEntry(23, 7, 40_000_000L, -1, -1, 40_000_000L, 2);
+        e.sample(23, t + 12, 3, 60_000_000L, stack);
+        e.threadState(23, t + 13, "parked", 4, 0x1234L, "java.util.concurrent.locks.ReentrantLock$NonfairSync", 1,
+                77_000_000L, stack);
+        e.threadState(1, t + 13, "running", 1, 0, "", 0, -1, List.of());
+        e.threadPoll(t + 13, 2, 1);
+        e.memoryPool(t + 14, "G1 Eden Space", true, 1L << 20, 1L << 24, -1);
+        e.collection(t + 15, "G1 Young Generation", "G1 Evacuation Pause", 4_500_000L, 300L << 20, 100L << 20, 1L << 30);
+        e.gcTotals(t + 15, "G1 Young Generation", 12, 81_000_000L);
         e.threadEnd(23, t + 11);
+        e.runtimeShutdown(t + 16);
     }
 
     public static void main(String[] args) throws IOException {

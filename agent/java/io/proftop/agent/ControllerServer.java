@@ -329,8 +329,21 @@ final class ControllerServer {
             // loaded machine, and the client waits for the answer only so long.
             reply(c, "<monitoringStarted></monitoringStarted>");
             if (collector == null) {
-                collector = new Collector(opts, TraceEncoder.forFormat(format), this::sendData,
-                        why -> outbox.close("monitoring failed: " + why));
+                collector = new Collector(opts, TraceEncoder.forFormat(format), new Collector.Sink() {
+                    @Override
+                    public void send(byte[] data) throws IOException {
+                        sendData(data);
+                    }
+
+                    @Override
+                    public void drain(long millis) {
+                        try {
+                            outbox.drain(millis);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }, why -> outbox.close("monitoring failed: " + why));
             }
             monitoring = true;
             try {

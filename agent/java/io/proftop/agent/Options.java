@@ -17,15 +17,16 @@ import java.util.Objects;
  * portfile=PATH     write the port actually bound here (atomically)
  * host=ADDRESS      listen on this address instead of loopback; needs token
  * token=SECRET      clients must authenticate with it
- * threshold=0ms     the shortest monitor contention recorded (JFR JavaMonitorEnter)
+ * threshold=0ms     the shortest monitor contention or wait recorded (JFR JavaMonitorEnter, JavaMonitorWait)
+ * park=0ms          the shortest park recorded (JFR ThreadPark: java.util.concurrent locks, conditions, queues)
  * sample=20ms       the execution sampling period
  * poll=1s           how often threads are checked for locks held and waited on
  * idle=60s          a client silent this long before it starts monitoring is dropped
  * backlog=64m       a client that falls this many bytes behind the trace is dropped
  * </pre>
  */
-record Options(int port, Path portFile, String host, String token, Duration threshold, Duration samplePeriod,
-        Duration poll, Duration idle, long backlog) {
+record Options(int port, Path portFile, String host, String token, Duration threshold, Duration parkThreshold,
+        Duration samplePeriod, Duration poll, Duration idle, long backlog) {
 
     static Options parse(String args) {
         int port = 10002;
@@ -33,6 +34,7 @@ record Options(int port, Path portFile, String host, String token, Duration thre
         String host = null;
         String token = null;
         Duration threshold = Duration.ZERO;
+        Duration park = Duration.ZERO;
         Duration sample = Duration.ofMillis(20);
         Duration poll = Duration.ofSeconds(1);
         Duration idle = Duration.ofSeconds(60);
@@ -51,12 +53,13 @@ record Options(int port, Path portFile, String host, String token, Duration thre
                     case "host" -> host = v;
                     case "token" -> token = v;
                     case "threshold" -> threshold = duration(k, v);
+                    case "park" -> park = duration(k, v);
                     case "sample" -> sample = duration(k, v);
                     case "poll" -> poll = duration(k, v);
                     case "idle" -> idle = duration(k, v);
                     case "backlog" -> backlog = bytes(k, v);
                     default -> throw new IllegalArgumentException("proftop agent: unknown option \"" + k
-                            + "\" (known: port, portfile, host, token, threshold, sample, poll, idle, backlog)");
+                            + "\" (known: port, portfile, host, token, threshold, park, sample, poll, idle, backlog)");
                 }
             }
         }
@@ -71,7 +74,7 @@ record Options(int port, Path portFile, String host, String token, Duration thre
                 || idle.isNegative() || backlog <= 0) {
             throw new IllegalArgumentException("proftop agent: sample, poll, idle and backlog must be positive");
         }
-        return new Options(port, portFile, host, token, threshold, sample, poll, idle, backlog);
+        return new Options(port, portFile, host, token, threshold, park, sample, poll, idle, backlog);
     }
 
     /**
@@ -105,6 +108,9 @@ record Options(int port, Path portFile, String host, String token, Duration thre
         if (!later.threshold.equals(threshold)) {
             out.add("threshold");
         }
+        if (!later.parkThreshold.equals(parkThreshold)) {
+            out.add("park");
+        }
         if (!later.samplePeriod.equals(samplePeriod)) {
             out.add("sample");
         }
@@ -118,6 +124,11 @@ record Options(int port, Path portFile, String host, String token, Duration thre
             out.add("backlog");
         }
         return out;
+    }
+
+    /** The options that shape what is recorded, as the stream's agentCreate reports them. */
+    String describe() {
+        return "threshold=" + threshold.toMillis() + "ms,park=" + parkThreshold.toMillis() + "ms,sample=" + samplePeriod.toMillis() + "ms,poll=" + poll.toMillis() + "ms";
     }
 
     /** "64m", "512k", or a plain number of bytes. */

@@ -51,6 +51,24 @@ abstract class TraceEncoder {
     abstract void agMethodEntry(long threadId, long methodId, long baseTime, long minTime, long maxTime, long baseCpuTime,
             long numCalls);
 
+    abstract void runtimeShutdown(long time);
+
+    // proftop's extensions (docs/trace-extensions.md).
+
+    abstract void sample(long threadId, long time, long count, long weight, List<Frame> stack);
+
+    abstract void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass,
+            long lockOwner, long cpuTime, List<Frame> stack);
+
+    abstract void threadPoll(long time, int threads, int flags);
+
+    abstract void memoryPool(long time, String name, boolean heap, long used, long committed, long max);
+
+    abstract void collection(long time, String collector, String cause, long pause, long usedBefore, long usedAfter,
+            long committed);
+
+    abstract void gcTotals(long time, String collector, long count, long totalTime);
+
     static TraceEncoder forFormat(String format) {
         return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();
     }

@@ -258,4 +258,81 @@ final class XmlEncoder extends TraceEncoder {
         attr("numCalls", numCalls);
         close();
     }
+
+    @Override
+    void runtimeShutdown(long time) {
+        open("runtimeShutdown");
+        time("time", time);
+        close();
+    }
+
+    @Override
+    void sample(long threadId, long time, long count, long weight, List<Frame> stack) {
+        open("sample");
+        attr("threadIdRef", threadId);
+        time("time", time);
+        attr("count", count);
+        time("weight", weight);
+        stack("sample", stack);
+    }
+
+    @Override
+    void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass, long lockOwner,
+            long cpuTime, List<Frame> stack) {
+        open("threadState");
+        attr("threadIdRef", threadId);
+        time("time", time);
+        attr("state", state);
+        attr("flags", flags);
+        attr("lockObjIdRef", lockObj);
+        attr("lockClass", lockClass);
+        attr("lockOwner", lockOwner);
+        time("cpuTime", cpuTime);
+        stack("threadState", stack);
+    }
+
+    @Override
+    void threadPoll(long time, int threads, int flags) {
+        open("threadPoll");
+        time("time", time);
+        attr("threads", threads);
+        attr("flags", flags);
+        close();
+    }
+
+    @Override
+    void memoryPool(long time, String name, boolean heap, long used, long committed, long max) {
+        open("memoryPool");
+        time("time", time);
+        attr("name", name);
+        attr("heap", heap ? 1 : 0);
+        attr("used", used);
+        attr("committed", committed);
+        attr("max", max);
+        close();
+    }
+
+    @Override
+    void collection(long time, String collector, String cause, long pause, long usedBefore, long usedAfter,
+            long committed) {
+        open("collection");
+        time("time", time);
+        attr("collector", collector);
+        attr("cause", cause);
+        time("pause", pause);
+        attr("usedBefore", usedBefore);
+        attr("usedAfter", usedAfter);
+        attr("committed", committed);
+        close();
+    }
+
+    @Override
+    void gcTotals(long time, String collector, long count, long totalTime) {
+        open("gcTotals");
+        time("time", time);
+        attr("collector", collector);
+        attr("count", count);
+        time("totalTime", totalTime);
+        close();
+    }
 }

@@ -1,0 +1,336 @@
+package io.proftop.agent;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+import jdk.jfr.consumer.RecordedClass;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingStream;
+
+/**
+ * Every contention and wait, from JFR, each reported once it is over with
+ * its exact start, end and stack: monitor enters (jdk.JavaMonitorEnter),
+ * Object.wait (jdk.JavaMonitorWait) and parks on java.util.concurrent
+ * locks, conditions and queues (jdk.ThreadPark). The present (who is
+ * blocked now) is the poll's: these are the counts and durations over time.
+ *
+ * The lock's name. The poll names a lock by its identity hash; JFR by an
+ * address (a monitor's, or the blocker object's), which is only good for a
+ * while: a deflated monitor's address may serve another object, and a
+ * collection moves objects. An address is taken to be a lock the poll
+ * named only on evidence: the poll saw the event's thread waiting for that
+ * lock (of the event's class, the same way) while the event was under way,
+ * its whole observation inside the event. Other events at that address are
+ * that lock while nothing can have given the address to another object in
+ * between: no monitor deflated (a monitor address), no collection ran (an
+ * object address). An event nothing names waits a few polls for evidence,
+ * then goes out under its address: two names for one lock, never one name
+ * for two.
+ */
+final class Contentions {
+    /**
+     * How far inside an event a witness must lie: JFR's clock and the wall
+     * clock are measured to agree within a few microseconds (see Clock).
+     */
+    private static final long MARGIN = 100_000L;
+    /**
+     * Polls an event waits for evidence of its lock: a lock contended often
+     * is witnessed within a few, even on a loaded machine.
+     */
+    private static final int HOLD_POLLS = 10;
+    /** Polls' observations kept per thread. */
+    private static final int OBSERVATIONS = 16;
+    private static final int MAX_HELD = 100_000;
+    private static final int MAX_LINKS = 8192;
+
+    /** Where an address lives: a monitor's, or a parked-on object's. */
+    enum Space { MONITOR, OBJECT }
+
+    /** The poll saw a thread held up by a lock, between from and to. */
+    private record Observed(long from, long to, Space space, boolean waiting, long lock, String className) {}
+
+    /** A JFR event: a contention (or wait) over [start, end] at an address. */
+    private record Event(long thread, Space space, boolean waiting, long start, long end, long address, String className,
+            long ownerOrTimeout, List<TraceEncoder.Frame> stack, long pollsAt) {}
+
+    /** What an address was seen to name, and when. */
+    private record Link(long lock, String className, Space space, long at) {}
+
+    private final Options opts;
+    private final TraceEncoder enc;
+    private final Names names;
+    private final Epochs epochs = new Epochs();
+    private final Clock clock = new Clock();
+    private final Map<Long, ArrayDeque<Observed>> observed = new HashMap<>();
+    private final Map<Long, Link> links = Names.bounded(MAX_LINKS);
+    private final ArrayDeque<Event> held = new ArrayDeque<>();
+    // Classes of java.util.concurrent synchronizers that are locks (a park on
+    // them is contention, not a wait): the JDK's, and any the poll sees owned.
+    private final Map<String, Boolean> lockClasses = Names.bounded(4096);
+    private long polls;
+
+    private static final Set<String> JDK_LOCKS = Set.of(
+            "java.util.concurrent.locks.ReentrantLock$NonfairSync",
+            "java.util.concurrent.locks.ReentrantLock$FairSync",
+            "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync",
+            "java.util.concurrent.locks.ReentrantReadWriteLock$FairSync",
+            "java.util.concurrent.locks.StampedLock",
+            "java.util.concurrent.Semaphore$NonfairSync",
+            "java.util.concurrent.Semaphore$FairSync");
+
+    Contentions(Options opts, TraceEncoder enc, Names names) {
+        this.opts = opts;
+        this.enc = enc;
+        this.names = names;
+    }
+
+    /** Enables JFR's events and routes them here, under the collector's lock. */
+    void enable(RecordingStream rs, Consumer<Runnable> underLock) {
+        rs.enable("jdk.JavaMonitorEnter").withThreshold(opts.threshold()).withStackTrace();
+        rs.enable("jdk.JavaMonitorWait").withThreshold(opts.threshold()).withStackTrace();
+        rs.enable("jdk.ThreadPark").withThreshold(opts.parkThreshold()).withStackTrace();
+        rs.onEvent("jdk.JavaMonitorEnter", e -> underLock.accept(() -> onMonitor(e, false)));
+        rs.onEvent("jdk.JavaMonitorWait", e -> underLock.accept(() -> onMonitor(e, true)));
+        rs.onEvent("jdk.ThreadPark", e -> underLock.accept(() -> onPark(e)));
+        clock.enable(rs, underLock);
+    }
+
+    /** Marks JFR's clock against the wall clock; called at each poll. */
+    void mark() {
+        clock.mark();
+    }
+
+    /** Whether a park on an object of this class is contention for a lock, not a wait. */
+    boolean isLock(String className) {
+        return JDK_LOCKS.contains(className) || lockClasses.containsKey(className);
+    }
+
+    // --- what the poll saw ---------------------------------------------------
+
+    /** Takes a poll's witnesses of threads held up by locks. */
+    void polled(ThreadPoller.Poll p) {
+        polls++;
+        epochs.polled(p.to());
+        for (ThreadPoller.Seen s : p.threads()) {
+            if (s.state().equals(ThreadPoller.PARKED) && s.owner() != 0 && s.lock() != 0) {
+                lockClasses.put(s.lockClass(), Boolean.TRUE);
+            }
+        }
+        for (ThreadPoller.Witness w : p.witnesses()) {
+            Space space;
+            boolean waiting;
+            switch (w.state()) {
+                case ThreadPoller.BLOCKED -> {
+                    space = Space.MONITOR;
+                    waiting = false;
+                }
+                case ThreadPoller.WAITING, ThreadPoller.TIMED_WAITING -> {
+                    space = Space.MONITOR;
+                    waiting = true;
+                }
+                case ThreadPoller.PARKED -> {
+                    space = Space.OBJECT;
+                    waiting = !isLock(w.lockClass());
+                }
+                default -> {
+                    continue;
+                }
+            }
+            ArrayDeque<Observed> q = observed.computeIfAbsent(w.id(), k -> new ArrayDeque<>());
+            if (q.size() >= OBSERVATIONS) {
+                q.pollFirst();
+            }
+            q.addLast(new Observed(w.from(), w.to(), space, waiting, w.lock(), w.lockClass()));
+        }
+    }
+
+    void ended(long thread) {
+        observed.remove(thread);
+    }
+
+    // --- what JFR recorded ------------------------------------------------------
+
+    private void onMonitor(RecordedEvent e, boolean waiting) {
+        RecordedThread t = e.getThread("eventThread");
+        if (t == null || Collector.own(t.getJavaName())) {
+            return;
+        }
+        RecordedClass cls = e.getClass("monitorClass");
+        long extra;
+        if (waiting) {
+            extra = e.getLong("timeout");
+        } else {
+            RecordedThread prev = e.getThread("previousOwner");
+            extra = prev == null ? 0 : prev.getJavaThreadId();
+        }
+        take(t, Space.MONITOR, waiting, e, cls == null ? "java.lang.Object" : cls.getName(), extra);
+    }
+
+    private void onPark(RecordedEvent e) {
+        RecordedThread t = e.getThread("eventThread");
+        RecordedClass cls = e.getClass("parkedClass");
+        if (t == null || cls == null || Collector.own(t.getJavaName())) {
+            return; // a park on nothing (LockSupport.parkNanos(null)) is a sleep
+        }
+        long timeout = e.getLong("timeout");
+        take(t, Space.OBJECT, !isLock(cls.getName()), e, cls.getName(), timeout > 0 ? timeout / 1_000_000 : 0);
+    }
+
+    private void take(RecordedThread t, Space space, boolean waiting, RecordedEvent e, String cls, long extra) {
+        long start = Collector.nanos(e.getStartTime());
+        long end = Math.max(Collector.nanos(e.getEndTime()), start);
+        Event ev = new Event(t.getJavaThreadId(), space, waiting, start, end, e.getLong("address"), cls, extra,
+                Collector.frames(e.getStackTrace()), polls);
+        Long lock = witnessed(ev);
+        if (lock == null) {
+            lock = linked(ev);
+        }
+        if (lock != null) {
+            report(ev, lock);
+            return;
+        }
+        if (held.size() >= MAX_HELD) {
+            Event old = held.pollFirst();
+            report(old, old.address());
+        }
+        held.addLast(ev);
+    }
+
+    /** The lock the poll saw the event's thread wait for during the event; it names the address from now on. */
+    private Long witnessed(Event ev) {
+        ArrayDeque<Observed> q = observed.get(ev.thread());
+        if (q == null) {
+            return null;
+        }
+        for (Observed o : q) {
+            long from = clock.toJfr(o.from());
+            long to = clock.toJfr(o.to());
+            if (o.space() == ev.space() && o.waiting() == ev.waiting() && o.className().equals(ev.className())
+                    && ev.start() + MARGIN <= from && to + MARGIN <= ev.end()) {
+                Link l = links.get(ev.address());
+                if (l == null || l.at() <= o.to()) {
+                    links.put(ev.address(), new Link(o.lock(), o.className(), ev.space(), o.to()));
+                }
+                return o.lock();
+            }
+        }
+        return null;
+    }
+
+    /** The lock the event's address was seen to name, if nothing can have renamed it since (or before). */
+    private Long linked(Event ev) {
+        Link l = links.get(ev.address());
+        if (l == null || l.space() != ev.space() || !l.className().equals(ev.className())) {
+            return null;
+        }
+        long from = Math.min(l.at(), ev.start());
+        long to = Math.max(l.at(), ev.end());
+        return epochs.unchanged(ev.space(), from, to) ? l.lock() : null;
+    }
+
+    /**
+     * Reports the held events that are now named, and those that waited
+     * long enough (or all, when the run stops), under their address.
+     */
+    void release(long now, boolean all) {
+        for (Iterator<Event> it = held.iterator(); it.hasNext();) {
+            Event ev = it.next();
+            Long lock = linked(ev);
+            if (lock != null || all || polls - ev.pollsAt() >= HOLD_POLLS) {
+                it.remove();
+                report(ev, lock != null ? lock : ev.address());
+            }
+        }
+    }
+
+    /** Reports a contention or wait, begin and end, on lock obj. */
+    private void report(Event ev, long obj) {
+        names.object(obj, ev.className(), ev.start());
+        if (ev.waiting()) {
+            long timeout = ev.ownerOrTimeout();
+            enc.monWait(false, ev.thread(), ev.start(), obj, timeout, ev.stack());
+            enc.monWait(true, ev.thread(), ev.end(), obj, timeout, List.of());
+        } else {
+            enc.monContendedEnter(ev.thread(), ev.start(), obj, ev.ownerOrTimeout(), ev.stack());
+            enc.monContendedEntered(ev.thread(), ev.end(), obj, List.of());
+        }
+    }
+
+    /**
+     * What can give an address to another object, counted at each poll:
+     * monitor deflations (the JVM's own counter, where it has one) and
+     * collections. Between two moments nothing happened when the counts at
+     * the polls around them agree.
+     */
+    static final class Epochs {
+        private static final int KEPT = 64;
+        private final PerfCounters deflations = PerfCounters.open("sun.rt._sync_Deflations");
+        private final List<java.lang.management.GarbageCollectorMXBean> gcs =
+                java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+        private final ArrayDeque<long[]> marks = new ArrayDeque<>(); // {time, deflations, collections}
+
+        void polled(long at) {
+            long collections = 0;
+            for (var gc : gcs) {
+                collections += Math.max(gc.getCollectionCount(), 0);
+            }
+            if (marks.size() >= KEPT) {
+                marks.pollFirst();
+            }
+            marks.addLast(new long[] {at, deflations.value(), collections});
+        }
+
+        /** Whether nothing could rename an address of this space between from and to. */
+        boolean unchanged(Space space, long from, long to) {
+            long[] before = null;
+            long[] after = null;
+            for (long[] m : marks) {
+                if (m[0] <= from) {
+                    before = m;
+                }
+                if (m[0] >= to && after == null) {
+                    after = m;
+                }
+            }
+            if (before == null || after == null) {
+                return false;
+            }
+            int i = space == Space.MONITOR ? 1 : 2;
+            return before[i] >= 0 && before[i] == after[i];
+        }
+    }
+
+    /**
+     * How JFR's clock relates to the wall clock the polls read: a tiny event
+     * of the agent's own, committed once a poll with the wall clock's time
+     * in it, comes back with JFR's. They agree within microseconds, but a
+     * clock stepped or slewed in between would move JFR's times against the
+     * poll's; measured, it cannot.
+     */
+    static final class Clock {
+        private long offset; // JFR's time minus the wall clock's, ns
+
+        void enable(RecordingStream rs, Consumer<Runnable> underLock) {
+            rs.enable(ClockMark.NAME);
+            rs.onEvent(ClockMark.NAME, e -> underLock.accept(() -> offset = Collector.nanos(e.getStartTime()) - e.getLong("wall")));
+        }
+
+        void mark() {
+            ClockMark m = new ClockMark();
+            m.begin();
+            m.wall = Collector.now();
+            m.commit();
+        }
+
+        /** A wall-clock time in JFR's clock. */
+        long toJfr(long wall) {
+            return wall + offset;
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.proftop.agent;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where threads spend their CPU: stack samples weighted by measured CPU
+ * time. Between two polls a thread's CPU time grew by d (ThreadMXBean,
+ * exact, native code included); the samples taken of it in between (JFR's
+ * execution and native samples) share d equally, and each distinct stack
+ * goes out once with its count and weight. So another recording that
+ * samples twice as often changes the counts, not the time, and a thread
+ * JFR samples rarely (it samples a few threads per period) still gets its
+ * whole CPU time. A thread that spent CPU with no sample taken (in native
+ * code JFR did not catch) is charged at the stack the poll saw.
+ *
+ * Until JFR's first sample arrives (starting JFR takes a second or more),
+ * the agent samples stacks itself, ten times a second: hot methods show
+ * within a second of attaching.
+ */
+final class Sampler {
+    /** The samples kept per thread awaiting their interval: beyond, the oldest go. */
+    private static final int MAX_PENDING = 4096;
+    /** The polls kept awaiting JFR's samples of their interval. */
+    private static final int MAX_POLLS = 32;
+    /** How long an interval waits for JFR's samples of it before it is charged with what it has. */
+    private static final long JFR_LATENESS = 3_000_000_000L;
+
+    private record Taken(long time, List<TraceEncoder.Frame> stack) {}
+
+    /** What a poll read of the threads: CPU times, and the stacks of those that ran. */
+    private record Mark(long at, Map<Long, Long> cpu, Map<Long, List<TraceEncoder.Frame>> running) {}
+
+    private final long period; // ns, JFR's sampling period: the weight of a sample when no CPU time is known
+    private final Map<Long, ArrayDeque<Taken>> pending = new HashMap<>();
+    private final ArrayDeque<Mark> marks = new ArrayDeque<>();
+    private Mark attributed; // the last poll whose interval was charged
+    private boolean jfrSampling; // JFR's samples have begun
+    private long jfrReached; // the latest JFR sample time delivered
+
+    Sampler(long periodNanos) {
+        this.period = periodNanos;
+    }
+
+    boolean jfrSampling() {
+        return jfrSampling;
+    }
+
+    /** A sample JFR took. */
+    void jfrSample(long thread, long time, List<TraceEncoder.Frame> stack) {
+        jfrSampling = true;
+        jfrReached = Math.max(jfrReached, time);
+        add(thread, time, stack);
+    }
+
+    /** A sample of the agent's own, taken while JFR's have not begun. */
+    void ownSample(long thread, long time, List<TraceEncoder.Frame> stack) {
+        if (!jfrSampling) {
+            add(thread, time, stack);
+        }
+    }
+
+    private void add(long thread, long time, List<TraceEncoder.Frame> stack) {
+        if (stack.isEmpty() || attributed != null && time <= attributed.at) {
+            return; // its interval was charged already
+        }
+        ArrayDeque<Taken> q = pending.computeIfAbsent(thread, k -> new ArrayDeque<>());
+        if (q.size() >= MAX_PENDING) {
+            q.pollFirst();
+        }
+        q.addLast(new Taken(time, stack));
+    }
+
+    /** A poll happened: its CPU times close an interval. */
+    void polled(ThreadPoller.Poll p) {
+        Map<Long, Long> cpu = new HashMap<>();
+        Map<Long, List<TraceEncoder.Frame>> running = new HashMap<>();
+        for (ThreadPoller.Seen s : p.threads()) {
+            if (s.cpu() >= 0) {
+                cpu.put(s.id(), s.cpu());
+            }
+            if (s.running()) {
+                running.put(s.id(), s.stack());
+            }
+        }
+        Mark m = new Mark(p.cpuAt(), cpu, running);
+        if (attributed == null) {
+            attributed = m; // the baseline: CPU before it was not watched
+            return;
+        }
+        if (marks.size() >= MAX_POLLS) {
+            marks.pollFirst();
+        }
+        marks.addLast(m);
+    }
+
+    /**
+     * Charges the intervals whose samples have all arrived (or waited long
+     * enough): one sample event per thread and distinct stack.
+     */
+    void attribute(long now, TraceEncoder enc) {
+        while (!marks.isEmpty()) {
+            Mark m = marks.peekFirst();
+            boolean complete = !jfrSampling || jfrReached >= m.at() || now - m.at() > JFR_LATENESS;
+            if (!complete) {
+                return;
+            }
+            marks.pollFirst();
+            charge(attributed, m, enc);
+            attributed = m;
+        }
+    }
+
+    /** Charges the interval (from, to]. */
+    private void charge(Mark from, Mark to, TraceEncoder enc) {
+        for (Iterator<Map.Entry<Long, ArrayDeque<Taken>>> it = pending.entrySet().iterator(); it.hasNext();) {
+            Map.Entry<Long, ArrayDeque<Taken>> e = it.next();
+            if (e.getValue().isEmpty()) {
+                it.remove();
+            }
+        }
+        for (Map.Entry<Long, Long> e : to.cpu().entrySet()) {
+            long thread = e.getKey();
+            Long before = from.cpu().get(thread);
+            long spent = before == null ? -1 : e.getValue() - before;
+            chargeThread(thread, from.at(), to, spent, enc);
+        }
+        // Threads with samples but no CPU reading (it started and ended in between).
+        for (Long thread : pending.keySet().toArray(new Long[0])) {
+            if (!to.cpu().containsKey(thread)) {
+                chargeThread(thread, from.at(), to, -1, enc);
+            }
+        }
+    }
+
+    private void chargeThread(long thread, long since, Mark to, long spent, TraceEncoder enc) {
+        ArrayDeque<Taken> q = pending.get(thread);
+        Map<List<TraceEncoder.Frame>, long[]> byStack = new HashMap<>();
+        int n = 0;
+        while (q != null && !q.isEmpty() && q.peekFirst().time() <= to.at()) {
+            Taken t = q.pollFirst();
+            if (t.time() > since) {
+                byStack.computeIfAbsent(t.stack(), k -> new long[1])[0]++;
+                n++;
+            }
+        }
+        if (n == 0) {
+            List<TraceEncoder.Frame> seen = to.running().get(thread);
+            if (spent <= 0 || seen == null || seen.isEmpty()) {
+                return;
+            }
+            enc.sample(thread, to.at(), 1, spent, seen);
+            return;
+        }
+        long left = spent;
+        int stacksLeft = byStack.size();
+        for (Map.Entry<List<TraceEncoder.Frame>, long[]> e : byStack.entrySet()) {
+            long count = e.getValue()[0];
+            long weight;
+            if (spent < 0) {
+                weight = count * period; // no CPU reading: what the samples stand for nominally
+            } else if (--stacksLeft == 0) {
+                weight = left; // the remainder, so that the weights add up to the CPU time exactly
+            } else {
+                weight = spent * count / n;
+                left -= weight;
+            }
+            enc.sample(thread, to.at(), count, Math.max(weight, 0), e.getKey());
+        }
+    }
+}

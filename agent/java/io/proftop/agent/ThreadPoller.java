@@ -1,0 +1,219 @@
+package io.proftop.agent;
+
+import java.lang.management.LockInfo;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Looks at every thread at once: its exact state as the JVM knows it, the
+ * lock it waits for (a monitor, or the blocker a java.util.concurrent lock,
+ * condition or queue parks it on) and that lock's owner, its stack and its
+ * CPU time. This is the present the client shows: jstack's view, once a
+ * poll.
+ *
+ * One ThreadMXBean call takes every thread's information and stack at one
+ * safepoint, so a poll is a consistent picture; CPU times are read right
+ * after. Nothing here holds the collector's lock: a slow safepoint delays
+ * the poll, not the JFR consumer.
+ */
+final class ThreadPoller {
+    /** Frames taken of each thread's stack. */
+    static final int STACK_DEPTH = 64;
+
+    /** One thread as a poll saw it. */
+    record Seen(long id, String name, boolean daemon, String state, int flags, long lock, String lockClass, long owner,
+            long cpu, List<TraceEncoder.Frame> stack) {
+
+        /** Whether the thread runs: in Java or in native code. */
+        boolean running() {
+            return state.equals(RUNNING) || state.equals(NATIVE);
+        }
+    }
+
+    /**
+     * A poll: its threads, seen between from and to (ns since the epoch),
+     * CPU times read at cpuAt; and the witnesses of the threads held up by
+     * a lock.
+     */
+    record Poll(long from, long to, long cpuAt, List<Seen> threads, List<Witness> witnesses) {}
+
+    /**
+     * A thread seen held up by a lock, alone, between from and to: a much
+     * narrower moment than the poll's (which takes every thread's stack at
+     * a safepoint), narrow enough to fall inside a contention of a few
+     * milliseconds, so that JFR's report of it can be told to be about
+     * this lock.
+     */
+    record Witness(long id, long from, long to, String state, long lock, String lockClass, long owner) {}
+
+    // The states on the wire (docs/trace-extensions.md).
+    static final String RUNNING = "running";
+    static final String NATIVE = "native";
+    static final String BLOCKED = "blocked";
+    static final String PARKED = "parked";
+    static final String WAITING = "waiting";
+    static final String TIMED_WAITING = "timed-waiting";
+    static final String SLEEPING = "sleeping";
+
+    // The flags of a threadState.
+    static final int STACK_UNCHANGED = 1;
+    static final int DAEMON = 2;
+    static final int TIMED = 4;
+    static final int SUSPENDED = 8;
+
+    private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    private final com.sun.management.ThreadMXBean cpuBean = mx instanceof com.sun.management.ThreadMXBean b ? b : null;
+    private final boolean cpuTime;
+
+    ThreadPoller() {
+        boolean cpu = false;
+        try {
+            cpu = mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled();
+        } catch (UnsupportedOperationException e) {
+            // no CPU times on this JVM
+        }
+        cpuTime = cpu;
+    }
+
+    /** Polls every thread but the agent's own, with CPU times and witnesses when asked. */
+    Poll take(boolean cpu, boolean witnesses) {
+        long[] ids = mx.getAllThreadIds();
+        long from = Collector.now();
+        ThreadInfo[] infos = mx.getThreadInfo(ids, STACK_DEPTH);
+        long to = Collector.now();
+        long[] cpus = null;
+        if (cpu && cpuTime) {
+            cpus = cpuTimes(ids);
+        }
+        long cpuAt = Collector.now();
+        List<Seen> out = new ArrayList<>(infos.length);
+        for (int i = 0; i < infos.length; i++) {
+            ThreadInfo info = infos[i];
+            if (info == null || Collector.own(info.getThreadName())) {
+                continue;
+            }
+            Seen s = seen(info, cpus == null ? -1 : cpus[i]);
+            if (s != null) {
+                out.add(s);
+            }
+        }
+        return new Poll(from, to, cpuAt, out, witnesses ? witness(out) : List.of());
+    }
+
+    /** Looks again, one by one and without stacks (no safepoint), at the threads the poll saw held up by a lock. */
+    private List<Witness> witness(List<Seen> seen) {
+        List<Witness> out = new ArrayList<>();
+        for (Seen s : seen) {
+            if (s.lock() == 0) {
+                continue;
+            }
+            long from = Collector.now();
+            ThreadInfo info = mx.getThreadInfo(s.id());
+            long to = Collector.now();
+            if (info == null || info.getLockInfo() == null || lockId(info.getLockInfo()) != s.lock()) {
+                continue;
+            }
+            Thread.State st = info.getThreadState();
+            boolean same = switch (s.state()) {
+                case BLOCKED -> st == Thread.State.BLOCKED;
+                case PARKED, WAITING, TIMED_WAITING -> st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING;
+                default -> false;
+            };
+            if (same) {
+                out.add(new Witness(s.id(), from, to, s.state(), s.lock(), s.lockClass(), s.owner()));
+            }
+        }
+        return out;
+    }
+
+    private long[] cpuTimes(long[] ids) {
+        if (cpuBean != null) {
+            try {
+                return cpuBean.getThreadCpuTime(ids);
+            } catch (UnsupportedOperationException e) {
+                // fall through to one call per thread
+            }
+        }
+        long[] out = new long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            out[i] = mx.getThreadCpuTime(ids[i]);
+        }
+        return out;
+    }
+
+    /** A thread's state as jstack would name it; null for one not started or already over. */
+    static Seen seen(ThreadInfo info, long cpu) {
+        StackTraceElement[] st = info.getStackTrace();
+        String state;
+        int flags = info.isDaemon() ? DAEMON : 0;
+        if (info.isSuspended()) {
+            flags |= SUSPENDED;
+        }
+        LockInfo lock = info.getLockInfo();
+        long owner = Math.max(info.getLockOwnerId(), 0);
+        switch (info.getThreadState()) {
+            case RUNNABLE -> state = info.isInNative() ? NATIVE : RUNNING;
+            case BLOCKED -> state = BLOCKED;
+            case WAITING, TIMED_WAITING -> {
+                boolean timed = info.getThreadState() == Thread.State.TIMED_WAITING;
+                state = waitKind(st, lock, timed);
+                if (timed) {
+                    flags |= TIMED;
+                }
+            }
+            default -> {
+                return null;
+            }
+        }
+        if (state.equals(RUNNING) || state.equals(NATIVE) || state.equals(SLEEPING)) {
+            lock = null; // the lock of a thread that does not wait names nothing
+        }
+        if (owner == info.getThreadId()) {
+            owner = 0;
+        }
+        return new Seen(info.getThreadId(), info.getThreadName(), info.isDaemon(), state, flags,
+                lock == null ? 0 : lockId(lock), lock == null ? "" : lock.getClassName(), lock == null ? 0 : owner, cpu,
+                frames(st));
+    }
+
+    /**
+     * What a waiting thread waits in, from its top frame: Object.wait (join
+     * waits so too), Thread.sleep, or a park; without a stack, from its lock.
+     */
+    static String waitKind(StackTraceElement[] st, LockInfo lock, boolean timed) {
+        if (st.length > 0) {
+            String cls = st[0].getClassName();
+            String m = st[0].getMethodName();
+            if (cls.equals("java.lang.Object") && m.startsWith("wait")) {
+                return timed ? TIMED_WAITING : WAITING;
+            }
+            if (cls.equals("java.lang.Thread") && m.startsWith("sleep")) {
+                return SLEEPING;
+            }
+            if (m.equals("park") && (cls.equals("jdk.internal.misc.Unsafe") || cls.equals("sun.misc.Unsafe"))) {
+                return PARKED;
+            }
+        }
+        if (lock == null) {
+            return timed ? SLEEPING : WAITING;
+        }
+        return timed ? TIMED_WAITING : WAITING;
+    }
+
+    /** The id of a lock on the wire: its identity hash, as Object.toString and jstack's lock names show it. */
+    static long lockId(LockInfo lock) {
+        return lock.getIdentityHashCode() & 0xffffffffL;
+    }
+
+    static List<TraceEncoder.Frame> frames(StackTraceElement[] stack) {
+        TraceEncoder.Frame[] out = new TraceEncoder.Frame[stack.length];
+        for (int i = 0; i < stack.length; i++) {
+            out[i] = new TraceEncoder.Frame(stack[i].getClassName() + "." + stack[i].getMethodName(), stack[i].getLineNumber());
+        }
+        return Arrays.asList(out);
+    }
+}

@@ -1,0 +1,112 @@
+package decode
+
+// proftop's extensions to the trace format: what a profiler that watches a
+// live JVM knows and TPTP has no message for. They have binary ids from
+// 1100 up (a reader that predates them skips them by their size) and XML
+// elements of the same names; docs/trace-extensions.md specifies them.
+
+// The states a ThreadState reports, as on the wire and in JSON.
+const (
+	StateRunning      = "running"       // RUNNABLE, in Java code
+	StateNative       = "native"        // RUNNABLE, in native code (a socket read, epoll)
+	StateBlocked      = "blocked"       // BLOCKED entering a monitor
+	StateParked       = "parked"        // LockSupport.park: a java.util.concurrent lock, condition or queue
+	StateWaiting      = "waiting"       // Object.wait or Thread.join without a timeout
+	StateTimedWaiting = "timed-waiting" // Object.wait or Thread.join with a timeout
+	StateSleeping     = "sleeping"      // Thread.sleep
+	StateNew          = "new"           // created, not yet started
+	StateEnded        = "ended"
+)
+
+// Flags of a ThreadState.
+const (
+	// ThreadStackUnchanged: the stack is the one this thread's previous
+	// ThreadState carried, and is omitted (depth 0).
+	ThreadStackUnchanged int32 = 1 << iota
+	// ThreadDaemon: a daemon thread.
+	ThreadDaemon
+	// ThreadTimed: the wait or park has a timeout.
+	ThreadTimed
+	// ThreadSuspended: suspended (Thread.suspend, a debugger).
+	ThreadSuspended
+)
+
+// Sample is one distinct stack of one thread as a sampling profiler saw it
+// (rbkit's cpu_sample, JFR's execution samples aggregated per stack), Count
+// times since the thread's previous Sample. Weight is the time those samples
+// stand for (the thread's CPU time between them, for the JVM agent); 0
+// means the source does not say, and a sample counts as one unit.
+type Sample struct {
+	ThreadIDRef int64 `tptp:"threadIdRef"`
+	Time        Ticks `tptp:"time"`
+	Count       int64 `tptp:"count"` // 0 means 1
+	Weight      Ticks `tptp:"weight"`
+	Stack       Stack `tptp:"stack"`
+}
+
+// ThreadState is what one thread is doing at a poll: its state, the lock it
+// waits for (a monitor or a java.util.concurrent synchronizer: its object id
+// and class, the thread owning it), its CPU time so far and its stack. A
+// poll reports every live thread, then a ThreadPoll; a client shows the
+// latest complete poll as the present.
+type ThreadState struct {
+	ThreadIDRef  int64  `tptp:"threadIdRef"`
+	Time         Ticks  `tptp:"time"`
+	State        string `tptp:"state"`
+	Flags        int32  `tptp:"flags"`
+	LockObjIDRef int64  `tptp:"lockObjIdRef"` // 0: waits for no lock
+	LockClass    string `tptp:"lockClass"`
+	LockOwner    int64  `tptp:"lockOwner"` // thread id; 0: none or unknown
+	CPUTime      Ticks  `tptp:"cpuTime"`   // the thread's CPU time since it started; -1: unknown
+	Stack        Stack  `tptp:"stack"`
+}
+
+// ThreadPoll closes a poll: Threads ThreadState messages came before it.
+// With PollComplete, they are every live thread: one missing has ended.
+type ThreadPoll struct {
+	Time    Ticks `tptp:"time"`
+	Threads int32 `tptp:"threads"`
+	Flags   int32 `tptp:"flags"`
+}
+
+// PollComplete marks a ThreadPoll that lists every live thread.
+const PollComplete int32 = 1
+
+// MemoryPool is one memory pool's usage at a poll, in bytes (-1: undefined).
+type MemoryPool struct {
+	Time      Ticks  `tptp:"time"`
+	Name      string `tptp:"name"` // "G1 Eden Space", "Metaspace"
+	Heap      byte   `tptp:"heap"` // 1: part of the heap
+	Used      int64  `tptp:"used"`
+	Committed int64  `tptp:"committed"`
+	Max       int64  `tptp:"max"`
+}
+
+// Collection is one garbage collection, reported when it ended: which
+// collector, why, how long the application was paused, and the heap before
+// and after (bytes; -1: unknown).
+type Collection struct {
+	Time       Ticks  `tptp:"time"` // when it ended
+	Collector  string `tptp:"collector"`
+	Cause      string `tptp:"cause"`
+	Pause      Ticks  `tptp:"pause"`
+	UsedBefore int64  `tptp:"usedBefore"`
+	UsedAfter  int64  `tptp:"usedAfter"`
+	Committed  int64  `tptp:"committed"`
+}
+
+// GCTotals is a collector's count and accumulated time since the JVM
+// started, as of Time: the figures jstat shows, whatever was missed.
+type GCTotals struct {
+	Time      Ticks  `tptp:"time"`
+	Collector string `tptp:"collector"`
+	Count     int64  `tptp:"count"`
+	TotalTime Ticks  `tptp:"totalTime"`
+}
+
+func (*Sample) Kind() Kind      { return KindSample }
+func (*ThreadState) Kind() Kind { return KindThreadState }
+func (*ThreadPoll) Kind() Kind  { return KindThreadPoll }
+func (*MemoryPool) Kind() Kind  { return KindMemoryPool }
+func (*Collection) Kind() Kind  { return KindCollection }
+func (*GCTotals) Kind() Kind    { return KindGCTotals }

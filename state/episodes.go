@@ -1,0 +1,273 @@
+package state
+
+import "github.com/proftop/proftop/decode"
+
+// Contentions and waits of a polled source. A poll tells what is true now
+// (thread T is blocked on lock L); the source's events tell, later and
+// exactly, each contention and wait once it is over (JFR reports them a
+// second or so after they end, and never those that began before it
+// started, nor a deadlock, which never ends). The totals combine both
+// without counting anything twice:
+//
+//   - a block or wait a poll sees is live: it counts from when a poll first
+//     saw it to now;
+//   - once a poll sees it over, it is pending: it counts as what the polls
+//     saw of it, until the source's exact report of it arrives and takes its
+//     place;
+//   - a pending one nobody reports within pendingGrace is committed as an
+//     estimate, which an exact report arriving later still replaces.
+//
+// A report is the same episode as a poll's when it is of the same thread
+// and kind and overlaps it in time: a thread blocks on one lock at a time.
+// Reports need not name the lock as the poll does (the JVM agent cannot
+// always tell which of its names for a lock is which): they count on the
+// lock they name.
+
+// pendingGrace is how long (trace time) a block or wait a poll saw end
+// waits for the source's report before it counts as an estimate; an
+// estimate stays replaceable for estimateLife more.
+const (
+	pendingGrace = 5_000_000_000
+	estimateLife = 30_000_000_000
+	// maxEpisodes bounds a thread's pending episodes and estimates.
+	maxEpisodes = 16
+)
+
+// episode is one block or wait as polls saw it, lower bounds both ends.
+type episode struct {
+	obj      int64
+	waiting  bool  // a wait (Object.wait, a condition), not contention
+	since    int64 // the first poll that saw it
+	lastSeen int64 // the last poll that saw it
+	ended    int64 // the first poll that saw it over (pending and estimates)
+	// confirmed says the source reported it (exactly) while a poll still
+	// saw it: the next poll that sees the thread on the lock sees a new one.
+	confirmed bool
+}
+
+func (e *episode) length() int64 { return max(e.lastSeen-e.since, 0) }
+
+// overlaps says an exact report [start, end] is this episode.
+func (e *episode) overlaps(waiting bool, start, end int64) bool {
+	return e.waiting == waiting && start <= e.lastSeen && end >= e.since
+}
+
+// histOpen is a contention or wait the source reported begun.
+type histOpen struct {
+	open    bool
+	waiting bool
+	obj     int64
+	start   int64
+}
+
+// episodeKind is what a polled state means for the totals: contention
+// (blocked on a monitor, or parked on a lock someone owns), a wait, or
+// neither.
+func episodeKind(s ThreadState, lock, owner int64) (on bool, waiting bool) {
+	switch {
+	case lock == 0:
+		return false, false
+	case s == ThreadBlocked, s == ThreadParked && owner != 0:
+		return true, false
+	case s == ThreadParked, s == ThreadWaiting, s == ThreadTimedWaiting:
+		return true, true
+	}
+	return false, false
+}
+
+// episodeTotals is what the thread's live and pending episodes add to its
+// blocked and waiting times and its contentions, at trace time now.
+func (t *thread) episodeTotals(now int64) (blocked, waiting, contentions int64) {
+	add := func(e *episode, d int64) {
+		if e.waiting {
+			waiting += d
+		} else {
+			blocked += d
+			contentions++
+		}
+	}
+	if e := t.live; e != nil && !e.confirmed {
+		add(e, max(now-e.since, 0))
+	}
+	for i := range t.pending {
+		add(&t.pending[i], t.pending[i].length())
+	}
+	return blocked, waiting, contentions
+}
+
+// observeEpisode follows the thread's block or wait at a poll at now.
+func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner, now int64) {
+	on, waiting := episodeKind(s, lock, owner)
+	if e := t.live; e != nil && (!on || e.obj != lock || e.waiting != waiting || e.confirmed) {
+		a.endEpisode(t, now)
+	}
+	if !on {
+		return
+	}
+	if t.live == nil {
+		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now}
+		return
+	}
+	t.live.lastSeen = now
+}
+
+// endEpisode ends the thread's live episode: a poll at now saw it over.
+func (a *Aggregator) endEpisode(t *thread, now int64) {
+	e := t.live
+	t.live = nil
+	if e == nil || e.confirmed {
+		return
+	}
+	e.ended = now
+	if len(t.pending) >= maxEpisodes {
+		a.commitEstimate(t, t.pending[0])
+		t.pending = t.pending[:copy(t.pending, t.pending[1:])]
+	}
+	t.pending = append(t.pending, *e)
+}
+
+// expireEpisodes commits, as estimates, the pending episodes nobody
+// reported in time, and forgets old estimates.
+func (a *Aggregator) expireEpisodes(t *thread, now int64) {
+	keep := t.pending[:0]
+	for _, e := range t.pending {
+		if now-e.ended > pendingGrace {
+			a.commitEstimate(t, e)
+			continue
+		}
+		keep = append(keep, e)
+	}
+	t.pending = keep
+	est := t.estimates[:0]
+	for _, e := range t.estimates {
+		if now-e.ended <= pendingGrace+estimateLife {
+			est = append(est, e)
+		}
+	}
+	t.estimates = est
+}
+
+// commitEstimate counts an episode nobody reported as the polls saw it.
+func (a *Aggregator) commitEstimate(t *thread, e episode) {
+	a.count(t, e.obj, e.waiting, e.length(), 1)
+	if len(t.estimates) >= maxEpisodes {
+		t.estimates = t.estimates[:copy(t.estimates, t.estimates[1:])]
+	}
+	t.estimates = append(t.estimates, e)
+}
+
+// count adds (n = 1) or takes back (n = -1) one contention or wait of d ns
+// on obj to the thread's and the monitor's totals.
+func (a *Aggregator) count(t *thread, obj int64, waiting bool, d, n int64) {
+	m := a.monitors.get(obj, a.latest)
+	if waiting {
+		t.waitingNS += n * d
+		m.waits += n
+		return
+	}
+	t.blockedNS += n * d
+	t.contention += n
+	m.enters += n
+	m.blockedN += n
+	m.blockedSum += n * d
+	if n > 0 {
+		m.blockedMax = max(m.blockedMax, d)
+	}
+}
+
+// reported takes the source's exact report of a contention or wait of a
+// polled thread, over [start, end] on obj: it takes the place of the
+// poll's view of the same episode.
+func (a *Aggregator) reported(t *thread, obj int64, waiting bool, start, end int64) {
+	if e := t.live; e != nil && !e.confirmed && e.overlaps(waiting, start, end) {
+		if end >= e.lastSeen {
+			e.confirmed = true
+		} else {
+			// The polls saw two episodes as one: the one reported, then
+			// another, from the last poll at the latest.
+			e.since = e.lastSeen
+		}
+	}
+	keep := t.pending[:0]
+	for _, e := range t.pending {
+		if !e.overlaps(waiting, start, end) {
+			keep = append(keep, e)
+		}
+	}
+	t.pending = keep
+	est := t.estimates[:0]
+	for _, e := range t.estimates {
+		if e.overlaps(waiting, start, end) {
+			a.count(t, e.obj, e.waiting, e.length(), -1)
+			continue
+		}
+		est = append(est, e)
+	}
+	t.estimates = est
+	a.count(t, obj, waiting, max(end-start, 0), 1)
+}
+
+// liveOnMonitors adds up, per monitor, what the live and pending episodes
+// add to its figures now.
+type monitorLive struct {
+	enters, waits, sum, max int64
+}
+
+func (a *Aggregator) liveOnMonitors(now int64) map[int64]*monitorLive {
+	if !a.polled {
+		return nil
+	}
+	out := map[int64]*monitorLive{}
+	add := func(e *episode, d int64) {
+		l := out[e.obj]
+		if l == nil {
+			l = &monitorLive{}
+			out[e.obj] = l
+		}
+		if e.waiting {
+			l.waits++
+			return
+		}
+		l.enters++
+		l.sum += d
+		l.max = max(l.max, d)
+	}
+	for _, t := range a.threads.all {
+		if e := t.live; e != nil && !e.confirmed {
+			add(e, max(now-e.since, 0))
+		}
+		for i := range t.pending {
+			add(&t.pending[i], t.pending[i].length())
+		}
+	}
+	return out
+}
+
+// historyBegins takes the begin of a contention or wait the source
+// reports for the statistics (a polled source's present comes from polls).
+func (a *Aggregator) historyBegins(t *thread, obj int64, waiting bool, at int64, st *decode.Stack) {
+	t.hist = histOpen{open: true, waiting: waiting, obj: obj, start: at}
+	if m := a.monitors.get(obj, at); m.site == "" && len(st.Methods) > 0 {
+		m.site = siteOf(framesOf(st))
+	}
+}
+
+// historyEnds takes its end: the episode is counted, exactly.
+func (a *Aggregator) historyEnds(t *thread, obj int64, waiting bool, at int64) {
+	h := t.hist
+	if !h.open || h.waiting != waiting || h.obj != obj {
+		a.unpaired++
+		return
+	}
+	t.hist.open = false
+	a.reported(t, obj, waiting, h.start, at)
+}
+
+// framesOf copies a decoded stack.
+func framesOf(st *decode.Stack) []Frame {
+	out := make([]Frame, len(st.Methods))
+	for i, m := range st.Methods {
+		out[i] = Frame{Method: m, Line: st.Lines[i]}
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+package state
+
+import (
+	"github.com/proftop/proftop/decode"
+)
+
+// The present of a polled source: each ThreadState of a poll is held until
+// the ThreadPoll that closes it, then the whole poll becomes the present at
+// once: every thread's state, lock, owner and stack, every monitor's owner
+// and waiters. Nothing of the present is older than the latest poll.
+
+// polledThread is one thread's entry in a poll being received.
+type polledThread struct {
+	id        int64
+	state     ThreadState
+	flags     int32
+	lock      int64
+	lockClass string
+	owner     int64
+	cpu       int64   // ns; -1: unknown
+	stack     []Frame // nil: unchanged since the thread's previous poll
+}
+
+// pollBuffer collects the entries of the poll being received.
+type pollBuffer struct {
+	entries  []polledThread
+	overflow int64 // entries dropped beyond the bound
+}
+
+// addThreadState holds one thread's entry until its poll closes. A poll
+// larger than the thread bound is cut (and the cut counted): a peer
+// cannot grow it without limit.
+func (a *Aggregator) addThreadState(e *decode.ThreadState) {
+	pb := &a.poll
+	if len(pb.entries) >= a.opts.MaxThreads {
+		pb.overflow++
+		return
+	}
+	st, ok := parseThreadState(e.State)
+	if !ok {
+		a.badStates++
+	}
+	p := polledThread{id: e.ThreadIDRef, state: st, flags: e.Flags, lock: e.LockObjIDRef, lockClass: e.LockClass,
+		owner: e.LockOwner, cpu: -1}
+	if e.CPUTime >= 0 {
+		p.cpu = int64(a.clock.Duration(e.CPUTime))
+	}
+	if e.Flags&decode.ThreadStackUnchanged == 0 {
+		p.stack = make([]Frame, len(e.Stack.Methods))
+		for i, m := range e.Stack.Methods {
+			p.stack[i] = Frame{Method: m, Line: e.Stack.Lines[i]}
+		}
+	}
+	if !st.onLock() {
+		p.lock, p.lockClass, p.owner = 0, "", 0
+	}
+	if p.owner == p.id {
+		p.owner = 0 // a thread is never held up by itself
+	}
+	pb.entries = append(pb.entries, p)
+}
+
+// applyPoll makes the received poll the present.
+func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
+	now := a.at(e.Time)
+	a.polled, a.polledAt = true, now
+	a.pollMark++
+	for i := range a.poll.entries {
+		p := &a.poll.entries[i]
+		t := a.threads.get(p.id, a.stream)
+		a.observePolled(t, p, now)
+	}
+	a.poll.entries = a.poll.entries[:0]
+	if e.Flags&decode.PollComplete != 0 {
+		for _, t := range a.threads.all {
+			// A thread of this stream that the poll does not list and that
+			// started before it is gone.
+			if t.stream == a.stream && t.state != ThreadEnded && t.pollMark != a.pollMark && t.started <= now {
+				a.endThread(t, now)
+			}
+		}
+	}
+	for _, t := range a.threads.all {
+		if t.polled {
+			a.expireEpisodes(t, now)
+		}
+	}
+	a.monitors.setPresent(&a.threads)
+}
+
+// observePolled sets a thread's present from its poll entry.
+func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64) {
+	if t.state == ThreadEnded {
+		// The poll is the truth: the thread lives (thread ids are never
+		// reused within a JVM, so it is this one).
+		t.ended = 0
+		a.threads.ended--
+	}
+	t.polled, t.pollMark = true, a.pollMark
+	if p.cpu >= 0 {
+		t.setCPU(p.cpu)
+	}
+	if p.stack != nil {
+		t.pollStack = p.stack
+	}
+	t.daemon = p.flags&decode.ThreadDaemon != 0
+	t.timed = p.flags&decode.ThreadTimed != 0
+	a.observeEpisode(t, p.state, p.lock, p.owner, now)
+	switch {
+	case t.live != nil:
+		t.since = t.live.since
+	case t.state != p.state:
+		t.since = now
+	}
+	t.state, t.monitor, t.lockClass, t.lockOwner = p.state, p.lock, p.lockClass, p.owner
+	if p.lock != 0 {
+		m := a.monitors.get(p.lock, now)
+		m.synchronizer = m.synchronizer || p.state == ThreadParked
+		if p.lockClass != "" {
+			m.class, m.classID = p.lockClass, 0
+		}
+	}
+}
+
+// endThread ends a thread, with what it was doing.
+func (a *Aggregator) endThread(t *thread, now int64) {
+	if t.polled {
+		a.endEpisode(t, now)
+	}
+	a.monitors.forget(t, now)
+	a.threads.endThread(t, now)
+}

@@ -1,0 +1,341 @@
+package state
+
+import (
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// polled is one thread's line of a poll, for the tests.
+type polled struct {
+	id    int64
+	state string
+	lock  int64
+	class string
+	owner int64
+	cpu   time.Duration
+	flags int32
+}
+
+// poll feeds one complete poll at time at (ms after t0).
+func poll(a *Aggregator, at int, threads ...polled) {
+	var evs []decode.Event
+	for _, p := range threads {
+		evs = append(evs, &decode.ThreadState{ThreadIDRef: p.id, Time: ms(at), State: p.state, Flags: p.flags,
+			LockObjIDRef: p.lock, LockClass: p.class, LockOwner: p.owner, CPUTime: decode.Ticks(p.cpu),
+			Stack: stack("com.acme.T"+p.state+".run", "java.lang.Thread.run")})
+	}
+	evs = append(evs, &decode.ThreadPoll{Time: ms(at), Threads: int32(len(threads)), Flags: decode.PollComplete})
+	feed(a, evs...)
+}
+
+const (
+	rl   = "java.util.concurrent.locks.ReentrantLock$NonfairSync"
+	cond = "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject"
+)
+
+// The present is exactly the latest poll: states as jstack tells them,
+// the lock each thread waits for with its owner, and the monitors' owners
+// and waiters built from them; nothing older is kept.
+func TestPollIsThePresent(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a, &decode.ThreadStart{ThreadID: 4, ThreadName: "pool-1", Time: ms(0)}, &decode.ThreadStart{ThreadID: 5, ThreadName: "gone", Time: ms(0)})
+	poll(a, 1000,
+		polled{id: 1, state: "running", cpu: 5 * time.Millisecond},
+		polled{id: 2, state: "blocked", lock: 0x10, class: "com.acme.Cache", owner: 1},
+		polled{id: 3, state: "parked", lock: 0x20, class: rl, owner: 2},
+		polled{id: 4, state: "parked", lock: 0x30, class: cond, flags: decode.ThreadTimed},
+		polled{id: 5, state: "sleeping"},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if !s.Polled || !s.PolledAt.Equal(t0.Add(time.Second)) {
+		t.Fatalf("polled %v at %v", s.Polled, s.PolledAt)
+	}
+	want := map[int64]ThreadState{1: ThreadRunning, 2: ThreadBlocked, 3: ThreadParked, 4: ThreadParked, 5: ThreadSleeping}
+	for id, st := range want {
+		if th := threadByID(s, id); th == nil || th.State != st {
+			t.Errorf("thread %d: %+v, want %v", id, th, st)
+		}
+	}
+	if th := threadByID(s, 3); th.Monitor != 0x20 || th.LockClass != rl || th.LockOwner != 2 || th.LockOwnerName != "worker-1" {
+		t.Errorf("parked on a lock: %+v", th)
+	}
+	if th := threadByID(s, 4); !th.Timed || th.Method != "com.acme.Tparked.run" {
+		t.Errorf("parked on a condition: %+v", th)
+	}
+	cache, lock, queue := monitorByObj(s, 0x10), monitorByObj(s, 0x20), monitorByObj(s, 0x30)
+	if cache.Owner != 1 || len(cache.Waiters) != 1 || cache.Waiters[0].Thread != 2 || cache.Waiters[0].Waiting || cache.Synchronizer {
+		t.Errorf("monitor: %+v", cache)
+	}
+	if lock.Owner != 2 || len(lock.Waiters) != 1 || lock.Waiters[0].Waiting || !lock.Synchronizer || lock.Class != rl {
+		t.Errorf("lock: %+v", lock)
+	}
+	if queue.Owner != 0 || len(queue.Waiters) != 1 || !queue.Waiters[0].Waiting {
+		t.Errorf("condition: %+v", queue)
+	}
+
+	// The next poll: the contention is over, thread 5 is gone, a thread
+	// the poll says owns nothing is not its own waiter.
+	poll(a, 2000,
+		polled{id: 1, state: "native", cpu: 9 * time.Millisecond},
+		polled{id: 2, state: "running"},
+		polled{id: 3, state: "blocked", lock: 0x10, class: "com.acme.Cache", owner: 3},
+		polled{id: 4, state: "parked", lock: 0x30, class: cond},
+	)
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if th := threadByID(s, 5); th.State != ThreadEnded {
+		t.Errorf("a thread missing from a complete poll: %+v", th)
+	}
+	if th := threadByID(s, 2); th.State != ThreadRunning || th.Monitor != 0 || th.Blocked != 0 || th.Contentions != 1 {
+		t.Errorf("thread no longer blocked: %+v", th)
+	}
+	if cache = monitorByObj(s, 0x10); cache.Owner != 0 || len(cache.Waiters) != 1 || cache.Waiters[0].Thread != 3 {
+		t.Errorf("a thread is never held up by itself: %+v", cache)
+	}
+	if lock = monitorByObj(s, 0x20); lock.Owner != 0 || len(lock.Waiters) != 0 {
+		t.Errorf("the lock nobody waits for now: %+v", lock)
+	}
+	if th := threadByID(s, 1); th.State != ThreadNative || th.CPU != 9*time.Millisecond {
+		t.Errorf("native thread: %+v", th)
+	}
+}
+
+// A deadlock through java.util.concurrent locks is found from the poll:
+// each thread parks on a lock the other owns.
+func TestDeadlockThroughLocks(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000,
+		polled{id: 2, state: "parked", lock: 0x20, class: rl, owner: 3},
+		polled{id: 3, state: "blocked", lock: 0x10, class: "com.acme.Cache", owner: 2},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if len(s.Deadlocks) != 1 || len(s.Deadlocks[0].Threads) != 2 {
+		t.Fatalf("deadlocks %+v", s.Deadlocks)
+	}
+	d := s.Deadlocks[0]
+	if d.Threads[0] != 2 || d.Monitors[0] != 0x20 || d.Classes[0] != rl || d.Monitors[1] != 0x10 {
+		t.Fatalf("deadlock %+v", d)
+	}
+}
+
+// What polls see of a contention counts while no exact report has come;
+// the exact report (JFR's, a second later) then takes its place, and an
+// episode nobody reports counts as the polls saw it. Nothing twice.
+func TestEpisodesCountOnce(t *testing.T) {
+	enter := func(th, obj int64, at int) decode.Event {
+		return &decode.MonContendedEnter{ThreadIDRef: th, ObjIDRef: obj, Time: ms(at)}
+	}
+	entered := func(th, obj int64, at int) decode.Event {
+		return &decode.MonContendedEntered{ThreadIDRef: th, ObjIDRef: obj, Time: ms(at)}
+	}
+	blocked := polled{id: 2, state: "blocked", lock: 0x10, class: "com.acme.Cache", owner: 1}
+	running := polled{id: 2, state: "running"}
+	type step struct {
+		poll  *polled // a poll at the step's time
+		evs   []decode.Event
+		at    int // ms
+		check func(*Thread, *Monitor) string
+	}
+	want := func(blockedTotal time.Duration, contentions int64) func(*Thread, *Monitor) string {
+		return func(th *Thread, m *Monitor) string {
+			if th.Blocked != blockedTotal || th.Contentions != contentions || m.Enters != contentions || m.BlockedSum != blockedTotal {
+				return "thread blocked " + th.Blocked.String() + ", monitor " + m.BlockedSum.String()
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"reported after it ends", []step{
+			{poll: &blocked, at: 1000, check: want(0, 1)},
+			{poll: &blocked, at: 2000, check: want(time.Second, 1)},
+			{poll: &running, at: 3000, check: want(time.Second, 1)}, // over: what the polls saw, until the report
+			{evs: []decode.Event{enter(2, 0x10, 900), entered(2, 0x10, 2500)}, at: 3100, check: want(1600*time.Millisecond, 1)},
+			{poll: &running, at: 9000, check: want(1600*time.Millisecond, 1)},
+		}},
+		{"reported while a poll still sees it", []step{
+			{poll: &blocked, at: 1000},
+			{evs: []decode.Event{enter(2, 0x10, 990), entered(2, 0x10, 1010)}, at: 1500, check: want(20*time.Millisecond, 1)},
+			// The next poll sees it again: a new one.
+			{poll: &blocked, at: 2000, check: want(20*time.Millisecond, 2)},
+			// Seen by one poll only: it lasted 0 at the least.
+			{poll: &running, at: 3000, check: want(20*time.Millisecond, 2)},
+		}},
+		{"never reported", []step{
+			{poll: &blocked, at: 1000},
+			{poll: &blocked, at: 3000},
+			{poll: &running, at: 4000, check: want(2*time.Second, 1)},
+			{poll: &running, at: 10000, check: want(2*time.Second, 1)}, // committed as an estimate
+			// A report long after still takes its place.
+			{evs: []decode.Event{enter(2, 0x10, 500), entered(2, 0x10, 3500)}, at: 11000, check: want(3*time.Second, 1)},
+		}},
+		{"two contentions seen as one", []step{
+			{poll: &blocked, at: 1000},
+			{poll: &blocked, at: 2000},
+			{evs: []decode.Event{enter(2, 0x10, 995), entered(2, 0x10, 1005)}, at: 2100},
+			{poll: &running, at: 3000, check: want(10*time.Millisecond, 2)},
+		}},
+		{"reported on another name of the lock", []step{
+			{poll: &blocked, at: 1000},
+			{poll: &running, at: 2000},
+			{evs: []decode.Event{enter(2, 0x99, 900), entered(2, 0x99, 1500)}, at: 2100, check: func(th *Thread, m *Monitor) string {
+				if th.Blocked != 600*time.Millisecond || th.Contentions != 1 || m.Enters != 0 {
+					return "the report counts once, on the lock it names"
+				}
+				return ""
+			}},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(Options{})
+			feed(a, defs()...)
+			for i, st := range c.steps {
+				if st.poll != nil {
+					poll(a, st.at, polled{id: 1, state: "running"}, *st.poll, polled{id: 3, state: "running"})
+				}
+				feed(a, st.evs...)
+				if st.check == nil {
+					continue
+				}
+				s := a.Snapshot(t0, Query{CallersOf: -1})
+				th, m := threadByID(s, 2), monitorByObj(s, 0x10)
+				if msg := st.check(th, m); msg != "" {
+					t.Fatalf("step %d: %s\nthread %+v\nmonitor %+v", i, msg, th, m)
+				}
+			}
+		})
+	}
+}
+
+// Samples give self time to the innermost frame, total time to every frame
+// once (recursion included), and callers from the frames below.
+func TestSamplesGiveSelfTotalAndCallers(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.Sample{ThreadIDRef: 1, Time: ms(10), Count: 3, Weight: 30_000_000,
+			Stack: stack("com.acme.Cache.get(I)V", "com.acme.Cache.walk", "com.acme.Cache.walk", "com.acme.Api.handle")},
+		&decode.Sample{ThreadIDRef: 1, Time: ms(20), Count: 1, Weight: 10_000_000,
+			Stack: stack("com.acme.Api.handle")},
+		&decode.Sample{ThreadIDRef: 2, Time: ms(20), Count: 2, Weight: 4_000_000,
+			Stack: stack("com.acme.Cache.get(J)V", "com.acme.Api.handle")},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if !s.Sampled {
+		t.Fatal("not marked sampled")
+	}
+	byName := map[string][]*Method{}
+	for i := range s.Methods {
+		byName[s.MethodName(&s.Methods[i])] = append(byName[s.MethodName(&s.Methods[i])], &s.Methods[i])
+	}
+	if gets := byName["com.acme.Cache.get"]; len(gets) != 2 {
+		t.Fatalf("overloads are two methods: %d", len(gets))
+	}
+	walk, handle := byName["com.acme.Cache.walk"][0], byName["com.acme.Api.handle"][0]
+	if walk.Self != 0 || walk.Total != 30*time.Millisecond || walk.TotalSamples != 3 || walk.Calls != 0 {
+		t.Errorf("walk %+v", walk)
+	}
+	if handle.Self != 10*time.Millisecond || handle.Samples != 1 || handle.Total != 44*time.Millisecond || handle.TotalSamples != 6 {
+		t.Errorf("handle %+v", handle)
+	}
+	if s.TotalSelf != 44*time.Millisecond {
+		t.Errorf("total self %v", s.TotalSelf)
+	}
+	s = a.Snapshot(t0, Query{CallersOf: walk.Slot})
+	if len(s.Callers) != 2 || s.Callers[0].Name != "com.acme.Cache.walk" || s.Callers[0].Calls != 3 {
+		t.Errorf("callers of walk %+v", s.Callers)
+	}
+	if th := threadByID(s, 2); th.Method != "com.acme.Cache.get(J)V" {
+		t.Errorf("method of a sampled thread: %q", th.Method)
+	}
+}
+
+// GC figures since the JVM started come from the collectors' totals; the
+// heap is known at every poll from its pools; percentiles are nearest-rank.
+func TestGCTotalsPoolsAndPercentiles(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.GCTotals{Time: ms(0), Collector: "G1 Young Generation", Count: 40, TotalTime: 400_000_000},
+		&decode.GCTotals{Time: ms(0), Collector: "G1 Old Generation", Count: 1, TotalTime: 90_000_000},
+		&decode.MemoryPool{Time: ms(0), Name: "G1 Eden Space", Heap: 1, Used: 10 << 20, Committed: 30 << 20, Max: -1},
+		&decode.MemoryPool{Time: ms(0), Name: "G1 Old Gen", Heap: 1, Used: 50 << 20, Committed: 100 << 20, Max: 200 << 20},
+		&decode.MemoryPool{Time: ms(0), Name: "Metaspace", Used: 8 << 20, Committed: 9 << 20, Max: -1},
+		&decode.Collection{Time: ms(100), Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 5_000_000,
+			UsedBefore: 60 << 20, UsedAfter: 52 << 20, Committed: 130 << 20},
+		&decode.Collection{Time: ms(200), Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 7_000_000,
+			UsedBefore: 60 << 20, UsedAfter: 53 << 20, Committed: 130 << 20},
+		&decode.Collection{Time: ms(300), Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 9_000_000,
+			UsedBefore: 60 << 20, UsedAfter: 54 << 20, Committed: 130 << 20},
+		&decode.GCTotals{Time: ms(1000), Collector: "G1 Young Generation", Count: 43, TotalTime: 421_000_000},
+		&decode.MemoryPool{Time: ms(1000), Name: "G1 Eden Space", Heap: 1, Used: 2 << 20, Committed: 30 << 20, Max: -1},
+		&decode.MemoryPool{Time: ms(1000), Name: "G1 Old Gen", Heap: 1, Used: 54 << 20, Committed: 100 << 20, Max: 200 << 20},
+	)
+	g := a.Snapshot(t0, Query{CallersOf: -1}).GC
+	if g.Count != 44 || !g.SinceStart || g.TotalTime != 511*time.Millisecond {
+		t.Errorf("count %d since start %v total %v", g.Count, g.SinceStart, g.TotalTime)
+	}
+	if g.P50 != 7*time.Millisecond || g.P99 != 9*time.Millisecond || g.P99 > g.Max {
+		t.Errorf("p50 %v p99 %v max %v", g.P50, g.P99, g.Max)
+	}
+	if g.Reclaimed != 21<<20 || g.LastCause != "G1 Evacuation Pause" || g.FreedKnown {
+		t.Errorf("reclaimed %d cause %q freed known %v", g.Reclaimed, g.LastCause, g.FreedKnown)
+	}
+	if len(g.Pools) != 3 || g.Pools[0].Name != "G1 Eden Space" || g.Pools[0].Used != 2<<20 || g.Pools[2].Heap {
+		t.Errorf("pools %+v", g.Pools)
+	}
+	last := g.Heap[len(g.Heap)-1]
+	if last.Used != 56<<20 || last.Total != 130<<20 || !last.At.Equal(t0.Add(time.Second)) {
+		t.Errorf("heap at the latest poll %+v", last)
+	}
+}
+
+// The process saying it shuts down ends every thread.
+func TestShutdownEndsTheThreads(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000, polled{id: 1, state: "running"}, polled{id: 2, state: "blocked", lock: 0x10, owner: 1})
+	feed(a, &decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: ms(1500)}})
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if !s.Process.Exited.Equal(t0.Add(1500 * time.Millisecond)) {
+		t.Fatalf("exited %v", s.Process.Exited)
+	}
+	for _, th := range s.Threads {
+		if th.State != ThreadEnded {
+			t.Errorf("%+v", th)
+		}
+	}
+	if m := monitorByObj(s, 0x10); len(m.Waiters) != 0 || m.Enters != 1 {
+		t.Errorf("monitor after the end %+v", m)
+	}
+}
+
+// Grouping folds the locks of one class taken at one place into a row.
+func TestGroupedMonitors(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000,
+		polled{id: 2, state: "blocked", lock: 0x10, class: "org.h2.Tx", owner: 1},
+		polled{id: 3, state: "blocked", lock: 0x11, class: "org.h2.Tx", owner: 1},
+		polled{id: 1, state: "running"},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1, GroupMonitors: true})
+	if len(s.Monitors) != 1 || s.Monitors[0].Grouped != 2 || len(s.Monitors[0].Waiters) != 2 || s.Monitors[0].Enters != 2 {
+		t.Fatalf("%+v", s.Monitors)
+	}
+}
+
+// A poll cut by the thread bound keeps its first threads and counts the rest.
+func TestPollIsBounded(t *testing.T) {
+	a := New(Options{MaxThreads: 2})
+	poll(a, 1000, polled{id: 1, state: "running"}, polled{id: 2, state: "running"}, polled{id: 3, state: "running"})
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if len(s.Threads) != 2 || a.poll.overflow != 1 {
+		t.Fatalf("%d threads, %d cut", len(s.Threads), a.poll.overflow)
+	}
+}
