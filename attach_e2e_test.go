@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -37,6 +39,7 @@ func javaWorkload(t *testing.T, jvmArgs ...string) (*exec.Cmd, *syncbuf.Buffer) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	workloadStdin[cmd] = stdin
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
 	if !strings.Contains(line, "workload started") {
 		t.Fatalf("the workload says %q", line)
@@ -45,6 +48,9 @@ func javaWorkload(t *testing.T, jvmArgs ...string) (*exec.Cmd, *syncbuf.Buffer) 
 	go io.Copy(out, stdout)
 	return cmd, out
 }
+
+// workloadStdin is each workload's standard input: closing it ends the JVM.
+var workloadStdin = map[*exec.Cmd]io.Closer{}
 
 // proftop attach PID, the real binary, into a JVM started without the
 // agent: JSON snapshots show the workload's threads, its contention and
@@ -142,5 +148,70 @@ func TestAttachErrors(t *testing.T) {
 	out, err := exec.Command(runuser, "-u", nobody.Username, "--", bin, "attach", strconv.Itoa(jvm.Process.Pid)).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "another user's JVM") || !strings.Contains(string(out), "run proftop as root") {
 		t.Fatalf("%v: %s", err, out)
+	}
+}
+
+// When the JVM it watches exits, proftop attach says so, shows its threads
+// ended, stops (there is nothing to reconnect to) and, in batch mode,
+// exits with status 1.
+func TestAttachSeesTheJVMExit(t *testing.T) {
+	jvm, _ := javaWorkload(t)
+	pid := jvm.Process.Pid
+	cmd := exec.Command(proftopBin, "attach", strconv.Itoa(pid), "--batch", "--json", "--refresh", "500ms")
+	stdout, _ := cmd.StdoutPipe()
+	var errs syncbuf.Buffer
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 64<<20)
+	var last string
+	for i := 0; i < 4 && lines.Scan(); i++ {
+		last = lines.Text()
+	}
+	if !strings.Contains(last, "contender-0") {
+		t.Fatalf("no picture of the workload before it ends: %.300s\n%s", last, errs.String())
+	}
+	workloadStdin[jvm].Close() // the workload returns from main
+	exited := make(chan error, 1)
+	go func() {
+		for lines.Scan() {
+			last = lines.Text()
+		}
+		exited <- cmd.Wait()
+	}()
+	select {
+	case err := <-exited:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("proftop ended with %v, want exit status 1\n%s", err, errs.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("proftop is still running 30 s after the JVM exited\n%s", errs.String())
+	}
+	if want := fmt.Sprintf("JVM %d exited", pid); !strings.Contains(errs.String(), want) {
+		t.Fatalf("stderr %q does not say %q", errs.String(), want)
+	}
+	var doc struct {
+		Picture struct {
+			Process struct{ Exited time.Time }
+			Threads []struct {
+				Name  string
+				State string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(last), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Picture.Process.Exited.IsZero() {
+		t.Fatalf("the last picture does not say the JVM exited: %.400s", last)
+	}
+	for _, th := range doc.Picture.Threads {
+		if th.State != "ended" {
+			t.Errorf("thread %s is %s after the JVM exited", th.Name, th.State)
+		}
 	}
 }

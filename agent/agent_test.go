@@ -166,6 +166,8 @@ type watched struct {
 	events  []decode.Event
 	methods map[int64]string
 	agg     *state.Aggregator
+	polls   int        // threadPoll events received
+	t       *testing.T // the test watching, for helpers that need it
 }
 
 func watch(t testing.TB, port int, format client.FormatChoice) (*watched, *client.Session, context.CancelFunc) {
@@ -179,8 +181,11 @@ func watch(t testing.TB, port int, format client.FormatChoice) (*watched, *clien
 			w.agg.Apply(b.Events(), b.Stream, b.Clock, time.Now())
 			w.mu.Lock()
 			for _, ev := range b.Events() {
-				if md, ok := ev.(*decode.MethodDef); ok {
-					w.methods[md.MethodID] = md.Name
+				switch e := ev.(type) {
+				case *decode.MethodDef:
+					w.methods[e.MethodID] = e.Name
+				case *decode.ThreadPoll:
+					w.polls++
 				}
 				w.events = append(w.events, decode.Clone(ev))
 			}

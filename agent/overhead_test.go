@@ -89,3 +89,65 @@ func BenchmarkAgentOverhead(b *testing.B) {
 		b.Logf("no agent %v\nidle %v\nconnected %v", none, idle, connected)
 	}
 }
+
+// BenchmarkAgentOverheadOnTomcat measures what watching costs Tomcat, as a
+// paired comparison: two identical Tomcats, both with the agent loaded,
+// under the same ab load at the same time, proftop connected to one of
+// them, which one alternating round by round. Each round's figure is the
+// watched Tomcat's requests per second over the other's; the median of
+// the rounds is reported, for a CPU-bound page (index.jsp) and for one
+// that contends on a monitor at every request (contend.jsp, where the
+// agent reports every contention). proftop connects, then the load starts
+// after a warm-up, so the figure is the steady cost of watching. Target:
+// under 2% slower. Run with -benchtime 1x; about 8 minutes.
+func BenchmarkAgentOverheadOnTomcat(b *testing.B) {
+	const rounds, warmup, seconds, clients = 8, 5 * time.Second, 10 * time.Second, 8
+	_, jar := workload(b)
+	var cats [2]*tomcat
+	var ports [2]int
+	for i := range cats {
+		portFile := filepath.Join(b.TempDir(), "port")
+		cats[i] = startTomcat(b, liveJIT, fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
+		at, err := waitForPort(portFile, 20*time.Second, cats[i].PID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ports[i] = at.Port
+	}
+	for b.Loop() {
+		for _, page := range []string{"/index.jsp", "/contend.jsp"} {
+			// Warm both up under the load first: the JIT.
+			one, other := startAB(b, cats[0].URL(page), clients, seconds), startAB(b, cats[1].URL(page), clients, seconds)
+			one.Wait()
+			other.Wait()
+			var ratios []float64
+			for r := range rounds {
+				watched := r % 2
+				s := client.NewSession(client.Config{Host: "127.0.0.1", Port: ports[watched]})
+				agg := state.New(state.Options{})
+				ctx, cancel := context.WithCancel(context.Background())
+				go agg.Feed(s)
+				go s.Run(ctx)
+				go func() { // snapshots as the interface takes them
+					for ctx.Err() == nil {
+						time.Sleep(time.Second)
+						agg.Release(agg.Snapshot(time.Now(), state.Query{Recent: true, CallersOf: -1}))
+					}
+				}()
+				time.Sleep(warmup)
+				a, c := startAB(b, cats[watched].URL(page), clients, seconds), startAB(b, cats[1-watched].URL(page), clients, seconds)
+				with, without := a.Wait(), c.Wait()
+				cancel()
+				ratio := with.RPS / without.RPS
+				ratios = append(ratios, ratio)
+				b.Logf("%s round %d: watched Tomcat %d %.0f/s, the other %.0f/s: %.3f", page, r, watched, with.RPS, without.RPS, ratio)
+				time.Sleep(2 * time.Second) // the agent stops recording
+			}
+			slices.Sort(ratios)
+			median := (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
+			name := strings.TrimSuffix(strings.TrimPrefix(page, "/"), ".jsp")
+			b.ReportMetric(100*(1-median), name+"-slowdown-%")
+			b.Logf("%s: ratios %v, median %.4f: %.2f%% slower watched", page, ratios, median, 100*(1-median))
+		}
+	}
+}

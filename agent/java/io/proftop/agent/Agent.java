@@ -42,6 +42,7 @@ public final class Agent {
                 throw t;
             }
             server = s;
+            Collector.warmUp();
             System.err.println("proftop agent: listening on " + (opts.host() == null ? "127.0.0.1" : opts.host()) + ":" + s.port());
         } catch (Throwable t) {
             // The application must run on whatever happens to its profiler.

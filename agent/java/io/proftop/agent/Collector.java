@@ -38,8 +38,14 @@ import jdk.jfr.consumer.RecordingStream;
  */
 final class Collector {
     static final String VERSION = "1.1";
-    /** How often the agent samples stacks itself until JFR's samples begin. */
-    private static final long OWN_SAMPLING_MS = 100;
+    /**
+     * How often, between polls, the threads the latest poll found held up by
+     * a lock are looked at again: each look that JFR's record of the same
+     * contention covers tells which lock JFR's address is (see Contentions).
+     */
+    private static final long WITNESS_MS = 200;
+    /** How often the agent samples stacks itself until JFR's samples begin (a second or two). */
+    private static final long OWN_SAMPLING_MS = 50;
 
     /** Sends encoded trace bytes to the client; queues them, never waits for the network. */
     interface Sink {
@@ -74,6 +80,8 @@ final class Collector {
     private final Map<Long, List<TraceEncoder.Frame>> lastStack = new HashMap<>();
     // Threads that ended: JFR may report their start after the poll saw them gone.
     private final Map<Long, Boolean> ended = Names.bounded(4096);
+    // The threads the latest poll found held up by a lock, for the witness between polls.
+    private volatile List<ThreadPoller.Seen> heldUp = List.of();
 
     // One run of the recording, from start to stop.
     private RecordingStream stream;
@@ -112,6 +120,28 @@ final class Collector {
         return ProcessInfo.mainClass();
     }
 
+    /**
+     * Runs once what a client's first poll runs, with nobody watching, on
+     * a thread of its own when the agent starts: the JDK's management and
+     * JFR classes load then, not while the first client waits for its
+     * first picture. What it encodes is thrown away.
+     */
+    static void warmUp() {
+        daemon(() -> {
+            try {
+                TraceEncoder enc = new BinaryEncoder();
+                ThreadPoller.Poll p = new ThreadPoller().take(true, true);
+                for (ThreadPoller.Seen s : p.threads()) {
+                    enc.threadState(s.id(), p.from(), s.state(), s.flags(), s.lock(), s.lockClass(), s.owner(), s.cpu(), s.stack());
+                }
+                new MemoryWatcher().report(now(), enc, false);
+                Class.forName("jdk.jfr.consumer.RecordingStream");
+            } catch (Throwable t) {
+                // only a head start: the first poll does it all again
+            }
+        }, "proftop-warmup").start();
+    }
+
     /** A daemon thread whose failure is reported as the agent's, never handed to the application's handler. */
     static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -138,8 +168,11 @@ final class Collector {
         pollNow();
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "proftop-poll"));
         long every = opts.poll().toMillis();
-        scheduler.scheduleAtFixedRate(this::tick, every, every, TimeUnit.MILLISECONDS);
+        // The second poll comes sooner: it closes the first interval of
+        // samples, so that hot methods show within a second of attaching.
+        scheduler.scheduleAtFixedRate(this::tick, Math.min(every / 2, 300), every, TimeUnit.MILLISECONDS);
         ownSampling = scheduler.scheduleWithFixedDelay(this::sampleOwn, OWN_SAMPLING_MS, OWN_SAMPLING_MS, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::witness, WITNESS_MS, WITNESS_MS, TimeUnit.MILLISECONDS);
         prepare();
         jfrThread = daemon(this::runRecording, "proftop-jfr");
         jfrThread.start();
@@ -157,8 +190,10 @@ final class Collector {
             rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
             rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
             rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
-            rs.onEvent("jdk.GarbageCollection", e -> handle(() -> memory.jfrCollection(nanos(e.getStartTime()),
-                    e.getDuration("sumOfPauses").toNanos())));
+            rs.onEvent("jdk.GarbageCollection", e -> handle(() -> {
+                memory.jfrCollection(nanos(e.getStartTime()), e.getDuration("sumOfPauses").toNanos());
+                contentions.collection(nanos(e.getStartTime()), nanos(e.getEndTime()));
+            }));
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.NativeMethodSample", e -> handle(() -> onSample(e)));
             // A batch's events leave together, without waiting for the poll.
@@ -234,6 +269,13 @@ final class Collector {
             return;
         }
         ThreadPoller.Poll p = poller.take(true, true);
+        List<ThreadPoller.Seen> held = new ArrayList<>();
+        for (ThreadPoller.Seen s : p.threads()) {
+            if (s.lock() != 0) {
+                held.add(s);
+            }
+        }
+        heldUp = held;
         Map<Long, String> groups = groupsOfNew(p);
         synchronized (lock) {
             if (stopped) {
@@ -266,6 +308,24 @@ final class Collector {
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
             flushLocked();
+        }
+    }
+
+    /** Looks again at the threads the latest poll found held up by a lock. */
+    private void witness() {
+        try {
+            List<ThreadPoller.Seen> held = heldUp;
+            if (stopped || held.isEmpty()) {
+                return;
+            }
+            List<ThreadPoller.Witness> w = poller.witness(held);
+            synchronized (lock) {
+                if (!stopped) {
+                    contentions.witnessed(w);
+                }
+            }
+        } catch (Throwable t) {
+            fail(t);
         }
     }
 
@@ -429,6 +489,7 @@ final class Collector {
             return;
         }
         long time = nanos(e.getStartTime());
+        contentions.reached(time);
         announce(t.getJavaThreadId(), t.getJavaName(), groupOf(t), time);
         sampler.jfrSample(t.getJavaThreadId(), time, frames(e.getStackTrace()));
     }

@@ -48,6 +48,13 @@ final class Contentions {
     private static final int OBSERVATIONS = 16;
     private static final int MAX_HELD = 100_000;
     private static final int MAX_LINKS = 8192;
+    /**
+     * Links kept per address, at most one per LINK_SPACING: enough to reach
+     * back past the time an event is held, so that an event finds the link
+     * of its own stretch between collections however many came after.
+     */
+    private static final int LINKS_PER_ADDRESS = 64;
+    private static final long LINK_SPACING = 250_000_000L;
 
     /** Where an address lives: a monitor's, or a parked-on object's. */
     enum Space { MONITOR, OBJECT }
@@ -59,7 +66,7 @@ final class Contentions {
     private record Event(long thread, Space space, boolean waiting, long start, long end, long address, String className,
             long ownerOrTimeout, List<TraceEncoder.Frame> stack, long pollsAt) {}
 
-    /** What an address was seen to name, and when. */
+    /** What an address was seen to name, and when (JFR takes an event's address as it ends). */
     private record Link(long lock, String className, Space space, long at) {}
 
     private final Options opts;
@@ -68,7 +75,9 @@ final class Contentions {
     private final Epochs epochs = new Epochs();
     private final Clock clock = new Clock();
     private final Map<Long, ArrayDeque<Observed>> observed = new HashMap<>();
-    private final Map<Long, Link> links = Names.bounded(MAX_LINKS);
+    // What each address was seen to name, the latest few times: a lock moved
+    // by collections may come back to an address it had.
+    private final Map<Long, ArrayDeque<Link>> links = Names.bounded(MAX_LINKS);
     private final ArrayDeque<Event> held = new ArrayDeque<>();
     // Classes of java.util.concurrent synchronizers that are locks (a park on
     // them is contention, not a wait): the JDK's, and any the poll sees owned.
@@ -113,7 +122,18 @@ final class Contentions {
 
     // --- what the poll saw ---------------------------------------------------
 
-    /** Takes a poll's witnesses of threads held up by locks. */
+    /** JFR recorded a collection over [start, end]: objects may have moved in between. */
+    void collection(long start, long end) {
+        epochs.collection(start, end);
+        reached(end);
+    }
+
+    /** JFR has delivered its events up to time: one ending before it will not come now (JFR delivers in order). */
+    void reached(long time) {
+        epochs.reached(time);
+    }
+
+    /** Takes a poll: what it says of lock classes, and its witnesses. */
     void polled(ThreadPoller.Poll p) {
         polls++;
         epochs.polled(p.to());
@@ -122,7 +142,12 @@ final class Contentions {
                 lockClasses.put(s.lockClass(), Boolean.TRUE);
             }
         }
-        for (ThreadPoller.Witness w : p.witnesses()) {
+        witnessed(p.witnesses());
+    }
+
+    /** Takes witnesses of threads held up by locks (a poll's, or those taken between polls). */
+    void witnessed(List<ThreadPoller.Witness> witnesses) {
+        for (ThreadPoller.Witness w : witnesses) {
             Space space;
             boolean waiting;
             switch (w.state()) {
@@ -185,6 +210,7 @@ final class Contentions {
     private void take(RecordedThread t, Space space, boolean waiting, RecordedEvent e, String cls, long extra) {
         long start = Collector.nanos(e.getStartTime());
         long end = Math.max(Collector.nanos(e.getEndTime()), start);
+        reached(end);
         Event ev = new Event(t.getJavaThreadId(), space, waiting, start, end, e.getLong("address"), cls, extra,
                 Collector.frames(e.getStackTrace()), polls);
         Long lock = witnessed(ev);
@@ -213,9 +239,14 @@ final class Contentions {
             long to = clock.toJfr(o.to());
             if (o.space() == ev.space() && o.waiting() == ev.waiting() && o.className().equals(ev.className())
                     && ev.start() + MARGIN <= from && to + MARGIN <= ev.end()) {
-                Link l = links.get(ev.address());
-                if (l == null || l.at() <= o.to()) {
-                    links.put(ev.address(), new Link(o.lock(), o.className(), ev.space(), o.to()));
+                // JFR takes the address as the event ends: that is when it names the lock.
+                ArrayDeque<Link> ls = links.computeIfAbsent(ev.address(), k -> new ArrayDeque<>());
+                Link last = ls.peekLast();
+                if (last == null || last.lock() != o.lock() || last.at() + LINK_SPACING < ev.end()) {
+                    if (ls.size() >= LINKS_PER_ADDRESS) {
+                        ls.pollFirst();
+                    }
+                    ls.addLast(new Link(o.lock(), o.className(), ev.space(), ev.end()));
                 }
                 return o.lock();
             }
@@ -223,15 +254,22 @@ final class Contentions {
         return null;
     }
 
-    /** The lock the event's address was seen to name, if nothing can have renamed it since (or before). */
+    /**
+     * The lock the event's address was seen to name, if nothing can have
+     * renamed it between then and the event's end (when JFR took the address).
+     */
     private Long linked(Event ev) {
-        Link l = links.get(ev.address());
-        if (l == null || l.space() != ev.space() || !l.className().equals(ev.className())) {
+        ArrayDeque<Link> ls = links.get(ev.address());
+        if (ls == null) {
             return null;
         }
-        long from = Math.min(l.at(), ev.start());
-        long to = Math.max(l.at(), ev.end());
-        return epochs.unchanged(ev.space(), from, to) ? l.lock() : null;
+        for (Link l : ls) {
+            if (l.space() == ev.space() && l.className().equals(ev.className())
+                    && epochs.unchanged(ev.space(), Math.min(l.at(), ev.end()), Math.max(l.at(), ev.end()))) {
+                return l.lock();
+            }
+        }
+        return null;
     }
 
     /**
@@ -263,27 +301,51 @@ final class Contentions {
     }
 
     /**
-     * What can give an address to another object, counted at each poll:
-     * monitor deflations (the JVM's own counter, where it has one) and
-     * collections. Between two moments nothing happened when the counts at
-     * the polls around them agree.
+     * What can give an address to another object: a monitor deflated (its
+     * address free for another object's monitor), counted at each poll by
+     * the JVM's own counter where it has one; a collection (objects move),
+     * counted at each poll and timed exactly by JFR. Between two moments
+     * nothing happened when the counts at the polls around them agree, or,
+     * for objects, when JFR has delivered its collections past them and none
+     * fell in between.
      */
     static final class Epochs {
         private static final int KEPT = 64;
+        /** How long after an event JFR must have delivered to be sure no collection that overlaps it is still to come. */
+        private static final long SETTLED = 1_000_000_000L;
         private final PerfCounters deflations = PerfCounters.open("sun.rt._sync_Deflations");
         private final List<java.lang.management.GarbageCollectorMXBean> gcs =
                 java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
         private final ArrayDeque<long[]> marks = new ArrayDeque<>(); // {time, deflations, collections}
+        private final ArrayDeque<long[]> collections = new ArrayDeque<>(); // {start, end}, as JFR reported them
+        private long collectionsSince = Long.MAX_VALUE; // JFR's collections are known from this time on
+        private long reached;
 
         void polled(long at) {
-            long collections = 0;
+            long n = 0;
             for (var gc : gcs) {
-                collections += Math.max(gc.getCollectionCount(), 0);
+                n += Math.max(gc.getCollectionCount(), 0);
             }
             if (marks.size() >= KEPT) {
                 marks.pollFirst();
             }
-            marks.addLast(new long[] {at, deflations.value(), collections});
+            marks.addLast(new long[] {at, deflations.value(), n});
+        }
+
+        void collection(long start, long end) {
+            collectionsSince = Math.min(collectionsSince, start);
+            if (collections.size() >= 1024) {
+                collections.pollFirst();
+                collectionsSince = collections.peekFirst()[0];
+            }
+            collections.addLast(new long[] {start, end});
+        }
+
+        void reached(long time) {
+            reached = Math.max(reached, time);
+            // JFR delivers collections as they end: from the first event
+            // on, every collection after it is known.
+            collectionsSince = Math.min(collectionsSince, time);
         }
 
         /** Whether nothing could rename an address of this space between from and to. */
@@ -298,11 +360,19 @@ final class Contentions {
                     after = m;
                 }
             }
-            if (before == null || after == null) {
+            int i = space == Space.MONITOR ? 1 : 2;
+            if (before != null && after != null && before[i] >= 0 && before[i] == after[i]) {
+                return true;
+            }
+            if (space == Space.MONITOR || from < collectionsSince || reached < to + SETTLED) {
                 return false;
             }
-            int i = space == Space.MONITOR ? 1 : 2;
-            return before[i] >= 0 && before[i] == after[i];
+            for (long[] c : collections) {
+                if (c[0] <= to && c[1] >= from) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

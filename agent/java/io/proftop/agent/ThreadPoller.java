@@ -105,7 +105,7 @@ final class ThreadPoller {
     }
 
     /** Looks again, one by one and without stacks (no safepoint), at the threads the poll saw held up by a lock. */
-    private List<Witness> witness(List<Seen> seen) {
+    List<Witness> witness(List<Seen> seen) {
         List<Witness> out = new ArrayList<>();
         for (Seen s : seen) {
             if (s.lock() == 0) {
