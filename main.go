@@ -10,6 +10,7 @@ import (
 
 	"github.com/proftop/proftop/cli"
 	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/internal/textsafe"
 )
 
 // Set at release time with -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
@@ -47,7 +48,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 		Args:          cobra.NoArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Annotations[noConfig] != "" {
-				return nil
+				return cli.RefuseInheritedFlags(cmd)
 			}
 			file, explicit := configFile, configFile != ""
 			if !explicit {
@@ -90,7 +91,8 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "proftop:", err)
+		// Errors quote what a profiler or a file said: shown as the screen shows it.
+		fmt.Fprintln(os.Stderr, "proftop:", textsafe.Inert(err.Error()))
 		os.Exit(1)
 	}
 }

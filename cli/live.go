@@ -55,7 +55,7 @@ func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
 
 // Watch shows a source: the interface, or batch snapshots.
 func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer) error {
-	agg := state.New(state.Options{Window: s.Window})
+	agg := state.New(state.Options{Window: s.Window, MaxThreads: s.MaxThreads, MaxMethods: s.MaxMethods, MaxMonitors: s.MaxMonitors})
 	if !v.Batch {
 		if !term.IsTerminal(os.Stdout.Fd()) {
 			return errors.New("standard output is not a terminal: use --batch for text snapshots (or --batch --json)")

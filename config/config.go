@@ -38,6 +38,9 @@ type Settings struct {
 	Color              string // auto, always, never
 	Charset            string // auto, unicode, ascii
 	MaxMessageSize     int
+	MaxThreads         int
+	MaxMethods         int
+	MaxMonitors        int
 }
 
 // setting describes one key: its flag, default, help and how to read it.
@@ -89,6 +92,12 @@ var settings = []setting{
 		enum: []string{"auto", "unicode", "ascii"}, set: func(s *Settings, v any) { s.Charset = v.(string) }},
 	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
 		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
+	{key: "max-threads", def: "50000", usage: "most live threads tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
+		set: func(s *Settings, v any) { s.MaxThreads = v.(int) }},
+	{key: "max-methods", def: "200000", usage: "most methods tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 100_000_000,
+		set: func(s *Settings, v any) { s.MaxMethods = v.(int) }},
+	{key: "max-monitors", def: "10000", usage: "most monitors tracked (idle ones make room); more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
+		set: func(s *Settings, v any) { s.MaxMonitors = v.(int) }},
 }
 
 // Origin says where a setting's value came from.

@@ -13,10 +13,25 @@ type Options struct {
 	// MaxMessageSize is the largest binary message or XML element accepted,
 	// in bytes; 0 means DefaultMaxMessageSize.
 	MaxMessageSize int
+	// MaxAttributes is the most attributes one XML element may have; an
+	// element with more is skipped with an error. 0 means
+	// DefaultMaxAttributes.
+	MaxAttributes int
 }
 
 // DefaultMaxMessageSize is the default limit on one message (16 MiB).
 const DefaultMaxMessageSize = 16 << 20
+
+// DefaultMaxAttributes is the default limit on one XML element's
+// attributes: the trace format's elements have a few dozen at most.
+const DefaultMaxAttributes = 1024
+
+func (o Options) maxAttributes() int {
+	if o.MaxAttributes <= 0 {
+		return DefaultMaxAttributes
+	}
+	return o.MaxAttributes
+}
 
 func (o Options) maxSize() int {
 	if o.MaxMessageSize <= 0 {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/proftop/proftop/internal/textsafe"
 )
 
 // AppendJSON renders ev as one JSON object: "type" is the kind's element
@@ -106,7 +108,9 @@ func appendJSONKey(dst []byte, key string) []byte {
 }
 
 // appendJSONString quotes s as a JSON string. Bytes that are not UTF-8
-// become U+FFFD, so the output is always valid JSON.
+// become U+FFFD, so the output is always valid JSON; C0 and C1 controls,
+// bidirectional overrides and the like are escaped, so that a terminal
+// showing it is safe.
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
@@ -131,9 +135,12 @@ func appendJSONString(dst []byte, s string) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
+		switch {
+		case r == utf8.RuneError && n == 1:
 			dst = append(dst, `\ufffd`...)
-		} else {
+		case textsafe.Dangerous(r):
+			dst = textsafe.AppendEscape(dst, r)
+		default:
 			dst = append(dst, s[i:i+n]...)
 		}
 		i += n

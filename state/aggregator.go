@@ -18,9 +18,12 @@ type Options struct {
 	MaxEndedThreads int
 	// MaxMonitors bounds the monitors kept; idle ones go first (default 10,000).
 	MaxMonitors int
+	// MaxMethods bounds the methods kept (default 200,000).
+	MaxMethods int
 	// History is how many GC pauses and heap samples are kept (default 300).
 	History int
-	// MaxThreads bounds the threads of one poll (default 50,000).
+	// MaxThreads bounds the live threads kept, and the threads of one
+	// poll (default 50,000).
 	MaxThreads int
 }
 
@@ -42,6 +45,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxThreads <= 0 {
 		o.MaxThreads = 50_000
+	}
+	if o.MaxMethods <= 0 {
+		o.MaxMethods = 200_000
 	}
 	return o
 }
@@ -73,6 +79,8 @@ type Aggregator struct {
 	pollMark  uint32
 	poll      pollBuffer
 	badStates int64 // thread states of a name this aggregator does not know
+	// The threads of the latest poll the picture leaves out (a full table).
+	pollUntracked int64
 
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
@@ -83,9 +91,9 @@ type Aggregator struct {
 func New(opts Options) *Aggregator {
 	opts = opts.withDefaults()
 	a := &Aggregator{opts: opts, classes: map[int64]string{}}
-	a.threads.init()
-	a.methods.init(opts.Window)
-	a.monitors.init()
+	a.threads.init(opts.MaxThreads)
+	a.methods.init(opts.Window, opts.MaxMethods)
+	a.monitors.init(opts.MaxMonitors)
 	a.gc.init(opts.History)
 	return a
 }
@@ -104,6 +112,10 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 		a.apply(ev)
 	}
 	a.events += int64(len(events))
+	if a.threads.ended > 2*a.opts.MaxEndedThreads {
+		// Threads that come and go faster than snapshots are taken.
+		a.threads.expire(a.latest, a.opts.EndedRetention, a.opts.MaxEndedThreads)
+	}
 }
 
 // newStream forgets what only made sense in the previous stream (ids,
@@ -115,7 +127,7 @@ func (a *Aggregator) newStream(stream int) {
 	a.monitors.newStream()
 	clear(a.classes)
 	a.gc.pending = 0
-	a.polled, a.poll.entries = false, a.poll.entries[:0]
+	a.polled, a.poll.entries, a.poll.overflow, a.pollUntracked = false, a.poll.entries[:0], 0, 0
 	for _, t := range a.threads.all {
 		t.live, t.pending, t.hist = nil, nil, histOpen{}
 	}
@@ -136,11 +148,11 @@ func (a *Aggregator) apply(ev decode.Event) {
 	switch e := ev.(type) {
 	case *decode.MethodEntry:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
-		slot := a.methods.byID(e.MethodIDRef)
 		now := a.at(e.Time)
-		if t.state == ThreadEnded {
+		if t == nil || t.state == ThreadEnded {
 			return
 		}
+		slot := a.methods.byID(e.MethodIDRef) // -1, not tracked: the call is kept for the pairing only
 		caller := int32(-1)
 		if n := len(t.calls); n > 0 {
 			caller = t.calls[n-1].slot
@@ -153,6 +165,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MethodExit:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t == nil {
+			return
+		}
 		if e.ThreadCPUTime > 0 {
 			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
 		}
@@ -170,11 +185,16 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if e.ThreadCPUTime > 0 && c.cpuStart >= 0 {
 			cpu = max(t.cpu-c.cpuStart, 0)
 		}
-		a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+		if c.slot >= 0 {
+			a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+		}
 	case *decode.AgMethodEntry:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t == nil || e.NumCalls <= 0 {
+			return
+		}
 		slot := a.methods.byID(e.MethodIDRef)
-		if e.NumCalls <= 0 {
+		if slot < 0 {
 			return
 		}
 		measured := func(v decode.Ticks) int64 {
@@ -192,6 +212,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonContendedEnter:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t == nil {
+			return
+		}
 		if a.polled {
 			a.historyBegins(t, e.ObjIDRef, false, now, &e.Stack)
 			break
@@ -211,6 +234,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonContendedEntered:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t == nil {
+			return
+		}
 		if a.polled {
 			a.historyEnds(t, e.ObjIDRef, false, now)
 			break
@@ -228,6 +254,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonWait:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t == nil {
+			return
+		}
 		if a.polled {
 			a.historyBegins(t, e.ObjIDRef, true, now, &e.Stack)
 			break
@@ -243,6 +272,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MonWaited:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t == nil {
+			return
+		}
 		if a.polled {
 			a.historyEnds(t, e.ObjIDRef, true, now)
 			break
@@ -261,8 +293,8 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Sample:
 		a.at(e.Time)
 		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
-		if len(e.Stack.Methods) > 0 {
-			a.threads.get(e.ThreadIDRef, a.stream).sampleTop = e.Stack.Methods[0]
+		if t := a.threads.get(e.ThreadIDRef, a.stream); t != nil && len(e.Stack.Methods) > 0 {
+			t.sampleTop = e.Stack.Methods[0]
 		}
 	case *decode.Collection:
 		end := a.at(e.Time)
@@ -288,7 +320,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			a.endThread(t, now)
 		}
 	case *decode.ClassDef:
-		a.classes[e.ClassID] = e.Name
+		if _, ok := a.classes[e.ClassID]; ok || len(a.classes) < maxClasses {
+			a.classes[e.ClassID] = e.Name
+		}
 		a.methods.classDefined(e.ClassID, e.Name)
 		a.monitors.classDefined(e.ClassID, e.Name)
 	case *decode.MethodDef:
@@ -386,6 +420,11 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		Events:   a.events,
 		Streams:  a.stream,
 		Unpaired: a.unpaired,
+		NotTracked: NotTracked{Threads: a.threads.refused.count(), Methods: a.methods.refused.count(),
+			Monitors: a.monitors.refused.count()},
+	}
+	if a.polled {
+		s.NotTracked.Threads = a.pollUntracked // the present, as the latest poll has it
 	}
 	if a.latest > 0 {
 		s.Clock = time.Unix(0, a.latest)

@@ -160,6 +160,9 @@ func (a *Aggregator) commitEstimate(t *thread, e episode) {
 // on obj to the thread's and the monitor's totals.
 func (a *Aggregator) count(t *thread, obj int64, waiting bool, d, n int64) {
 	m := a.monitors.get(obj, a.latest)
+	if m == nil {
+		m = &monitor{} // not tracked: the thread's figures count all the same
+	}
 	if waiting {
 		t.waitingNS += n * d
 		m.waits += n
@@ -247,7 +250,7 @@ func (a *Aggregator) liveOnMonitors(now int64) map[int64]*monitorLive {
 // reports for the statistics (a polled source's present comes from polls).
 func (a *Aggregator) historyBegins(t *thread, obj int64, waiting bool, at int64, st *decode.Stack) {
 	t.hist = histOpen{open: true, waiting: waiting, obj: obj, start: at}
-	if m := a.monitors.get(obj, at); m.site == "" && len(st.Methods) > 0 {
+	if m := a.monitors.get(obj, at); m != nil && m.site == "" && len(st.Methods) > 0 {
 		m.site = siteOf(framesOf(st))
 	}
 }
@@ -265,8 +268,8 @@ func (a *Aggregator) historyEnds(t *thread, obj int64, waiting bool, at int64) {
 
 // framesOf copies a decoded stack.
 func framesOf(st *decode.Stack) []Frame {
-	out := make([]Frame, len(st.Methods))
-	for i, m := range st.Methods {
+	out := make([]Frame, min(len(st.Methods), maxStackDepth))
+	for i, m := range st.Methods[:len(out)] {
 		out[i] = Frame{Method: m, Line: st.Lines[i]}
 	}
 	return out

@@ -80,6 +80,7 @@ type methodInfo struct {
 	cur       figures // the bucket being filled
 	classID   int64   // of the current stream, while the class is unknown
 	name, sig string
+	key       string // its key in byKey
 	mark      uint32 // last snapshot that listed it (recent rows)
 	into      int32  // the slot a dead slot was merged into
 }
@@ -133,9 +134,16 @@ type methodTable struct {
 	buckets     [][]bucketEntry // completed buckets, oldest first
 	maxBuckets  int
 	bucketEnd   time.Time
+
+	max     int       // slots, at most
+	refused untracked // methods turned away by a full table
 }
 
-func (mt *methodTable) init(window time.Duration) {
+// methodNotTracked stands for a method a full table turned away.
+const methodNotTracked = "(method not tracked)"
+
+func (mt *methodTable) init(window time.Duration, limit int) {
+	mt.max = limit
 	mt.byKey = map[string]int32{}
 	mt.byFrame = map[string]int32{}
 	mt.ids = map[int64]int32{}
@@ -160,7 +168,13 @@ func (mt *methodTable) setName(slot int32, name string) {
 	mt.names[slot] = name
 }
 
+// newSlot makes a slot for a method; -1, and the method counted as not
+// tracked, when the table is full.
 func (mt *methodTable) newSlot(key, display string) int32 {
+	if len(mt.stats) >= mt.max {
+		mt.refused.addName(key)
+		return -1
+	}
 	slot := int32(len(mt.stats))
 	mt.stats = append(mt.stats, methodStat{})
 	mt.info = append(mt.info, methodInfo{})
@@ -168,19 +182,32 @@ func (mt *methodTable) newSlot(key, display string) int32 {
 	mt.names = append(mt.names, display)
 	mt.callers = append(mt.callers, nil)
 	mt.byKey[key] = slot
+	mt.info[slot].key = key
 	return slot
 }
 
 // byID returns the slot of a method id, a provisional one when the
-// method's definition has not arrived yet.
+// method's definition has not arrived yet; -1 when the table is full.
 func (mt *methodTable) byID(id int64) int32 {
 	if slot, ok := mt.ids[id]; ok {
 		return slot
 	}
 	name := "method#" + strconv.FormatInt(id, 10)
+	if len(mt.stats) >= mt.max {
+		mt.refused.addName(name)
+		return -1
+	}
 	slot := mt.newSlot("\x00"+name+"\x00"+strconv.Itoa(len(mt.stats)), name)
 	mt.ids[id] = slot
 	return slot
+}
+
+// mapID records which slot a method id names; ids beyond a few per slot
+// (a peer naming one method by ever new ids) are not kept.
+func (mt *methodTable) mapID(id int64, slot int32) {
+	if _, ok := mt.ids[id]; ok || len(mt.ids) < 4*mt.max {
+		mt.ids[id] = slot
+	}
 }
 
 func methodKey(class, name, sig string, line int64) string {
@@ -201,39 +228,38 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
-			delete(mt.byKey, mt.keyOf(prov))
-			mt.byKey[key] = prov
+			delete(mt.byKey, mt.info[prov].key)
+			mt.byKey[key], mt.info[prov].key = prov, key
 			mt.setName(prov, display)
 			slot, seen = prov, true
 		}
 	}
 	if !seen {
+		if len(mt.stats) >= mt.max {
+			// Counted as its events will name it, so that it counts once.
+			mt.refused.addName("method#" + strconv.FormatInt(e.MethodID, 10))
+			return
+		}
 		slot = mt.newSlot(key, display)
 	}
-	mt.ids[e.MethodID] = slot
+	mt.mapID(e.MethodID, slot)
 	in := &mt.info[slot]
 	in.name, in.sig = e.Name, e.Signature
 	mt.stats[slot].line = e.StartLineNumber
 	mt.gens[slot] = mt.gen // its row changes
-	in.classID = 0
 	if !known {
-		in.classID = e.ClassIDRef
-		mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
-	}
-}
-
-// keyOf finds a slot's key (rare: renames only).
-func (mt *methodTable) keyOf(slot int32) string {
-	for k, s := range mt.byKey {
-		if s == slot {
-			return k
+		if in.classID != e.ClassIDRef { // waiting once per class, however often it is defined
+			mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
 		}
+		in.classID = e.ClassIDRef
+	} else {
+		in.classID = 0
 	}
-	return ""
 }
 
 // classDefined names the methods that were waiting for their class.
 func (mt *methodTable) classDefined(id int64, class string) {
+	merged := false
 	for _, slot := range mt.pending[id] {
 		st, in := &mt.stats[slot], &mt.info[slot]
 		if st.dead || in.classID != id {
@@ -242,19 +268,23 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		key := methodKey(class, in.name, in.sig, st.line)
 		if other, ok := mt.byKey[key]; ok && other != slot {
 			mt.merge(slot, other)
-			for mid, s := range mt.ids {
-				if s == slot {
-					mt.ids[mid] = other
-				}
-			}
+			merged = true
 			continue
 		}
-		delete(mt.byKey, mt.keyOf(slot))
-		mt.byKey[key] = slot
+		delete(mt.byKey, in.key)
+		mt.byKey[key], in.key = slot, key
 		mt.setName(slot, class+"."+in.name)
 		in.classID = 0
 	}
 	delete(mt.pending, id)
+	if merged {
+		// One pass for all the merges: the ids of merged slots name the survivors.
+		for mid, slot := range mt.ids {
+			if mt.stats[slot].dead {
+				mt.ids[mid] = mt.live(slot)
+			}
+		}
+	}
 }
 
 // merge moves the cumulative figures of one slot into another. The window
@@ -281,7 +311,7 @@ func (mt *methodTable) live(slot int32) int32 {
 
 // called notes who called a method, n times (calls, or samples).
 func (mt *methodTable) called(slot, caller int32, n int64) {
-	if caller < 0 {
+	if caller < 0 || slot < 0 {
 		return
 	}
 	slot, caller = mt.live(slot), mt.live(caller)
@@ -525,6 +555,10 @@ func (mt *methodTable) frameSlot(frame string) int32 {
 	if slot, ok := mt.byFrame[frame]; ok {
 		return slot
 	}
+	if len(mt.stats) >= mt.max {
+		mt.refused.addName(frame)
+		return -1
+	}
 	display, sig := frame, ""
 	if i := strings.IndexByte(frame, '('); i > 0 {
 		display, sig = frame[:i], frame[i:]
@@ -547,12 +581,15 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
 		return
 	}
 	slots := mt.stackBuf[:0]
-	for _, f := range st.Methods {
+	for _, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
 		slots = append(slots, mt.frameSlot(f))
 	}
 	mt.stackBuf = slots
 	mt.mark++
 	for i, slot := range slots {
+		if slot < 0 {
+			continue // not tracked: its share is left out
+		}
 		in := &mt.info[slot]
 		if in.mark == mt.mark {
 			continue

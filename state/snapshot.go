@@ -263,6 +263,8 @@ type Snapshot struct {
 	Callers []Caller `json:"callers,omitempty"`
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
+	// What the bounded tables leave out.
+	NotTracked NotTracked `json:"notTracked"`
 
 	gen uint32 // generation of the method table, for reuse
 }

@@ -574,6 +574,9 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		if f := m.filters[p]; f != "" {
 			title += " /" + inert(f)
 		}
+		if nt := notTracked(m.snap, p); nt != "" {
+			title += " · " + nt
+		}
 	}
 	lines := frame(title, body, w, h, focused, &m.st, m.cfg.ASCII)
 	m.cache[p] = paneCache{key: key, lines: lines}
