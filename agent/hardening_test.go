@@ -283,9 +283,25 @@ type rawConn struct {
 	data bytes.Buffer // the trace bytes received
 }
 
+// dialRaw connects and authenticates with the token the agent left for
+// this user, as proftop does.
 func dialRaw(t *testing.T, port int) *rawConn {
 	t.Helper()
-	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	c := dialUnauthenticated(t, "127.0.0.1", port)
+	token, _ := client.LocalToken(port)
+	if token == "" {
+		t.Fatalf("no token for port %d in /tmp/proftop-%d", port, os.Geteuid())
+	}
+	if m := c.command(t, 1000, &protocol.Authenticate{Token: token}); m.Name != "authenticated" {
+		t.Fatalf("authenticate: %s %s", m.Name, m.Body)
+	}
+	return c
+}
+
+// dialUnauthenticated connects, and nothing more.
+func dialUnauthenticated(t *testing.T, host string, port int) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +493,8 @@ func TestAgentDropsAnIdleClient(t *testing.T) {
 }
 
 // The queue between the agent and a client that stops reading: putting
-// never waits for the network, and the client is dropped a backlog behind.
+// never waits for the network, the client is dropped a backlog behind, and
+// told why should it read again.
 func TestOutboxDropsAStalledClient(t *testing.T) {
 	_, jar := workload(t)
 	classes := t.TempDir()
@@ -493,6 +510,10 @@ func TestOutboxDropsAStalledClient(t *testing.T) {
 	m := regexp.MustCompile(`dropped after (\d+) bytes, slowest put (\d+) ms`).FindSubmatch(out)
 	if m == nil {
 		t.Fatalf("%s", out)
+	}
+	// Reading again, the client finds why it was dropped, after what was written before.
+	if !regexp.MustCompile(`reason: <Cmd [^>]*ctxt="0"><error code="TOO_SLOW">the client fell more than 1 MiB behind`).Match(out) {
+		t.Fatalf("no reason for the drop: %s", out)
 	}
 	sent, _ := strconv.Atoi(string(m[1]))
 	// The backlog plus what the sockets' buffers hold.
@@ -542,52 +563,4 @@ func TestAgentWithoutJFRSaysSo(t *testing.T) {
 	if strings.Contains(j.stderr.String(), "Exception in thread") {
 		t.Fatalf("an agent error reached the application's handler:\n%s", j.stderr)
 	}
-}
-
-// With a token, a client that has not authenticated does not hold the
-// agent's one place, however busy it keeps the connection.
-func TestUnauthenticatedClientsDoNotHoldThePlace(t *testing.T) {
-	j, port := startWithAgent(t, 120, false, ",host=127.0.0.2,token=s3cret")
-	pest, err := net.Dial("tcp", fmt.Sprintf("127.0.0.2:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pest.Close()
-	raw := &rawConn{Conn: pest, r: protocol.NewFrameReader(pest, 0), w: protocol.NewFrameWriter(pest, 0)}
-	stop := make(chan struct{})
-	pestDone := make(chan struct{})
-	go func() {
-		defer close(pestDone)
-		payload, _ := protocol.EncodeMessage("proftop", "agentController", 1, &protocol.ListAgents{})
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(300 * time.Millisecond):
-			}
-			if raw.w.WriteFrame(false, payload) != nil {
-				return
-			}
-			raw.SetReadDeadline(time.Now().Add(2 * time.Second))
-			if _, err := raw.r.Next(); err != nil {
-				return
-			}
-		}
-	}()
-	time.Sleep(time.Second)
-	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "s3cret"})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-	defer cancel()
-	go func() {
-		for b := range s.Batches() {
-			s.Recycle(b)
-		}
-	}()
-	s.Run(ctx)
-	close(stop)
-	<-pestDone
-	if st := s.Status(); st.Streams != 1 || st.Events == 0 {
-		t.Fatalf("the client with the token, beside one without: %+v", st)
-	}
-	j.exits(t, 20*time.Second)
 }

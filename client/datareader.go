@@ -6,7 +6,8 @@ import (
 
 // dataReader presents the data frames of a connection as one byte stream,
 // which is what a decoder reads. Control frames that arrive meanwhile are
-// handed to onControl.
+// handed to onControl; an error the profiler ends the connection with
+// ends the stream.
 type dataReader struct {
 	c   *control
 	cur []byte
@@ -19,9 +20,8 @@ type dataReader struct {
 
 func (d *dataReader) Read(p []byte) (int, error) {
 	for len(d.cur) == 0 {
-		if len(d.c.early) > 0 {
-			d.cur = d.c.early[0]
-			d.c.early = d.c.early[1:]
+		if early, ok := d.c.takeEarly(); ok {
+			d.cur = early
 			if err := d.onData(d.cur); err != nil {
 				return 0, err
 			}
@@ -33,7 +33,14 @@ func (d *dataReader) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		if !f.Data {
-			if m, err := protocol.ParseMessage(f.Payload); err == nil && d.onControl != nil {
+			m, err := protocol.ParseMessage(f.Payload)
+			if err != nil {
+				continue
+			}
+			if err := endedBy(m); err != nil {
+				return 0, err
+			}
+			if d.onControl != nil {
 				d.onControl(m)
 			}
 			continue
