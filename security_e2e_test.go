@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,8 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/proftop/proftop/internal/syncbuf"
 )
 
 // Only the JVM's user gets in, whether the agent came with -javaagent or
@@ -31,24 +35,24 @@ func TestOnlyTheJVMsUserGetsIn(t *testing.T) {
 			t.Fatal("no port file")
 		}
 	}
-	streams := func(out string) bool {
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		var doc struct {
-			State  string
-			Events int64
-			Agent  struct{ PID int }
+	streams := func(pid int) func(line string) bool {
+		return func(line string) bool {
+			var doc struct {
+				State  string
+				Events int64
+				Agent  struct{ PID int }
+			}
+			json.Unmarshal([]byte(line), &doc)
+			return doc.State == "streaming" && doc.Events > 0 && doc.Agent.PID == pid
 		}
-		json.Unmarshal([]byte(lines[len(lines)-1]), &doc)
-		return doc.State == "streaming" && doc.Events > 0 && doc.Agent.PID == jvm.Process.Pid
 	}
-	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", port, "--batch", "--json", "-n", "3", "--refresh", "1s")
-	if code != 0 || !streams(out) {
-		t.Fatalf("the JVM's user, without a token: exit %d\n%.400s\n%s", code, out, errs)
+	if out, ok := watchUntil(t, nil, streams(jvm.Process.Pid), "--host", "127.0.0.1", "--port", port); !ok {
+		t.Fatalf("the JVM's user, without a token:\n%.600s", out)
 	}
 
 	// proftop attach into a JVM without the agent, then the same user by host and port.
 	other, _ := javaWorkload(t)
-	out, errs, code = run(t, nil, "attach", strconv.Itoa(other.Process.Pid), "--batch", "--json", "-n", "1")
+	out, errs, code := run(t, nil, "attach", strconv.Itoa(other.Process.Pid), "--batch", "--json", "-n", "1")
 	var doc struct{ Source string }
 	json.Unmarshal([]byte(strings.TrimSpace(out)), &doc)
 	_, attachedPort, ok := strings.Cut(doc.Source, ":")
@@ -56,9 +60,8 @@ func TestOnlyTheJVMsUserGetsIn(t *testing.T) {
 		t.Fatalf("attach: exit %d: %.300s\n%s", code, out, errs)
 	}
 	// (The agent frees its one place a moment after attach's proftop leaves: this one may retry.)
-	out, errs, code = run(t, nil, "--host", "127.0.0.1", "--port", attachedPort, "--batch", "--json", "-n", "10", "--refresh", "1s")
-	if code != 0 || !strings.Contains(out, `"state":"streaming"`) {
-		t.Fatalf("after attach, by host and port: exit %d\n%.400s\n%s", code, out, errs)
+	if out, ok := watchUntil(t, nil, streams(other.Process.Pid), "--host", "127.0.0.1", "--port", attachedPort); !ok {
+		t.Fatalf("after attach, by host and port:\n%.600s", out)
 	}
 
 	if os.Geteuid() != 0 {
@@ -87,10 +90,11 @@ func TestOnlyTheJVMsUserGetsIn(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+	runAsNobody := []string{runuser, "-u", nobody.Username, "--", bin}
 	for _, p := range []string{port, attachedPort} {
 		out, err := asNobody(nil, "--host", "127.0.0.1", "--port", p, "--batch", "--json", "-n", "1", "--reconnect=false")
-		if err == nil || !strings.Contains(out, "UNAUTHORIZED") || strings.Contains(out, "Workload") ||
-			strings.Contains(out, strconv.Itoa(jvm.Process.Pid)) || strings.Contains(out, strconv.Itoa(other.Process.Pid)) {
+		if err == nil || !strings.Contains(out, "UNAUTHORIZED") || strings.Contains(out, "Workload") || strings.Contains(out, `"agent":`) ||
+			strings.Contains(out, `"pid":`+strconv.Itoa(jvm.Process.Pid)) || strings.Contains(out, `"pid":`+strconv.Itoa(other.Process.Pid)) {
 			t.Fatalf("nobody, port %s: %v\n%s", p, err, out)
 		}
 	}
@@ -99,9 +103,65 @@ func TestOnlyTheJVMsUserGetsIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err = asNobody([]string{"PROFTOP_TOKEN=" + strings.TrimSpace(string(token))},
-		"--host", "127.0.0.1", "--port", port, "--batch", "--json", "-n", "3", "--refresh", "1s")
-	if err != nil || !streams(out) {
-		t.Fatalf("nobody, given the token: %v\n%.400s", err, out)
+	if out, ok := watchUntil(t, &proc{argv: runAsNobody, env: []string{"PROFTOP_TOKEN=" + strings.TrimSpace(string(token))}, dir: shared},
+		streams(jvm.Process.Pid), "--host", "127.0.0.1", "--port", port); !ok {
+		t.Fatalf("nobody, given the token:\n%.600s", out)
+	}
+}
+
+// proc says how to start proftop: argv before its arguments (default:
+// the binary), extra environment, working directory.
+type proc struct {
+	argv []string
+	env  []string
+	dir  string
+}
+
+// watchUntil runs proftop --batch --json with args (through p, when
+// given) until a snapshot satisfies done, or a minute passes; it returns
+// what it printed and whether done held.
+func watchUntil(t *testing.T, p *proc, done func(line string) bool, args ...string) (string, bool) {
+	t.Helper()
+	argv := []string{proftopBin}
+	if p != nil && p.argv != nil {
+		argv = p.argv
+	}
+	cmd := exec.Command(argv[0], append(append(argv[1:], args...), "--batch", "--json", "--refresh", "500ms")...)
+	if p != nil {
+		cmd.Env, cmd.Dir = append(os.Environ(), p.env...), p.dir
+	}
+	stdout, _ := cmd.StdoutPipe()
+	var errs syncbuf.Buffer
+	cmd.Stderr = &errs
+	// Its own process group, so that proftop goes too when started
+	// through runuser; and no waiting for pipes a straggler holds.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	}()
+	found := make(chan bool, 1)
+	var seen syncbuf.Buffer
+	go func() {
+		lines := bufio.NewScanner(stdout)
+		lines.Buffer(nil, 64<<20)
+		for lines.Scan() {
+			seen.Write(append(lines.Bytes(), '\n'))
+			if done(lines.Text()) {
+				found <- true
+				return
+			}
+		}
+		found <- false
+	}()
+	select {
+	case ok := <-found:
+		return seen.String() + errs.String(), ok
+	case <-time.After(time.Minute):
+		return seen.String() + errs.String(), false
 	}
 }

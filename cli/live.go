@@ -105,13 +105,18 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	go func() { ran <- src.Run(ctx) }()
 	print := func() error {
 		snap := agg.Snapshot(time.Now(), state.Query{Recent: true, CallersOf: -1})
+		defer agg.Release(snap) // the next snapshot reuses its tables
 		st := src.Status()
 		if v.JSON {
 			b, err := tui.RenderJSON(snap, st, v.Top)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(out, "%s\n", b)
+			// Written as it is: a snapshot of 200,000 methods is tens of MB, not to be copied again.
+			if _, err := out.Write(b); err != nil {
+				return err
+			}
+			_, err = io.WriteString(out, "\n")
 			return err
 		}
 		_, err := fmt.Fprintf(out, "%s\n", tui.RenderText(snap, st, batchWidth(), topRows(v.Top), ascii(s.Charset)))
