@@ -19,10 +19,16 @@ var tokenDir = "/tmp"
 // user, /tmp/proftop-UID/token-PORT, and the file's path. It reads the file
 // only when the directory and the file are this user's, not symbolic
 // links, and closed to everyone else: a token anyone else could have put
-// there would hand them whatever this user's proftop sends. ("", "") when
-// there is no such token.
+// there would hand them whatever this user's proftop sends. And only when
+// the socket listening on that loopback port is this user's (where the
+// kernel says who owns it): a killed agent leaves its file behind, and
+// another user may listen on its port since. ("", "") when there is no
+// such token.
 func LocalToken(port int) (token, path string) {
 	uid := os.Geteuid()
+	if !loopbackListenerIsOurs(port, uid) {
+		return "", ""
+	}
 	dir := filepath.Join(tokenDir, "proftop-"+strconv.Itoa(uid))
 	if !ownedPrivately(dir, uid) {
 		return "", ""
