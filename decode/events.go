@@ -42,6 +42,8 @@ const (
 	KindMemoryPool
 	KindCollection
 	KindGCTotals
+	KindObjectCensus
+	KindAllocation
 	numKinds
 )
 

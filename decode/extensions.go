@@ -104,9 +104,36 @@ type GCTotals struct {
 	TotalTime Ticks  `tptp:"totalTime"`
 }
 
-func (*Sample) Kind() Kind      { return KindSample }
-func (*ThreadState) Kind() Kind { return KindThreadState }
-func (*ThreadPoll) Kind() Kind  { return KindThreadPoll }
-func (*MemoryPool) Kind() Kind  { return KindMemoryPool }
-func (*Collection) Kind() Kind  { return KindCollection }
-func (*GCTotals) Kind() Kind    { return KindGCTotals }
+// ObjectCensus is one line of a count of the live objects: how many of a
+// class (allocated at a site, when the source knows) and how many bytes
+// (-1: unknown). The lines of one census share its id; a census with a new
+// id replaces the previous one (rbkit's object-space dump, a ProfilerJ
+// snapshot's memory section).
+type ObjectCensus struct {
+	Time     Ticks  `tptp:"time"`
+	Census   int64  `tptp:"census"`
+	Class    string `tptp:"className"`
+	Site     string `tptp:"site"` // "file:line" where allocated; "": unknown
+	Count    int64  `tptp:"count"`
+	Bytes    int64  `tptp:"bytes"`
+	MaxCount int64  `tptp:"maxCount"` // the most there were at once; -1: unknown
+}
+
+// Allocation is what a sampling source saw allocated of a class since its
+// previous Allocation of that class: a count (-1: unknown, when the source
+// samples by size, as JFR does) and bytes.
+type Allocation struct {
+	Time  Ticks  `tptp:"time"`
+	Class string `tptp:"className"`
+	Count int64  `tptp:"count"`
+	Bytes int64  `tptp:"bytes"`
+}
+
+func (*Sample) Kind() Kind       { return KindSample }
+func (*ObjectCensus) Kind() Kind { return KindObjectCensus }
+func (*Allocation) Kind() Kind   { return KindAllocation }
+func (*ThreadState) Kind() Kind  { return KindThreadState }
+func (*ThreadPoll) Kind() Kind   { return KindThreadPoll }
+func (*MemoryPool) Kind() Kind   { return KindMemoryPool }
+func (*Collection) Kind() Kind   { return KindCollection }
+func (*GCTotals) Kind() Kind     { return KindGCTotals }

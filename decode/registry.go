@@ -66,7 +66,7 @@ type kindSpec struct {
 
 // maxWireID is the largest message id the table knows: TPTP's run to 1041,
 // proftop's extensions start at 1100.
-const maxWireID = 1105
+const maxWireID = 1107
 
 var (
 	specs       [numKinds]*kindSpec
@@ -115,6 +115,8 @@ func init() {
 	register[MemoryPool](1103, "memoryPool")
 	register[Collection](1104, "collection")
 	register[GCTotals](1105, "gcTotals")
+	register[ObjectCensus](1106, "objectCensus")
+	register[Allocation](1107, "allocation")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))

@@ -22,6 +22,11 @@ type Options struct {
 	History int
 	// MaxThreads bounds the threads of one poll (default 50,000).
 	MaxThreads int
+	// MaxTrackedObjects bounds the live objects whose class is remembered
+	// to attribute their frees (default 1,000,000); MaxClasses the classes
+	// of the Objects pane (default 20,000).
+	MaxTrackedObjects int
+	MaxClasses        int
 }
 
 func (o Options) withDefaults() Options {
@@ -42,6 +47,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxThreads <= 0 {
 		o.MaxThreads = 50_000
+	}
+	if o.MaxTrackedObjects <= 0 {
+		o.MaxTrackedObjects = 1_000_000
+	}
+	if o.MaxClasses <= 0 {
+		o.MaxClasses = 20_000
 	}
 	return o
 }
@@ -64,6 +75,7 @@ type Aggregator struct {
 	monitors monitorTable
 	classes  map[int64]string // class id -> name, for the current stream
 	gc       gcState
+	objects  objectTable
 	process  Process
 	unpaired int64
 
@@ -87,6 +99,7 @@ func New(opts Options) *Aggregator {
 	a.methods.init(opts.Window)
 	a.monitors.init()
 	a.gc.init(opts.History)
+	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
 	return a
 }
 
@@ -114,6 +127,7 @@ func (a *Aggregator) newStream(stream int) {
 	a.methods.newStream()
 	a.monitors.newStream()
 	clear(a.classes)
+	a.objects.newStream()
 	a.gc.pending = 0
 	a.polled, a.poll.entries = false, a.poll.entries[:0]
 	for _, t := range a.threads.all {
@@ -295,6 +309,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.methods.define(e, a.classes)
 	case *decode.ObjAlloc:
 		a.monitors.allocated(e.ObjID, e.ClassIDRef)
+		a.objects.allocated(e.ObjID, a.className(e.ClassIDRef), e.Size, a.at(e.Time))
 	case *decode.GCStart:
 		a.gc.start(a.at(e.Time))
 	case *decode.GCFinish:
@@ -302,6 +317,11 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.ObjFree:
 		a.gc.freed++
 		a.gc.freedKnown = true
+		a.objects.freed(e.ObjIDRef, a.at(e.Time))
+	case *decode.ObjectCensus:
+		a.objects.counted(e.Census, a.at(e.Time), CensusRow{Class: e.Class, Site: e.Site, Count: e.Count, Bytes: e.Bytes, MaxCount: e.MaxCount})
+	case *decode.Allocation:
+		a.objects.sampled(e.Class, e.Count, e.Bytes, a.at(e.Time))
 	case *decode.Node:
 		a.process.Host = e.Hostname
 	case *decode.ProcessCreate:
@@ -322,6 +342,7 @@ func (a *Aggregator) Reset() {
 	a.monitors.reset()
 	a.threads.reset(a.latest)
 	a.gc.reset()
+	a.objects.reset()
 	a.unpaired = 0
 }
 
@@ -357,6 +378,18 @@ func reuse[T any](free *[][]T) []T {
 		return v
 	}
 	return nil
+}
+
+// className names a class by id: "" for none (id 0), "class#N" while its
+// definition has not come.
+func (a *Aggregator) className(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	if name, ok := a.classes[id]; ok {
+		return name
+	}
+	return "class#" + strconv.FormatInt(id, 10)
 }
 
 // threadName names a thread by id, for owners.
@@ -413,6 +446,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Deadlocks = []Deadlock{} // an empty list in JSON, not null
 	}
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
+	s.Objects, s.HasObjects = a.objects.rows(nowNS)
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
 	}

@@ -218,6 +218,52 @@ type GC struct {
 	InGC      bool   `json:"inGc"`
 }
 
+// Objects is the Objects pane: objects by class.
+type Objects struct {
+	Window  time.Duration `json:"windowNs"` // the span of the rates
+	Classes []ObjectClass `json:"classes"`
+	// Tracked is how many live objects are remembered (to attribute their
+	// frees); Untracked the frees of objects not remembered (allocated
+	// before watching began, or beyond the bound); Dropped the allocations
+	// not remembered; Overflow those of classes beyond the bound on classes.
+	Tracked   int64 `json:"tracked"`
+	Untracked int64 `json:"untrackedFrees,omitempty"`
+	Dropped   int64 `json:"untrackedAllocations,omitempty"`
+	Overflow  int64 `json:"otherClasses,omitempty"`
+	// The latest census of the live objects, by class and site.
+	Census      []CensusRow `json:"census,omitempty"`
+	CensusAt    time.Time   `json:"censusAt,omitzero"`
+	CensusTotal int64       `json:"censusTotal,omitempty"`
+}
+
+// ObjectClass is one class's objects: live (allocated, not yet freed),
+// allocated and freed since watching began and per second over the window,
+// bytes allocated when sizes are known, and the live count of the last
+// minute (oldest first). Sampled: from allocation samples, whose counts
+// are estimates (or unknown: bytes only).
+type ObjectClass struct {
+	Class     string  `json:"class"`
+	Live      int64   `json:"live"`
+	Allocs    int64   `json:"allocated"`
+	Frees     int64   `json:"freed"`
+	Bytes     int64   `json:"bytes"`
+	AllocRate float64 `json:"allocatedPerSec"`
+	FreeRate  float64 `json:"freedPerSec"`
+	BytesRate float64 `json:"bytesPerSec"`
+	Sampled   bool    `json:"sampled,omitempty"`
+	History   []int64 `json:"liveHistory"`
+}
+
+// CensusRow is one line of a census: the objects of a class allocated at
+// a site.
+type CensusRow struct {
+	Class    string `json:"class"`
+	Site     string `json:"site,omitempty"`
+	Count    int64  `json:"count"`
+	Bytes    int64  `json:"bytes"` // -1: unknown
+	MaxCount int64  `json:"maxCount,omitempty"`
+}
+
 // Process describes the profiled JVM, from the stream's first events.
 type Process struct {
 	Host    string    `json:"host,omitempty"`
@@ -258,6 +304,9 @@ type Snapshot struct {
 	Monitors  []Monitor  `json:"monitors"`
 	Deadlocks []Deadlock `json:"deadlocks"`
 	GC        GC         `json:"gc"`
+	// Objects is filled when the source reports objects (HasObjects).
+	Objects    Objects `json:"objects,omitzero"`
+	HasObjects bool    `json:"-"`
 
 	// Callers of the method the query asked about.
 	Callers []Caller `json:"callers,omitempty"`

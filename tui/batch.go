@@ -49,6 +49,19 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			b.WriteByte('\n')
 		}
 	}
+	if s.HasObjects {
+		rows := newObjectRows(&s.Objects, ascii)
+		n := rows.Len()
+		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(objectsTitle(s)), n)
+		if n > top {
+			fmt.Fprintf(&b, ", first %d", top)
+		}
+		b.WriteString(")\n")
+		for _, l := range newTable(objectCols, 1).render(rows, width, min(n, top)+1, &st, false) {
+			b.WriteString(strings.TrimRight(l, " "))
+			b.WriteByte('\n')
+		}
+	}
 	b.WriteString("\nGC\n")
 	for _, l := range renderGC(s, width, 6, &st, ascii) {
 		if l = strings.TrimRight(l, " "); l != "" {

@@ -32,6 +32,11 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 			}
 		}
 		return []string{st.Muted.Render("no calls of this method in the current view")}
+	case paneObjects:
+		if name, ok := objectByID(s, key); ok {
+			return objectDetail(name, s, st)
+		}
+		return []string{st.Muted.Render("this class is no longer listed")}
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	// Global
 	Quit, Help, Pause, Reset, NextPane, PrevPane, Faster, Slower, Recent, Group key.Binding
-	Pane                                                                        [4]key.Binding
+	Pane                                                                        [numPanes]key.Binding
 	// Tables
 	Up, Down, PageUp, PageDown, Top, Bottom, Sort, Reverse, Filter, Enter, Back key.Binding
 }
@@ -26,11 +26,12 @@ func DefaultKeyMap() KeyMap {
 		Slower:   k(w("-", "_"), h("-", "refresh slower")),
 		Recent:   k(w("c"), h("c", "methods: last N s / cumulative")),
 		Group:    k(w("m"), h("m", "monitors: one row per lock / per class and site")),
-		Pane: [4]key.Binding{
+		Pane: [numPanes]key.Binding{
 			k(w("1"), h("1", "threads")),
 			k(w("2"), h("2", "hot methods")),
 			k(w("3"), h("3", "monitors")),
 			k(w("4"), h("4", "GC")),
+			k(w("5"), h("5", "objects")),
 		},
 		Up:       k(w("up", "k"), h("↑/k", "up")),
 		Down:     k(w("down", "j"), h("↓/j", "down")),
@@ -54,7 +55,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help screen, a column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.NextPane, k.PrevPane},
+		{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4], k.NextPane, k.PrevPane},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Sort, k.Reverse, k.Filter, k.Enter, k.Back, k.Recent, k.Group},
 		{k.Pause, k.Reset, k.Faster, k.Slower, k.Help, k.Quit},

@@ -59,7 +59,7 @@ type Model struct {
 	recent  bool
 	grouped bool // monitors by class and site
 	focus   paneID
-	tables  [3]*table
+	tables  [numPanes]*table // nil for the GC pane
 	detail  *detailView
 	help2   bool // the help screen is open
 	notice  string
@@ -68,7 +68,7 @@ type Model struct {
 	filtering   bool
 	filterInput textinput.Model
 	filterPrev  string
-	filters     [3]string
+	filters     [numPanes]string
 
 	cache [numPanes]paneCache
 }
@@ -109,10 +109,11 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 		meter:   newCPUMeter(),
 		refresh: cfg.Refresh,
 		recent:  cfg.Recent,
-		tables: [3]*table{
-			newTable(threadCols, 4),
-			newTable(methodCols, 3),
-			newTable(monitorCols, 6),
+		tables: [numPanes]*table{
+			paneThreads:  newTable(threadCols, 4),
+			paneMethods:  newTable(methodCols, 3),
+			paneMonitors: newTable(monitorCols, 6),
+			paneObjects:  newTable(objectCols, 1),
 		},
 	}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = m.st.Key, m.st.Key
@@ -407,6 +408,8 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
 	case paneMethods:
 		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+	case paneObjects:
+		return newObjectRows(&s.Objects, m.cfg.ASCII)
 	}
 	return monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}
 }
@@ -532,6 +535,12 @@ func (m *Model) gridBody(h int) []string {
 	th := h / 2
 	bh := h - th
 	top := joinColumns(m.pane(paneThreads, lw, th), m.pane(paneMethods, rw, th))
+	if m.snap != nil && m.snap.HasObjects {
+		// Objects beside GC, under the methods.
+		gw := rw / 2
+		bottom := joinColumns(m.pane(paneMonitors, lw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+		return append(top, bottom...)
+	}
 	bottom := joinColumns(m.pane(paneMonitors, lw, bh), m.pane(paneGC, rw, bh))
 	return append(top, bottom...)
 }
@@ -561,6 +570,14 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	switch p {
 	case paneGC:
 		body = renderGC(m.snap, innerW, innerH, &m.st, m.cfg.ASCII)
+	case paneObjects:
+		if !m.snap.HasObjects {
+			body = noObjects(&m.st)
+			break
+		}
+		t, d := m.tables[p], m.rows(p, m.snap)
+		body = t.render(d, innerW, innerH, &m.st, focused)
+		title = objectsTitle(m.snap) + fmt.Sprintf(" · %d", t.matched)
 	default:
 		t, d := m.tables[p], m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)

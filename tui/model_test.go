@@ -182,7 +182,7 @@ func TestKeyBindings(t *testing.T) {
 	if m.focus != paneMethods {
 		t.Fatalf("tab: focus %d", m.focus)
 	}
-	press(m, "shift+tab", "shift+tab")
+	press(m, "shift+tab", "shift+tab", "shift+tab")
 	if m.focus != paneGC {
 		t.Fatalf("shift+tab: focus %d", m.focus)
 	}

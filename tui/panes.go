@@ -16,10 +16,11 @@ const (
 	paneMethods
 	paneMonitors
 	paneGC
+	paneObjects
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects"}
 
 // --- threads ---
 
