@@ -25,7 +25,7 @@ func javaWorkload(t *testing.T, jvmArgs ...string) (*exec.Cmd, *syncbuf.Buffer) 
 	t.Helper()
 	for _, tool := range []string{"java", "javac"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed (.ci/run installs OpenJDK 17)", tool)
+			t.Fatalf("%s is needed: apt-get install openjdk-17-jdk-headless (.ci/run installs it)", tool)
 		}
 	}
 	dir := t.TempDir()

@@ -28,7 +28,7 @@ func requireJDK(t testing.TB) {
 	t.Helper()
 	for _, tool := range []string{"java", "javac"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed for the agent tests (.ci/run installs OpenJDK 17)", tool)
+			t.Fatalf("%s is needed for the agent tests: apt-get install openjdk-17-jdk-headless (.ci/run installs it)", tool)
 		}
 	}
 }

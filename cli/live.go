@@ -123,6 +123,9 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 		select {
 		case err := <-ran:
 			<-fed
+			if neverStreamed(src.Status()) && err != nil {
+				return err // nothing to show: the cause alone
+			}
 			if perr := print(); perr != nil {
 				return perr
 			}
@@ -138,8 +141,20 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 			return err
 		}
 	}
+	// The snapshots asked for are printed: a script must still be able to
+	// tell that nothing was ever received.
+	if st := src.Status(); neverStreamed(st) {
+		cause := st.Cause
+		if cause == "" {
+			cause = "no data received"
+		}
+		return fmt.Errorf("gave up after %d snapshots without ever receiving data from %s: %s", v.Count, st.Source, cause)
+	}
 	return nil
 }
+
+// neverStreamed says a source has received nothing at all.
+func neverStreamed(st client.Status) bool { return st.Streams == 0 && st.Events == 0 }
 
 func topRows(n int) int {
 	if n <= 0 {

@@ -1,10 +1,49 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/decode"
 )
+
+// checkTrace refuses, before anything is shown, a file that is not a trace:
+// one that cannot be read, a directory, bytes of no trace format, or a
+// document whose first element is no event proftop knows.
+func checkTrace(path string, s config.Settings) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return fmt.Errorf("%s: not a trace (a directory)", path)
+	}
+	dec, err := decode.Open(f, decode.Options{MaxMessageSize: s.MaxMessageSize})
+	if err != nil {
+		return fmt.Errorf("%s: not a trace (%v)", path, err)
+	}
+	ev, err := dec.Next()
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%s: not a trace (it holds no event)", path)
+	case err != nil:
+		return fmt.Errorf("%s: not a trace (%v)", path, err)
+	}
+	if u, ok := ev.(*decode.Unknown); ok {
+		what := fmt.Sprintf("message id %d", u.ID)
+		if u.Element != "" {
+			what = "<" + u.Element + ">"
+		}
+		return fmt.Errorf("%s: not a trace (it begins with %s, which is no trace event)", path, what)
+	}
+	return nil
+}
 
 // NewReplayCommand returns `proftop replay FILE`.
 func NewReplayCommand(s *config.Settings, v *View) *cobra.Command {
@@ -16,8 +55,11 @@ func NewReplayCommand(s *config.Settings, v *View) *cobra.Command {
 interface or, with --batch, as text snapshots (the picture at the end of the
 file with --json). By default it plays as fast as possible; --speed N paces
 events by their timestamps at N times real time (1 is real time).`,
-		Args: cobra.ExactArgs(1),
+		Args: exactlyOne("FILE", "the trace to replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTrace(args[0], *s); err != nil {
+				return err
+			}
 			ctx, stop := Interruptible()
 			defer stop()
 			return Watch(ctx, newFileSource(args[0], speed, *s), *s, *v, cmd.OutOrStdout())

@@ -98,6 +98,18 @@ type Origin struct {
 	Source string // "flag --refresh", "env PROFTOP_REFRESH", "file /path", "default"
 }
 
+// Choices maps each setting that takes one of fixed values to them, for
+// shell completion.
+func Choices() map[string][]string {
+	out := map[string][]string{}
+	for _, s := range settings {
+		if len(s.enum) > 0 {
+			out[s.key] = append([]string(nil), s.enum...)
+		}
+	}
+	return out
+}
+
 // Register defines every setting as a flag on fs.
 func Register(fs *pflag.FlagSet) {
 	for _, s := range settings {

@@ -47,6 +47,7 @@ const minFrameSize = 1 + 8
 
 // BinaryDecoder reads a binary (.trcbin) stream incrementally.
 type BinaryDecoder struct {
+	ordinal int64 // messages (elements) returned so far, bad ones included
 	in      chunkReader
 	opts    Options
 	header  StreamHeader
@@ -96,6 +97,17 @@ func (d *BinaryDecoder) Format() Format { return FormatBinary }
 // Any other error comes from the reader, and a later call resumes where the
 // stream stopped. The event is valid until the next call (see Event).
 func (d *BinaryDecoder) Next() (Event, error) {
+	ev, err := d.next()
+	if err == nil {
+		d.ordinal++
+		return ev, nil
+	}
+	numberError(err, &d.ordinal)
+	return nil, err
+}
+
+// next decodes the next event; Next numbers them.
+func (d *BinaryDecoder) next() (Event, error) {
 	if d.fatal != nil {
 		return nil, d.fatal
 	}

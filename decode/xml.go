@@ -21,6 +21,7 @@ const (
 // XMLDecoder reads an XML (.trcxml) stream incrementally. The <TRACE> root
 // left open at the end of the input is the normal end of a trace.
 type XMLDecoder struct {
+	ordinal int64 // messages (elements) returned so far, bad ones included
 	sc      xmlScanner
 	clock   Clock
 	intern  *interner
@@ -71,6 +72,17 @@ func (d *XMLDecoder) ExtraAttrs() []Attr { return d.extra }
 
 // Next returns the next event; see BinaryDecoder.Next for the contract.
 func (d *XMLDecoder) Next() (Event, error) {
+	ev, err := d.next()
+	if err == nil {
+		d.ordinal++
+		return ev, nil
+	}
+	numberError(err, &d.ordinal)
+	return nil, err
+}
+
+// next decodes the next event; Next numbers them.
+func (d *XMLDecoder) next() (Event, error) {
 	for {
 		if d.fatal != nil {
 			return nil, d.fatal

@@ -76,6 +76,7 @@ type Aggregator struct {
 	classes  map[int64]string // class id -> name, for the current stream
 	gc       gcState
 	objects  objectTable
+	deadlog  deadlockLog
 	process  Process
 	unpaired int64
 
@@ -445,10 +446,16 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if s.Deadlocks == nil {
 		s.Deadlocks = []Deadlock{} // an empty list in JSON, not null
 	}
+	a.deadlog.update(s.Deadlocks, time.Unix(0, nowNS))
+	for i := range s.Deadlocks {
+		s.Deadlocks[i].Since = a.deadlog.since(&s.Deadlocks[i])
+	}
+	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	s.Objects, s.HasObjects = a.objects.rows(nowNS)
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
+		s.FocusRecent, s.FocusCumulative, _ = a.methods.both(q.CallersOf)
 	}
 	return s
 }

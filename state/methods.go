@@ -506,6 +506,15 @@ func windowOf(in *methodInfo, touched bool) figures {
 	return w
 }
 
+// both is a method's figures over the window and since the start.
+func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
+	if slot < 0 || int(slot) >= len(mt.stats) {
+		return Method{}, Method{}, false
+	}
+	w := windowOf(&mt.info[slot], mt.stats[slot].touched)
+	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &mt.stats[slot].cum), true
+}
+
 func (mt *methodTable) callersOf(slot int32) []Caller {
 	if slot < 0 || int(slot) >= len(mt.callers) {
 		return nil

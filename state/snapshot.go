@@ -2,6 +2,8 @@ package state
 
 import (
 	"encoding/json"
+	"sort"
+	"strconv"
 	"time"
 )
 
@@ -166,6 +168,8 @@ type Deadlock struct {
 	Names    []string `json:"threadNames"`
 	Monitors []int64  `json:"monitors"`
 	Classes  []string `json:"classes"`
+	// Since is when it was first seen (trace time).
+	Since time.Time `json:"since,omitzero"`
 }
 
 // HeapSample is the heap after one collection, or at one poll.
@@ -303,13 +307,18 @@ type Snapshot struct {
 	Names     []string   `json:"-"`
 	Monitors  []Monitor  `json:"monitors"`
 	Deadlocks []Deadlock `json:"deadlocks"`
-	GC        GC         `json:"gc"`
+	// RecentDeadlocks are the latest that cleared, newest first.
+	RecentDeadlocks []PastDeadlock `json:"recentDeadlocks,omitempty"`
+	GC              GC             `json:"gc"`
 	// Objects is filled when the source reports objects (HasObjects).
 	Objects    Objects `json:"objects,omitzero"`
 	HasObjects bool    `json:"-"`
 
-	// Callers of the method the query asked about.
-	Callers []Caller `json:"callers,omitempty"`
+	// Callers of the method the query asked about (since the start), and
+	// its figures over the window and since the start.
+	Callers         []Caller `json:"callers,omitempty"`
+	FocusRecent     Method   `json:"-"`
+	FocusCumulative Method   `json:"-"`
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
 
@@ -327,24 +336,78 @@ func (s *Snapshot) Percent(m *Method) float64 {
 // MethodName is the display name (class.method) of a method row.
 func (s *Snapshot) MethodName(m *Method) string { return s.Names[m.Slot] }
 
-// NamedMethod is a method row with its name and share, for JSON.
+// NamedMethod is a method row as JSON shows it: named, with its share;
+// what was not measured is left out rather than given as a sentinel (a
+// total of -1 when only self time is known, a line of 0 or -2 when none).
 type NamedMethod struct {
-	Name    string  `json:"name"`
-	Percent float64 `json:"percent"`
-	Method
+	Name         string  `json:"name"`
+	Percent      float64 `json:"percent"`
+	Line         int32   `json:"line,omitempty"`
+	Calls        int64   `json:"calls"`
+	Samples      int64   `json:"samples,omitempty"`
+	TotalSamples int64   `json:"totalSamples,omitempty"`
+	Self         int64   `json:"selfNs"`
+	Total        *int64  `json:"totalNs,omitempty"`
+	Min          int64   `json:"minNs"`
+	Max          int64   `json:"maxNs"`
+	CPU          int64   `json:"cpuNs"`
 }
 
-// MarshalJSON writes the snapshot with every method named.
+// namedMonitor is a monitor row as JSON shows it: with its name as the
+// screen shows it (class@identity, in hex) besides its number.
+type namedMonitor struct {
+	Name      string `json:"name"`
+	ObjectHex string `json:"objectHex"`
+	Monitor
+}
+
+// MarshalJSON writes the snapshot with every method named, methods in the
+// pane's order (by self time), monitors named as on screen.
 func (s *Snapshot) MarshalJSON() ([]byte, error) {
 	type plain Snapshot
 	named := make([]NamedMethod, len(s.Methods))
 	for i := range s.Methods {
-		named[i] = NamedMethod{Name: s.MethodName(&s.Methods[i]), Percent: s.Percent(&s.Methods[i]), Method: s.Methods[i]}
+		m := &s.Methods[i]
+		n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples,
+			Self: int64(m.Self), Min: int64(m.Min), Max: int64(m.Max), CPU: int64(m.CPU)}
+		if m.Line > 0 {
+			n.Line = m.Line
+		}
+		if m.Total >= 0 {
+			t := int64(m.Total)
+			n.Total = &t
+		}
+		named[i] = n
+	}
+	sort.SliceStable(named, func(i, j int) bool { return named[i].Self > named[j].Self })
+	monitors := make([]namedMonitor, len(s.Monitors))
+	for i := range s.Monitors {
+		m := &s.Monitors[i]
+		monitors[i] = namedMonitor{Name: MonitorName(m), ObjectHex: strconv.FormatInt(m.Object, 16), Monitor: *m}
 	}
 	return json.Marshal(struct {
 		*plain
-		Methods []NamedMethod `json:"methods"`
-	}{(*plain)(s), named})
+		Methods  []NamedMethod  `json:"methods"`
+		Monitors []namedMonitor `json:"monitors"`
+	}{(*plain)(s), named, monitors})
+}
+
+// MonitorName names a lock as Object.toString and jstack's lock names do:
+// its class and identity hash in hex; a group of locks, its class, count
+// and site.
+func MonitorName(m *Monitor) string {
+	class := m.Class
+	if class == "" {
+		class = "object"
+	}
+	if m.Grouped > 0 {
+		name := class + " ×" + strconv.Itoa(m.Grouped)
+		if m.Site != "" {
+			name += " at " + m.Site
+		}
+		return name
+	}
+	return class + "@" + strconv.FormatInt(m.Object, 16)
 }
 
 // Query says what a snapshot needs beyond the tables.

@@ -30,6 +30,7 @@ type thread struct {
 	ended      int64
 	cpu        int64 // ns
 	cpuKnown   bool  // a CPU reading has arrived: cpu is a measure, not a zero
+	cpuBase    int64 // cpu at the last reset: the CPU column counts from it
 	cpuAtSnap  int64 // cpu at the current mark of the table
 	cpuAtPrev  int64 // cpu at the previous mark
 	calls      []openCall
@@ -319,6 +320,7 @@ func (tt *threadTable) endAll(now int64) {
 func (tt *threadTable) reset(now int64) {
 	for _, t := range tt.all {
 		t.blockedNS, t.waitingNS, t.contention = 0, 0, 0
+		t.cpuBase = t.cpu // CPU time counts from now; its rate is unchanged
 		t.pending, t.estimates = t.pending[:0], t.estimates[:0]
 		if t.live != nil {
 			t.live.since = max(t.live.since, now)
@@ -372,7 +374,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 	for i, t := range tt.all {
 		r := &out[i]
 		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
-			CPU: time.Duration(t.cpu), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
+			CPU: time.Duration(t.cpu - t.cpuBase), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
 			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
 			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon}
 		if t.lockOwner != 0 {

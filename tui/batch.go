@@ -20,8 +20,8 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')
 	}
-	for i := range s.Deadlocks {
-		b.WriteString(deadlockText(&s.Deadlocks[i]))
+	for _, l := range renderDeadlocks(s, width, &st) {
+		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')
 	}
 	tables := []struct {
@@ -63,11 +63,14 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		}
 	}
 	b.WriteString("\nGC\n")
-	for _, l := range renderGC(s, width, 6, &st, ascii) {
+	for _, l := range renderGC(s, width, 6+len(s.GC.Pools)+len(s.GC.Collectors), &st, ascii) {
 		if l = strings.TrimRight(l, " "); l != "" {
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}
+	}
+	if ascii {
+		return toASCII(b.String())
 	}
 	return b.String()
 }

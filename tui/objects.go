@@ -11,9 +11,9 @@ import (
 // the trend of the live count; the drill-in shows a class's census lines.
 
 var objectCols = []column{
-	{title: "CLASS", min: 20, text: true, asc: true},
-	{title: "LIVE", width: 8, right: true},
-	{title: "NEW/s", width: 7, right: true},
+	{title: "CLASS", min: 20, text: true, asc: true, shorten: shortClass},
+	{title: "LIVE", width: 8, right: true, name: "live objects"},
+	{title: "NEW/s", width: 7, right: true, name: "new per second"},
 	{title: "FREED/s", width: 7, right: true, drop: 3},
 	{title: "BYTES/s", width: 8, right: true, drop: 2},
 	{title: "ALLOCATED", width: 9, right: true, drop: 4},

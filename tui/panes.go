@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proftop/proftop/state"
@@ -26,16 +27,16 @@ var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Ob
 
 var threadCols = []column{
 	{title: "ID", width: 6, right: true, asc: true},
-	{title: "NAME", width: 22, text: true, asc: true},
-	{title: "GROUP", width: 10, text: true, asc: true, drop: 3},
+	{title: "NAME", width: 22, grow: 18, text: true, asc: true, shorten: middle},
+	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 3, shorten: middle},
 	{title: "STATE", width: 10, asc: true},
-	{title: "CPU", width: 7, right: true},
+	{title: "CPU", width: 7, right: true, name: "CPU time"},
 	{title: "%CPU", width: 5, right: true, drop: 4},
-	{title: "BLOCKED", width: 8, right: true},
-	{title: "WAITING", width: 8, right: true, drop: 2},
-	{title: "CONT", width: 6, right: true, drop: 5},
-	{title: "METHOD", min: 12, text: true, asc: true, drop: 1},
-	{title: "STARTED", width: 8, right: true, asc: true, drop: 6},
+	{title: "BLOCKED", width: 8, right: true, name: "time blocked"},
+	{title: "WAITING", width: 8, right: true, drop: 2, name: "time waiting"},
+	{title: "CONT", width: 6, right: true, drop: 5, name: "contentions"},
+	{title: "METHOD", min: 12, text: true, asc: true, drop: 1, shorten: shortMethod},
+	{title: "STARTED", width: 8, right: true, asc: true, drop: 6, name: "start"},
 }
 
 type threadRows struct {
@@ -189,12 +190,12 @@ func threadOf(s []state.Thread, key int64) *state.Thread {
 // --- hot methods ---
 
 var methodCols = []column{
-	{title: "METHOD", min: 20, text: true, asc: true},
+	{title: "METHOD", min: 20, text: true, asc: true, shorten: shortMethod},
 	{title: "LINE", width: 5, right: true, asc: true, drop: 6},
 	{title: "CALLS", width: 7, right: true},
-	{title: "SELF", width: 7, right: true},
-	{title: "SELF%", width: 6, right: true},
-	{title: "TOTAL", width: 7, right: true, drop: 2},
+	{title: "SELF", width: 7, right: true, name: "self time"},
+	{title: "SELF%", width: 6, right: true, name: "self %"},
+	{title: "TOTAL", width: 7, right: true, drop: 2, name: "total time"},
 	{title: "MIN", width: 7, right: true, drop: 5},
 	{title: "MAX", width: 7, right: true, drop: 3},
 	{title: "CPU", width: 7, right: true, drop: 4},
@@ -299,15 +300,15 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 // --- monitors ---
 
 var monitorCols = []column{
-	{title: "MONITOR", min: 18, text: true, asc: true},
-	{title: "OWNER", width: 16, text: true, asc: true, drop: 2},
-	{title: "BLKD", width: 4, right: true},
-	{title: "WAIT", width: 4, right: true, drop: 4},
-	{title: "ENTERS", width: 7, right: true, drop: 3},
+	{title: "MONITOR", min: 18, text: true, asc: true, shorten: shortLock, name: "lock"},
+	{title: "OWNER", width: 16, grow: 16, text: true, asc: true, drop: 2, shorten: middle},
+	{title: "BLKD", width: 4, right: true, name: "blocked now"},
+	{title: "WAIT", width: 4, right: true, drop: 4, name: "waiting now"},
+	{title: "ENTERS", width: 7, right: true, drop: 3, name: "contended enters"},
 	{title: "WAITS", width: 6, right: true, drop: 6},
-	{title: "BLOCKED", width: 8, right: true},
-	{title: "AVG", width: 7, right: true, drop: 5},
-	{title: "MAX", width: 7, right: true},
+	{title: "BLOCKED", width: 8, right: true, name: "time blocked"},
+	{title: "AVG", width: 7, right: true, drop: 5, name: "average blocked"},
+	{title: "MAX", width: 7, right: true, name: "longest blocked"},
 }
 
 type monitorRows struct {
@@ -337,22 +338,8 @@ func (r monitorRows) CellStyle(i, col int) cellHint {
 	return hintNone
 }
 
-// monitorName names a lock as Object.toString and jstack's lock names do:
-// its class and identity hash; a group of locks by class and site.
-func monitorName(m *state.Monitor) string {
-	class := m.Class
-	if class == "" {
-		class = "object"
-	}
-	if m.Grouped > 0 {
-		name := fmt.Sprintf("%s ×%d", class, m.Grouped)
-		if m.Site != "" {
-			name += " at " + m.Site
-		}
-		return name
-	}
-	return fmt.Sprintf("%s@%x", class, m.Object)
-}
+// monitorName is a lock's name on screen (state.MonitorName).
+func monitorName(m *state.Monitor) string { return state.MonitorName(m) }
 
 func blockedCount(m *state.Monitor) (n int) {
 	for _, w := range m.Waiters {
@@ -428,24 +415,33 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	g := &s.GC
 	label, value := st.Label.Render, st.Value.Render
 	first := fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))
-	if g.SinceStart {
-		first += label(" since JVM start, ") + value(dur(g.TotalTime)) + label(" in all")
+	switch {
+	case g.SinceStart:
+		first += label(" since the JVM started, ") + value(dur(g.TotalTime))
+	case len(g.Collectors) > 0:
+		first += label(" since the reset, ") + value(dur(g.TotalTime))
 	}
-	first += fmt.Sprintf("  %s %s", label("last pause"), value(dur(g.LastPause)))
+	last := fmt.Sprintf("%s %s", label("last pause"), value(dur(g.LastPause)))
 	if g.LastCause != "" {
-		first += label(" (" + inert(g.LastCause) + ")")
+		last += label(" " + inert(g.LastCause))
 	}
+	var freed []string
 	if g.FreedKnown {
-		first += fmt.Sprintf("  %s %s", label("objects freed"), value(count(g.Freed)))
+		freed = append(freed, label("objects freed ")+value(count(g.Freed)))
 	}
 	if g.Reclaimed > 0 {
-		first += fmt.Sprintf("  %s %s", label("reclaimed"), value(size(g.Reclaimed)))
+		freed = append(freed, label("reclaimed ")+value(size(g.Reclaimed)))
+	}
+	gcTime := value(pct(g.Percent))
+	if g.Percent <= 0 {
+		gcTime = value("0%")
 	}
 	lines := []string{
 		first,
-		fmt.Sprintf("%s %s  %s %s  %s %s  %s %s%s", label("pauses seen"), value(count(int64(len(g.Pauses)))), label("p50"), value(dur(g.P50)),
-			label("p99"), value(dur(g.P99)), label("max"), value(dur(g.Max)), label(" (the latest "+strconv.Itoa(len(g.Pauses))+")")),
-		fmt.Sprintf("%s %s", label("GC time"), value(pct(g.Percent))+label(fmt.Sprintf(" of the last %s", dur(s.Window)))),
+		last,
+		fmt.Sprintf("%s %s  %s %s  %s %s  %s", label("p50"), value(dur(g.P50)), label("p99"), value(dur(g.P99)),
+			label("max"), value(dur(g.Max)), label("of the latest "+strconv.Itoa(len(g.Pauses)))),
+		label("GC time ") + gcTime + label(" of the last "+dur(s.Window)) + "  " + strings.Join(freed, "  "),
 	}
 	if g.InGC {
 		lines[0] += "  " + st.Warn.Render("collecting")

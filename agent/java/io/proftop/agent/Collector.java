@@ -68,6 +68,7 @@ final class Collector {
     private volatile boolean stopped = true;
     private volatile Throwable failure;
     private boolean begun; // the stream's preamble was sent
+    private boolean polled; // a poll was reported: threads it finds new started since
 
     private final ThreadPoller poller = new ThreadPoller();
     private final Names names;
@@ -282,10 +283,14 @@ final class Collector {
                 return;
             }
             long at = p.from() + (p.to() - p.from()) / 2;
+            // The threads the first poll finds were started before anyone
+            // watched: their start is unknown (0), not the poll's time.
+            long started = polled ? at : 0;
+            polled = true;
             Set<Long> seen = new HashSet<>();
             for (ThreadPoller.Seen s : p.threads()) {
                 seen.add(s.id());
-                announce(s.id(), s.name(), groups.getOrDefault(s.id(), ""), at);
+                announce(s.id(), s.name(), groups.getOrDefault(s.id(), ""), started);
                 List<TraceEncoder.Frame> last = lastStack.get(s.id());
                 boolean same = last != null && last.equals(s.stack());
                 if (!same) {
