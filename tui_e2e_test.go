@@ -64,13 +64,14 @@ func (s *tmuxSession) waitFor(what string, d time.Duration, want ...string) stri
 // fill, a monitor drills in, the view freezes, q quits and the terminal is
 // as it was.
 func TestInterfaceInTmux(t *testing.T) {
-	port := startSimulator(t, "--deadlock-every", "8s")
+	port := startSimulator(t, "--deadlock-every", "8s", "--deadlock-for", "4s")
 	tm := newTmux(t, 200, 60)
 	tm.keys("echo before-proftop", "Enter")
 	tm.waitFor("the shell", 5*time.Second, "before-proftop")
 	tm.keys(fmt.Sprintf("%s --host 127.0.0.1 --port %d --refresh 300ms", proftopBin, port), "Enter")
-	screen := tm.waitFor("the four panes to fill", 15*time.Second,
-		"Threads", "Hot methods", "Monitors", "GC", "http-nio-8080-exec", "com.acme.shop", "collections", "● streaming", "binary")
+	screen := tm.waitFor("the panes to fill", 15*time.Second,
+		"Threads", "Hot methods", "Monitors", "GC", "Objects", "http-nio-8080-exec", "com.acme.shop", "collections", "● streaming", "binary",
+		"by CPU time ▼", "by self time ▼", "by time blocked ▼", "G1 Eden Space", "byte[]")
 	if tm.run("display-message", "-p", "-t", "e2e", "#{alternate_on}") != "1\n" {
 		t.Fatalf("not on the alternate screen:\n%s", screen)
 	}
@@ -82,6 +83,8 @@ func TestInterfaceInTmux(t *testing.T) {
 	tm.waitFor("the monitor drill-in", 5*time.Second, "Drill-in: Monitors", "Owner", "Waiters", "BLOCKED for", "at com.acme.billing.Account")
 	tm.keys("Escape")
 	tm.waitFor("the panes again", 5*time.Second, "Monitors", "/Account")
+	// Once its threads are killed, the deadlock leaves a line saying when it was.
+	tm.waitFor("the line of the deadlock cleared", 20*time.Second, "last deadlock: pool-2-thread")
 	tm.keys("Space")
 	tm.waitFor("the PAUSED badge", 5*time.Second, "PAUSED")
 	tm.keys("q")
