@@ -122,6 +122,7 @@ type methodTable struct {
 	shared    bool     // names is shared: copy before changing an element
 	byKey     map[string]int32
 	byFrame   map[string]int32 // stack frame name -> slot, for samples
+	byDisplay map[string]int32 // display name -> the first slot named so
 	ids       map[int64]int32
 	pending   map[int64][]int32 // class id -> slots waiting for its name
 	callers   [][]callerCount
@@ -214,6 +215,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	in := &mt.info[slot]
 	in.name, in.sig = e.Name, e.Signature
 	mt.stats[slot].line = e.StartLineNumber
+	mt.apart(slot, display)
 	mt.gens[slot] = mt.gen // its row changes
 	in.classID = 0
 	if !known {
@@ -252,9 +254,32 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		delete(mt.byKey, mt.keyOf(slot))
 		mt.byKey[key] = slot
 		mt.setName(slot, class+"."+in.name)
+		mt.apart(slot, class+"."+in.name)
 		in.classID = 0
 	}
 	delete(mt.pending, id)
+}
+
+// apart keeps overloads apart on screen: when two methods share a display
+// name (class.method), both show their signature, or their line when
+// that is the same too.
+func (mt *methodTable) apart(slot int32, display string) {
+	if mt.byDisplay == nil {
+		mt.byDisplay = map[string]int32{}
+	}
+	other, ok := mt.byDisplay[display]
+	if !ok || other == slot || mt.stats[other].dead {
+		mt.byDisplay[display] = slot
+		return
+	}
+	for _, s := range []int32{other, slot} {
+		in := &mt.info[s]
+		suffix := in.sig
+		if suffix == "" || mt.info[other].sig == mt.info[slot].sig {
+			suffix = ":" + strconv.FormatInt(mt.stats[s].line, 10)
+		}
+		mt.setName(s, display+suffix)
+	}
 }
 
 // merge moves the cumulative figures of one slot into another. The window

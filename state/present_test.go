@@ -386,3 +386,30 @@ func TestDeadlockCostStaysAfterItEnds(t *testing.T) {
 		}
 	}
 }
+
+// Two overloads of a method show apart: by their signatures, or by their
+// lines when those are the same.
+func TestOverloadsShowApart(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.ClassDef{ClassID: 1, Name: "com.acme.Ledger"},
+		&decode.MethodDef{Name: "post", Signature: "(J)V", ClassIDRef: 1, MethodID: 1, StartLineNumber: 10},
+		&decode.MethodDef{Name: "post", Signature: "(Ljava/lang/String;)V", ClassIDRef: 1, MethodID: 2, StartLineNumber: 20},
+		&decode.MethodDef{Name: "get", ClassIDRef: 1, MethodID: 3, StartLineNumber: 30},
+		&decode.MethodDef{Name: "get", ClassIDRef: 1, MethodID: 4, StartLineNumber: 40},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 1, BaseTime: 1, NumCalls: 1},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 2, BaseTime: 1, NumCalls: 1},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 3, BaseTime: 1, NumCalls: 1},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 4, BaseTime: 1, NumCalls: 1},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	for _, name := range []string{"com.acme.Ledger.post(J)V", "com.acme.Ledger.post(Ljava/lang/String;)V", "com.acme.Ledger.get:30", "com.acme.Ledger.get:40"} {
+		if methodByName(s, name) == nil {
+			var names []string
+			for i := range s.Methods {
+				names = append(names, s.MethodName(&s.Methods[i]))
+			}
+			t.Errorf("no %s among %v", name, names)
+		}
+	}
+}

@@ -318,7 +318,11 @@ type monitorRows struct {
 
 func (r monitorRows) Len() int          { return len(r.s) }
 func (r monitorRows) ID(i int) int64    { return r.s[i].Object }
-func (r monitorRows) Name(i int) string { return monitorName(&r.s[i]) }
+// Name is what the filter matches: the lock's name, its owner and its site.
+func (r monitorRows) Name(i int) string {
+	m := &r.s[i]
+	return monitorName(m) + "\x00" + m.OwnerName + "\x00" + m.Site
+}
 
 func (r monitorRows) Kind(i int) rowKind {
 	m := &r.s[i]
