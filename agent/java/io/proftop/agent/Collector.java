@@ -45,7 +45,7 @@ final class Collector {
      */
     private static final long WITNESS_MS = 200;
     /** How often the agent samples stacks itself until JFR's samples begin (a second or two). */
-    private static final long OWN_SAMPLING_MS = 50;
+    private static final long OWN_SAMPLING_MS = 100;
 
     /** Sends encoded trace bytes to the client; queues them, never waits for the network. */
     interface Sink {
@@ -343,7 +343,7 @@ final class Collector {
                 }
                 return;
             }
-            ThreadPoller.Poll p = poller.take(false, false);
+            ThreadPoller.Poll p = poller.running();
             synchronized (lock) {
                 for (ThreadPoller.Seen s : p.threads()) {
                     if (s.running()) {
