@@ -433,11 +433,16 @@ func TestAgentToken(t *testing.T) {
 		}
 	}
 	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "s3cret", Reconnect: true, ReconnectMin: 100 * time.Millisecond})
-	ctx, stop := context.WithTimeout(context.Background(), 4*time.Second)
+	// Until events come: the agent starts JFR and polls once a client
+	// authenticates, which takes seconds on a loaded machine.
+	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
 	defer stop()
 	go func() {
 		for b := range s.Batches() {
 			s.Recycle(b)
+			if s.Status().Events > 0 {
+				stop()
+			}
 		}
 	}()
 	s.Run(ctx)

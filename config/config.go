@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -199,10 +200,34 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 		s.set(&out, val)
 		origins = append(origins, Origin{Key: s.key, Value: fmt.Sprint(show(val)), Source: source})
 	}
+	if err := splitHostPort(&out, origins); err != nil {
+		return Settings{}, nil, err
+	}
 	if out.ReconnectMin > out.ReconnectMax {
 		return Settings{}, nil, fmt.Errorf("setting \"reconnect-min\" (%v) is longer than \"reconnect-max\" (%v)", out.ReconnectMin, out.ReconnectMax)
 	}
 	return out, origins, nil
+}
+
+// splitHostPort takes a port written with the host ("prod-1:10002",
+// "[::1]:10002"), as users type it after ssh and curl; it must agree with
+// a port given on its own.
+func splitHostPort(out *Settings, origins []Origin) error {
+	host, portText, err := net.SplitHostPort(out.Host)
+	if err != nil {
+		return nil // no port in it (a bare IPv6 address fails here too, and is used as it is)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 1 || port > 65535 {
+		return fmt.Errorf("setting \"host\" (%s): %q is not a port (1-65535)", out.Host, portText)
+	}
+	for _, o := range origins {
+		if o.Key == "port" && o.Source != "default" && out.Port != port {
+			return fmt.Errorf("setting \"host\" (%s) names port %d, setting \"port\" (from %s) %d", out.Host, port, o.Source, out.Port)
+		}
+	}
+	out.Host, out.Port = host, port
+	return nil
 }
 
 func show(v any) any {

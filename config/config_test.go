@@ -55,6 +55,26 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+// A port typed with the host, as after ssh or curl, is taken from it.
+func TestHostWithItsPort(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		host string
+		port int
+	}{
+		{[]string{"--host", "prod-1:2000"}, "prod-1", 2000},
+		{[]string{"--host", "[::1]:2000"}, "::1", 2000},
+		{[]string{"--host", "::1"}, "::1", 10002},
+		{[]string{"--host", "prod-1:2000", "--port", "2000"}, "prod-1", 2000},
+		{[]string{"--host", "prod-1"}, "prod-1", 10002},
+	} {
+		s, _, err := load(t, tc.args, nil, "")
+		if err != nil || s.Host != tc.host || s.Port != tc.port {
+			t.Errorf("%v: host %q port %d (%v), want %q %d", tc.args, s.Host, s.Port, err, tc.host, tc.port)
+		}
+	}
+}
+
 func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -70,6 +90,8 @@ func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots"`}},
 		{"not yaml", nil, nil, "host: [unclosed\n", []string{"config.yaml"}},
 		{"backoff order", []string{"--reconnect-min", "10s", "--reconnect-max", "1s"}, nil, "", []string{"reconnect-min"}},
+		{"two ports", []string{"--host", "prod-1:2000", "--port", "3000"}, nil, "", []string{`"host" (prod-1:2000) names port 2000`, "flag --port", "3000"}},
+		{"port in the host", []string{"--host", "prod-1:http"}, nil, "", []string{`setting "host"`, `"http" is not a port`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := load(t, tc.args, tc.env, tc.yaml)
