@@ -359,6 +359,13 @@ func (m *rbkitMapper) dump(ev *rbEvent, objects []rbObject, t Ticks) {
 	*c = rbCensus{}
 }
 
+// scanError describes a frame that msgpackScan refused: nothing of it
+// was read, its counter included.
+func (m *rbkitMapper) scanError(offset int64, cause error, fatal bool) *Error {
+	m.msg.reset()
+	return m.frameError(offset, cause, fatal)
+}
+
 // frameError describes a malformed frame: which frame, where, and why.
 func (m *rbkitMapper) frameError(offset int64, cause error, fatal bool) *Error {
 	detail := cause.Error()
@@ -427,11 +434,11 @@ func (d *RbkitDecoder) cut() ([]byte, int64, error) {
 			d.scanning = false
 			if d.scan.deep {
 				d.in.consume(d.scan.pos)
-				return nil, at, d.m.frameError(at, fmt.Errorf("nested deeper than %d levels", maxNesting), false)
+				return nil, at, d.m.scanError(at, fmt.Errorf("nested deeper than %d levels", maxNesting), false)
 			}
 			return d.in.peek(d.scan.pos), at, nil
 		case res == scanError:
-			d.fatal = d.m.frameError(at, err, true)
+			d.fatal = d.m.scanError(at, err, true)
 			return nil, at, d.fatal
 		case d.scan.want > uint64(d.opts.maxSize()):
 			d.fatal = &Error{Err: ErrTooLarge, Offset: at, Element: "rbkit frame", Fatal: true,
@@ -487,7 +494,7 @@ func (f *RbkitFrames) Decode(frame []byte, offset int64) ([]Event, error) {
 			Detail: fmt.Sprintf("%d bytes, more than %d (--max-message-size)", len(frame), f.opts.maxSize())}
 	}
 	if err := checkFrame(&f.scan, frame); err != nil {
-		return nil, f.m.frameError(offset, err, false)
+		return nil, f.m.scanError(offset, err, false)
 	}
 	if err := f.m.frame(frame); err != nil {
 		return nil, f.m.frameError(offset, err, false)
