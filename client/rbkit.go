@@ -519,7 +519,7 @@ func (s *RbkitSource) Commands() []Command {
 	return []Command{
 		{Key: RbkitKeyCPU, Label: "CPU sampling", Toggle: true, On: s.cpu, Busy: s.busy == RbkitKeyCPU},
 		{Key: RbkitKeyMemory, Label: "memory profiling", Toggle: true, On: s.memory, Busy: s.busy == RbkitKeyMemory},
-		{Key: RbkitKeyClock, Label: "sampling clock", Toggle: true, On: s.clock == "wall", State: clock, Busy: s.busy == RbkitKeyClock},
+		{Key: RbkitKeyClock, Label: "wall/CPU clock", Toggle: true, On: s.clock == "wall", State: clock, Busy: s.busy == RbkitKeyClock},
 		{Key: RbkitKeyGC, Label: "force a GC", Busy: s.busy == RbkitKeyGC},
 		{Key: RbkitKeySnapshot, Label: "object-space snapshot", Busy: s.busy == RbkitKeySnapshot},
 	}

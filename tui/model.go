@@ -54,16 +54,18 @@ type Model struct {
 	snap    *state.Snapshot // what is shown
 	latest  *state.Snapshot // the newest, which differs from snap while paused
 	status  client.Status
-	cpu     float64
-	paused  bool
-	recent  bool
-	grouped bool // monitors by class and site
-	focus   paneID
-	tables  [numPanes]*table // nil for the GC pane
-	detail  *detailView
-	help2   bool // the help screen is open
-	notice  string
-	chooser int
+	// commands are the source's (none for most), as of the latest snapshot.
+	commands []client.Command
+	cpu      float64
+	paused   bool
+	recent   bool
+	grouped  bool // monitors by class and site
+	focus    paneID
+	tables   [numPanes]*table // nil for the GC pane
+	detail   *detailView
+	help2    bool // the help screen is open
+	notice   string
+	chooser  int
 
 	filtering   bool
 	filterInput textinput.Model
@@ -125,11 +127,12 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 
 // snapshotMsg delivers a snapshot built off the UI goroutine.
 type snapshotMsg struct {
-	seq    uint64 // the order it was asked for in
-	snap   *state.Snapshot
-	status client.Status
-	cpu    float64
-	ticked bool // from the refresh timer: schedule the next one
+	seq      uint64 // the order it was asked for in
+	snap     *state.Snapshot
+	status   client.Status
+	commands []client.Command
+	cpu      float64
+	ticked   bool // from the refresh timer: schedule the next one
 }
 
 type tickMsg struct{}
@@ -157,7 +160,7 @@ func (m *Model) fetch(ticked bool) tea.Cmd {
 	m.fetched++
 	q, agg, src, meter, seq := m.query(), m.agg, m.src, m.meter, m.fetched
 	return func() tea.Msg {
-		return snapshotMsg{seq: seq, snap: agg.Snapshot(time.Now(), q), status: src.Status(), cpu: meter.sample(), ticked: ticked}
+		return snapshotMsg{seq: seq, snap: agg.Snapshot(time.Now(), q), status: src.Status(), commands: commandsOf(src), cpu: meter.sample(), ticked: ticked}
 	}
 }
 
@@ -178,7 +181,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.applied = msg.seq
 		oldLatest, oldSnap := m.latest, m.snap
-		m.latest, m.status, m.cpu = msg.snap, msg.status, msg.cpu
+		m.latest, m.status, m.cpu, m.commands = msg.snap, msg.status, msg.cpu, msg.commands
 		if !m.paused || m.snap == nil {
 			m.snap = msg.snap
 		}
@@ -186,6 +189,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, next
 	case tickMsg:
 		return m, m.fetch(true)
+	case commandMsg:
+		return m, m.commandDone(msg)
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -248,6 +253,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.notice = "monitors: one row per class and site"
 		}
 		return m, m.fetchUnpaused()
+	}
+	if cmd, ok := m.runCommand(msg); ok {
+		return m, cmd
 	}
 	if m.status.State == client.StateChoosingAgent && m.detail == nil {
 		return m.chooseKey(msg)
@@ -407,7 +415,7 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneThreads:
 		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
 	case paneMethods:
-		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+		return newMethodRows(s)
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
 	}
@@ -450,7 +458,7 @@ type layout struct {
 // layout works out the frame: the four panes together when the terminal
 // is large enough, else one pane with a tab bar.
 func (m *Model) layout() layout {
-	h := headerInfo{status: m.status, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
+	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
 	l := layout{header: append(renderHeader(h, m.snap, m.width, &m.st), renderDeadlocks(m.snap, m.width, &m.st)...)}
 	l.bodyH = m.height - len(l.header) - 1
 	l.grid = m.width >= 160 && l.bodyH >= 30
@@ -581,6 +589,9 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	default:
 		t, d := m.tables[p], m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
+		if why := unfilled(m.status, p, innerW, &m.st); why != nil && d.Len() == 0 {
+			body = append(body[:min(len(body), 1)], why...)
+		}
 		if p == paneMethods {
 			title = methodsTitle(m.snap)
 		}
@@ -646,7 +657,7 @@ func (m *Model) chooserLines(h int) []string {
 
 func (m *Model) helpLines(h int) []string {
 	m.help.ShowAll = true
-	body := strings.Split(m.help.View(m.keys), "\n")
+	body := strings.Split(m.help.View(m.helpKeys()), "\n")
 	body = append([]string{m.st.Title.Render("Keys") + m.st.Muted.Render("  (any key closes this)"), ""}, body...)
 	body = append(body, "", m.st.Muted.Render("The view refreshes every "+dur(m.refresh)+"; frozen, the data keeps being gathered and shows again when you unfreeze."))
 	return frame("Help", body, m.width, h, true, &m.st, m.cfg.ASCII)
@@ -660,5 +671,5 @@ func (m *Model) footer() string {
 		return clip(m.st.Warn.Render(m.notice), m.width)
 	}
 	m.help.ShowAll = false
-	return clip(m.help.View(m.keys), m.width)
+	return clip(m.help.View(m.helpKeys()), m.width)
 }
