@@ -237,3 +237,20 @@ func TestRbkitServerRestartIsANewStream(t *testing.T) {
 		t.Fatalf("the restarted server was not told to profile: %v", cmds)
 	}
 }
+
+// A recording's lost frames show when it is replayed.
+func TestRbkitReplayCountsLostFrames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lost.msgpack")
+	if err := os.WriteFile(path, bytes.Join([][]byte{collectionFrame(3), collectionFrame(4), collectionFrame(9)}, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFileSource(path, 0, decode.Options{})
+	c := consume(f, 0)
+	if err := f.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	if st := f.Status(); st.Lost != 4 || st.Format != decode.FormatRbkit || c.count(decode.KindCollection) != 0 {
+		t.Fatalf("lost %d, format %v; want 4 lost (5 to 8) in an rbkit recording", st.Lost, st.Format)
+	}
+}

@@ -99,7 +99,11 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 			item{text: label("refresh") + " " + value(dur(h.refresh)), drop: 4})
 	}
 	if stt.Lost > 0 {
-		l2 = append(l2, item{text: st.Bad.Render(count(stt.Lost) + " frames lost")})
+		lost := count(stt.Lost) + " frames lost"
+		if stt.Lost == 1 {
+			lost = "1 frame lost"
+		}
+		l2 = append(l2, item{text: st.Bad.Render(lost)})
 	}
 	if stt.Recording != "" {
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
