@@ -73,11 +73,16 @@ func (c RbkitConfig) withDefaults() RbkitConfig {
 	if c.Quiet <= 0 {
 		c.Quiet = 3 * time.Second
 	}
+	if c.MaxMessageSize <= 0 {
+		c.MaxMessageSize = decode.DefaultMaxMessageSize
+	}
 	return c
 }
 
+// endpoint is a port's ZeroMQ endpoint, its messages bounded by
+// MaxMessageSize (see boundedTCP).
 func (c RbkitConfig) endpoint(port int) string {
-	return "tcp://" + net.JoinHostPort(c.Host, strconv.Itoa(port))
+	return boundedEndpoint(c.Host, port, c.MaxMessageSize)
 }
 
 // The rbkit commands (protocol 2.1; the seed document's names are wrong).
@@ -217,7 +222,8 @@ func (s *RbkitSource) dial(ctx context.Context, open func(context.Context, ...zm
 		zmq4.WithDialerMaxRetries(0), zmq4.WithTimeout(s.cfg.CommandTimeout))
 	if err := sock.Dial(s.cfg.endpoint(port)); err != nil {
 		sock.Close()
-		return nil, fmt.Errorf("cannot connect to %s: is the Ruby process running with rbkit, on these ports? (%w)", s.cfg.endpoint(port), unwrapDial(err))
+		where := net.JoinHostPort(s.cfg.Host, strconv.Itoa(port))
+		return nil, fmt.Errorf("cannot connect to %s: is the Ruby process running with rbkit, on these ports? (%w)", where, unwrapDial(err))
 	}
 	return sock, nil
 }
