@@ -314,7 +314,20 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 			return true, err
 		}
 	}
-	return true, s.stream(conn, sub, hs)
+	// The handshake as events too (the process, rbkit's version), as a
+	// replay of the recording gives them.
+	frames := decode.NewRbkitFrames(decode.Options{MaxMessageSize: s.cfg.MaxMessageSize})
+	if evs, err := frames.Decode(reply, 0); err == nil {
+		for _, ev := range evs {
+			if err := s.pump.add(conn, ev); err != nil {
+				return true, err
+			}
+		}
+		if err := s.pump.flush(conn); err != nil {
+			return true, err
+		}
+	}
+	return true, s.stream(conn, sub, hs, frames)
 }
 
 // handshake checks the reply and takes the server's state from it.
@@ -352,8 +365,7 @@ type received struct {
 // stream decodes the frames until the server goes away or ctx ends. When
 // the PUB socket is quiet for a while the server is asked for a handshake:
 // no answer twice running means it is gone; another pid, that it restarted.
-func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.RbkitHandshake) error {
-	frames := decode.NewRbkitFrames(decode.Options{MaxMessageSize: s.cfg.MaxMessageSize})
+func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.RbkitHandshake, frames *decode.RbkitFrames) error {
 	in := make(chan received, 16)
 	go func() {
 		for {

@@ -51,7 +51,7 @@ func TestRbkitSourceWatchesTheWorkload(t *testing.T) {
 	srv := startRbkit(t, rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, PID: 777})
 	s, c, _ := runRbkit(t, srv, RbkitConfig{Reconnect: true})
 	waitFor(t, "samples, allocations, frees and a collection", 20*time.Second, func() bool {
-		return c.count(decode.KindSample) > 20 && c.count(decode.KindObjAlloc) > 500 && c.count(decode.KindObjFree) > 0 &&
+		return c.count(decode.KindSample) > 20 && c.count(decode.KindObjAlloc) > 500 && c.count(decode.KindObjFree) > 0 && c.count(decode.KindProcessCreate) == 1 &&
 			c.count(decode.KindCollection) > 0 && c.count(decode.KindThreadStart) > 0
 	})
 	st := s.Status()
