@@ -84,7 +84,8 @@ type Status struct {
 
 // Fact is one thing a source knows of the process it watches.
 type Fact struct {
-	Key, Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // The panes, as Unfilled names them.
@@ -98,8 +99,8 @@ const (
 
 // Unfilled says that a pane stays empty with this source, and why.
 type Unfilled struct {
-	Pane string // one of the Pane constants
-	Why  string // a sentence for the pane to show
+	Pane string `json:"pane"` // one of the Pane constants
+	Why  string `json:"why"`  // a sentence for the pane to show
 }
 
 // Why returns the reason a pane stays empty, "" when the source fills it.
