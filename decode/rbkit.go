@@ -77,8 +77,13 @@ type rbkitMapper struct {
 	lost        int64
 	restarts    int64
 
-	out     []Event
-	arenas  [numKinds]arena
+	out    []Event
+	arenas [numKinds]arena
+	// Scratch events of the frequent kinds: emit copies them into the
+	// arenas, so that building one costs no allocation.
+	alloc   ObjAlloc
+	free    ObjFree
+	sampled Sample
 	methods []string
 	lines   []int64
 }
@@ -170,9 +175,11 @@ func (m *rbkitMapper) event(ev *rbEvent) {
 	case rbkitCPUSample:
 		m.sample(m.msg.frames[ev.first:ev.first+ev.n], t)
 	case rbkitObjCreated:
-		m.emit(&ObjAlloc{Time: t, ObjID: ev.obj.id, ClassIDRef: m.classID(ev.obj.class, t)})
+		m.alloc = ObjAlloc{Time: t, ObjID: ev.obj.id, ClassIDRef: m.classID(ev.obj.class, t)}
+		m.emit(&m.alloc)
 	case rbkitObjDestroyed:
-		m.emit(&ObjFree{Time: t, ObjIDRef: ev.obj.id})
+		m.free = ObjFree{Time: t, ObjIDRef: ev.obj.id}
+		m.emit(&m.free)
 	case rbkitGCStart:
 		m.gcStart = ts
 	case rbkitGCEndMark:
@@ -226,8 +233,9 @@ func (m *rbkitMapper) sample(frames []rbFrame, t Ticks) {
 		m.methods = append(m.methods, name)
 		m.lines = append(m.lines, line)
 	}
-	m.emit(&Sample{ThreadIDRef: thread, Time: t, Count: 1,
-		Stack: Stack{Methods: m.methods[first:len(m.methods):len(m.methods)], Lines: m.lines[first:len(m.lines):len(m.lines)]}})
+	m.sampled = Sample{ThreadIDRef: thread, Time: t, Count: 1,
+		Stack: Stack{Methods: m.methods[first:len(m.methods):len(m.methods)], Lines: m.lines[first:len(m.lines):len(m.lines)]}}
+	m.emit(&m.sampled)
 }
 
 // frameName is the label Ruby gives a frame ("Ledger#reconcile", "block
