@@ -53,6 +53,9 @@ const (
 	RbkitMemsize    = "memsize of all objects"
 )
 
+// rbkitOtherClasses names the objects of the classes beyond maxRbkitClasses.
+const rbkitOtherClasses = "(other classes)"
+
 // rvalueSize is the size of one object slot on 64-bit Ruby, used when
 // gc_stats gives no way to work it out.
 const rvalueSize = 40
@@ -206,7 +209,10 @@ func (m *rbkitMapper) classID(name string, t Ticks) int64 {
 		return id
 	}
 	if len(m.classes) >= maxRbkitClasses {
-		clear(m.classes) // ids go on increasing: a name defined again gets a new one
+		name = rbkitOtherClasses // beyond the bound, one class stands for the rest
+		if id, ok := m.classes[name]; ok {
+			return id
+		}
 	}
 	m.nextClass++
 	m.classes[name] = m.nextClass

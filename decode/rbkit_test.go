@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -387,4 +388,28 @@ func BenchmarkRbkitDecode(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// A server that names ever new classes gets one class for those beyond
+// the bound, not one definition each.
+func TestRbkitClassesAreBounded(t *testing.T) {
+	f := NewRbkitFrames(Options{})
+	defs := 0
+	for i := range maxRbkitClasses + 100 {
+		evs, err := f.Decode(collection(i, kv{0, 0, 1, 1.7e12, 2, kv{3, i, 4, "C" + strconv.Itoa(i)}}), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if d, ok := ev.(*ClassDef); ok {
+				defs++
+				if i >= maxRbkitClasses && d.Name != rbkitOtherClasses {
+					t.Fatalf("class %d defined as %q beyond the bound", i, d.Name)
+				}
+			}
+		}
+	}
+	if defs != maxRbkitClasses+1 {
+		t.Fatalf("%d class definitions, want %d and one for the others", defs, maxRbkitClasses+1)
+	}
 }
