@@ -73,8 +73,8 @@ func commandBindings(cmds []client.Command) []key.Binding {
 	return out
 }
 
-// sourceKeys is the key map with the source's commands: a column of the
-// help, and after "?" in the footer.
+// sourceKeys is the key map with the source's commands: the first column
+// of the help, and after "?" in the footer.
 type sourceKeys struct {
 	KeyMap
 	cmds []key.Binding
@@ -89,7 +89,8 @@ func (k sourceKeys) FullHelp() [][]key.Binding {
 	if len(k.cmds) == 0 {
 		return k.KeyMap.FullHelp()
 	}
-	return append(k.KeyMap.FullHelp(), k.cmds)
+	// First, so that a narrow help screen shows them.
+	return append([][]key.Binding{k.cmds}, k.KeyMap.FullHelp()...)
 }
 
 // helpKeys is what the help and the footer list.
