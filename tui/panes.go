@@ -460,15 +460,18 @@ func (r monitorRows) Text(i, col int) string {
 
 // --- GC ---
 
-// renderGC draws the GC pane's lines: counts (since the JVM started when
-// the source says so), pauses, the heap now and over time, and the memory
+// renderGC draws the GC pane's lines: counts (since the process started
+// when the source says so), pauses, the heap now and over time, and the memory
 // pools as the latest poll saw them.
 func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []string {
 	g := &s.GC
 	label, value := st.Label.Render, st.Value.Render
 	first := fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))
-	if g.SinceStart {
-		first += label(" since JVM start, ") + value(dur(g.TotalTime)) + label(" in all")
+	switch {
+	case g.SinceStart && g.TotalTime > 0:
+		first += label(" since start, ") + value(dur(g.TotalTime)) + label(" in all")
+	case g.SinceStart: // the source counts them, not their time (rbkit's gc_stats)
+		first += label(" since start")
 	}
 	first += fmt.Sprintf("  %s %s", label("last pause"), value(dur(g.LastPause)))
 	if g.LastCause != "" {
