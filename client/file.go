@@ -73,7 +73,13 @@ func (f *FileSource) Run(ctx context.Context) error {
 	})
 	f.pump.stream = 1
 	pacer := newPacer(f.speed)
+	lossy, _ := dec.(lossCounter)
+	var lost int64
 	for {
+		if lossy != nil && lossy.Lost() != lost {
+			lost = lossy.Lost()
+			f.track.update(func(st *Status) { st.Lost = lost })
+		}
 		ev, err := dec.Next()
 		if err == io.EOF {
 			break
@@ -105,10 +111,17 @@ func (f *FileSource) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+	if lossy != nil {
+		f.track.update(func(st *Status) { st.Lost = lossy.Lost() })
+	}
 	f.pump.flush(ctx)
 	f.track.setState(StateEnded, "end of file")
 	return nil
 }
+
+// lossCounter is a decoder that counts frames its stream's sequence
+// numbers say never arrived (rbkit's).
+type lossCounter interface{ Lost() int64 }
 
 // pacer maps trace time to wall time at a given speed.
 type pacer struct {

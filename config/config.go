@@ -39,6 +39,8 @@ type Settings struct {
 	Color              string // auto, always, never
 	Charset            string // auto, unicode, ascii
 	MaxMessageSize     int
+	PubPort            int // rbkit's PUB socket
+	ReqPort            int // rbkit's REP socket
 }
 
 // setting describes one key: its flag, default, help and how to read it.
@@ -88,6 +90,10 @@ var settings = []setting{
 		set: func(s *Settings, v any) { s.Color = v.(string) }},
 	{key: "charset", def: "auto", usage: "block characters (unicode) or ASCII for sparklines and borders; auto follows the locale",
 		enum: []string{"auto", "unicode", "ascii"}, set: func(s *Settings, v any) { s.Charset = v.(string) }},
+	{key: "pub-port", def: "5555", usage: "proftop rbkit: port of rbkit's PUB socket (data)", kind: kInt, lo: 1, hi: 65535,
+		set: func(s *Settings, v any) { s.PubPort = v.(int) }},
+	{key: "req-port", def: "5556", usage: "proftop rbkit: port of rbkit's REP socket (commands)", kind: kInt, lo: 1, hi: 65535,
+		set: func(s *Settings, v any) { s.ReqPort = v.(int) }},
 	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
 		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
 }

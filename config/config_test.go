@@ -124,3 +124,18 @@ func TestConfigFileLocation(t *testing.T) {
 		t.Fatalf("an absent explicit file: %v", err)
 	}
 }
+
+// rbkit's ports: defaults, flag, environment and file.
+func TestRbkitPorts(t *testing.T) {
+	s, _, err := load(t, nil, nil, "")
+	if err != nil || s.PubPort != 5555 || s.ReqPort != 5556 {
+		t.Fatalf("defaults %d/%d, %v", s.PubPort, s.ReqPort, err)
+	}
+	s, origins, err := load(t, []string{"--pub-port", "6555"}, map[string]string{"PROFTOP_REQ_PORT": "6556"}, "pub-port: 7555\n")
+	if err != nil || s.PubPort != 6555 || s.ReqPort != 6556 || origin(origins, "req-port").Source != "env PROFTOP_REQ_PORT" {
+		t.Fatalf("%d/%d %v %v", s.PubPort, s.ReqPort, origins, err)
+	}
+	if _, _, err := load(t, nil, nil, "pub-port: 70000\n"); err == nil || !strings.Contains(err.Error(), `"pub-port"`) {
+		t.Fatalf("a port out of range: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ type Format uint8
 const (
 	FormatBinary Format = iota + 1 // .trcbin
 	FormatXML                      // .trcxml
+	FormatRbkit                    // rbkit's msgpack frames, as its PUB socket sends them
 )
 
 func (f Format) String() string {
@@ -14,6 +15,8 @@ func (f Format) String() string {
 		return "binary"
 	case FormatXML:
 		return "xml"
+	case FormatRbkit:
+		return "rbkit"
 	}
 	return "unknown"
 }

@@ -10,14 +10,19 @@ import (
 )
 
 // Sniff tells the format of a stream from its first bytes: "0TBF" is
-// binary, a zip signature is a zipped trace, and '<' (after an optional
-// byte-order mark and white space) is XML. zipped reports the zip case.
+// binary, a zip signature is a zipped trace, '<' (after an optional
+// byte-order mark and white space) is XML, and a msgpack map whose first
+// key is an integer is a recording of rbkit frames. zipped reports the
+// zip case.
 func Sniff(prefix []byte) (f Format, zipped bool, ok bool) {
 	switch {
 	case bytes.HasPrefix(prefix, []byte(Magic)):
 		return FormatBinary, false, true
 	case bytes.HasPrefix(prefix, []byte("PK\x03\x04")):
 		return 0, true, true
+	}
+	if yes, _ := sniffRbkit(prefix); yes {
+		return FormatRbkit, false, true
 	}
 	p := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	p = bytes.TrimLeft(p, " \t\r\n")
@@ -70,7 +75,7 @@ func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error
 		return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
 	}
 	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true,
-		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip) or '<' (XML)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
+		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip), '<' (XML) or a msgpack map (rbkit)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
 }
 
 // undecided reports whether more bytes could still change what Sniff says.
@@ -81,6 +86,9 @@ func undecided(prefix []byte) bool {
 	if len(prefix) >= maxSniff {
 		return false
 	}
+	if _, maybe := sniffRbkit(prefix); maybe {
+		return true
+	}
 	if len(prefix) < 4 {
 		return bytes.HasPrefix([]byte(Magic), prefix) || bytes.HasPrefix([]byte("PK\x03\x04"), prefix) ||
 			len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0 ||
@@ -89,10 +97,36 @@ func undecided(prefix []byte) bool {
 	return len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0
 }
 
+// sniffRbkit says whether prefix starts an rbkit frame (yes), or may once
+// more bytes have come (maybe): a non-empty msgpack map whose first key is
+// an integer. No other format proftop reads starts with a map's byte.
+func sniffRbkit(prefix []byte) (yes, maybe bool) {
+	if len(prefix) == 0 {
+		return false, false
+	}
+	head := 0
+	switch c := prefix[0]; {
+	case c >= 0x81 && c <= 0x8f:
+	case c == 0xde:
+		head = 2
+	case c == 0xdf:
+		head = 4
+	default:
+		return false, false
+	}
+	if len(prefix) < 2+head {
+		return false, true
+	}
+	return isIntCode(prefix[1+head]), false
+}
+
 // NewDecoder returns the decoder for a stream known to be in format f.
 func NewDecoder(f Format, r io.Reader, opts Options) Decoder {
-	if f == FormatBinary {
+	switch f {
+	case FormatBinary:
 		return NewBinaryDecoder(r, opts)
+	case FormatRbkit:
+		return NewRbkitDecoder(r, opts)
 	}
 	return NewXMLDecoder(r, opts)
 }

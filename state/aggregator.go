@@ -276,8 +276,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Sample:
 		a.at(e.Time)
 		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if len(e.Stack.Methods) > 0 {
-			a.threads.get(e.ThreadIDRef, a.stream).sampleTop = e.Stack.Methods[0]
+			t.sampleTop = e.Stack.Methods[0]
+		}
+		if e.Weight == 0 {
+			a.threads.sampled(t, max(e.Count, 1))
 		}
 	case *decode.Collection:
 		end := a.at(e.Time)

@@ -560,7 +560,9 @@ func (mt *methodTable) frameSlot(frame string) int32 {
 		return slot
 	}
 	display, sig := frame, ""
-	if i := strings.IndexByte(frame, '('); i > 0 {
+	// A JVM descriptor has no space; a Ruby label's parentheses do
+	// ("block (2 levels) in Foo#bar", "<top (required)>"): they are its name.
+	if i := strings.IndexByte(frame, '('); i > 0 && !strings.ContainsRune(frame, ' ') {
 		display, sig = frame[:i], frame[i:]
 	}
 	slot := mt.newSlot("\x01"+frame, display)

@@ -175,6 +175,9 @@ func (ot *objectTable) counted(id int64, at int64, row CensusRow) {
 	if len(ot.census.rows) >= ot.maxClasses {
 		return
 	}
+	if row.Class == "" {
+		row.Class = noClass
+	}
 	ot.census.rows = append(ot.census.rows, row)
 	ot.census.total += row.Count
 }

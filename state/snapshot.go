@@ -70,14 +70,16 @@ type Frame struct {
 
 // Thread is one row of the threads pane.
 type Thread struct {
-	ID          int64         `json:"id"`
-	Name        string        `json:"name"`
-	Group       string        `json:"group"`
-	State       ThreadState   `json:"state"`
-	Started     int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
-	Ended       int64         `json:"endedNs,omitempty"`
-	CPU         time.Duration `json:"cpuNs"`
-	CPUPercent  float64       `json:"cpuPercent"` // over the last 2 to 4 s
+	ID         int64         `json:"id"`
+	Name       string        `json:"name"`
+	Group      string        `json:"group"`
+	State      ThreadState   `json:"state"`
+	Started    int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
+	Ended      int64         `json:"endedNs,omitempty"`
+	CPU        time.Duration `json:"cpuNs"`
+	CPUPercent float64       `json:"cpuPercent"` // over the last 2 to 4 s; for a source that samples stacks without times, its share of the samples
+	// Samples counts the thread's stack samples that stood for no known time.
+	Samples     int64         `json:"samples,omitempty"`
 	Method      string        `json:"method,omitempty"`
 	Depth       int           `json:"depth,omitempty"`
 	Blocked     time.Duration `json:"blockedNs"`

@@ -30,7 +30,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		rows rows
 	}{
 		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}},
-		{paneMethods, newTable(methodCols, 3), methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}},
+		{paneMethods, newTable(methodCols, 3), newMethodRows(s)},
 		{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}},
 	}
 	for _, tb := range tables {
@@ -44,6 +44,13 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			fmt.Fprintf(&b, ", first %d", top)
 		}
 		b.WriteString(")\n")
+		if why := unfilled(status, tb.id, width, &st); why != nil && n == 0 {
+			for _, l := range why {
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+			continue
+		}
 		for _, l := range tb.t.render(tb.rows, width, min(n, top)+1, &st, false) {
 			b.WriteString(strings.TrimRight(l, " "))
 			b.WriteByte('\n')
@@ -77,20 +84,23 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 
 // batchDocument is one JSON snapshot.
 type batchDocument struct {
-	Time        time.Time       `json:"time"`
-	Source      string          `json:"source"`
-	State       string          `json:"state"`
-	Cause       string          `json:"cause,omitempty"`
-	Agent       any             `json:"agent,omitempty"`
-	Format      string          `json:"format,omitempty"`
-	Negotiation string          `json:"negotiation,omitempty"`
-	Mismatch    string          `json:"mismatch,omitempty"`
-	Events      int64           `json:"events"`
-	EventsPS    float64         `json:"eventsPerSec"`
-	BytesPS     float64         `json:"bytesPerSec"`
-	Errors      int64           `json:"decodeErrors"`
-	Recording   string          `json:"recording,omitempty"`
-	Snapshot    *state.Snapshot `json:"picture"`
+	Time        time.Time         `json:"time"`
+	Source      string            `json:"source"`
+	State       string            `json:"state"`
+	Cause       string            `json:"cause,omitempty"`
+	Agent       any               `json:"agent,omitempty"`
+	Format      string            `json:"format,omitempty"`
+	Negotiation string            `json:"negotiation,omitempty"`
+	Mismatch    string            `json:"mismatch,omitempty"`
+	Events      int64             `json:"events"`
+	EventsPS    float64           `json:"eventsPerSec"`
+	BytesPS     float64           `json:"bytesPerSec"`
+	Errors      int64             `json:"decodeErrors"`
+	Recording   string            `json:"recording,omitempty"`
+	Lost        int64             `json:"framesLost,omitempty"`
+	Facts       []client.Fact     `json:"facts,omitempty"`
+	Unfilled    []client.Unfilled `json:"unfilled,omitempty"`
+	Snapshot    *state.Snapshot   `json:"picture"`
 }
 
 // RenderJSON renders a snapshot as one JSON document on one line. top > 0
@@ -99,7 +109,7 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	if top > 0 && len(s.Methods) > top {
 		c := *s
 		t := newTable(methodCols, 3)
-		d := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+		d := newMethodRows(s)
 		c.Methods = make([]state.Method, 0, top)
 		for _, i := range t.top(d, top) {
 			c.Methods = append(c.Methods, s.Methods[i])
@@ -108,7 +118,8 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	}
 	doc := batchDocument{Time: time.Now().UTC(), Source: status.Source, State: status.State.String(), Cause: status.Cause,
 		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
-		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Snapshot: s}
+		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Lost: status.Lost, Facts: status.Facts,
+		Unfilled: status.Unfilled, Snapshot: s}
 	if status.Format != 0 {
 		doc.Format = status.Format.String()
 	}

@@ -68,6 +68,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.fetchUnpaused()
 	}
+	if cmd, ok := m.runCommand(msg); ok {
+		return m, cmd
+	}
 	if m.status.State == client.StateChoosingAgent && m.detail == nil {
 		return m.chooseKey(msg)
 	}

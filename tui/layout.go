@@ -18,7 +18,7 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneThreads:
 		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
 	case paneMethods:
-		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+		return newMethodRows(s)
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
 	}
@@ -61,7 +61,7 @@ type layout struct {
 // layout works out the frame: the panes together when the terminal is
 // large enough, else one pane with a tab bar.
 func (m *Model) layout() layout {
-	h := headerInfo{status: m.status, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
+	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
 	l := layout{header: append(renderHeader(h, m.snap, m.width, &m.st), renderDeadlocks(m.snap, m.width, &m.st)...)}
 	l.bodyH = m.height - len(l.header) - 1
 	l.grid = m.width >= 160 && l.bodyH >= 30
@@ -261,6 +261,9 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
+		if why := unfilled(m.status, p, innerW, &m.st); why != nil && d.Len() == 0 {
+			body = append(body[:min(len(body), 1)], why...)
+		}
 		switch p {
 		case paneMethods:
 			title = methodsTitle(m.snap)
