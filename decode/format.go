@@ -4,8 +4,10 @@ package decode
 type Format uint8
 
 const (
-	FormatBinary Format = iota + 1 // .trcbin
-	FormatXML                      // .trcxml
+	FormatBinary    Format = iota + 1 // .trcbin
+	FormatXML                         // .trcxml
+	FormatJinsight                    // a JinsightLive binary trace (.trc)
+	FormatProfilerJ                   // a ProfilerJ XML snapshot
 )
 
 func (f Format) String() string {
@@ -14,11 +16,15 @@ func (f Format) String() string {
 		return "binary"
 	case FormatXML:
 		return "xml"
+	case FormatJinsight:
+		return "jinsight"
+	case FormatProfilerJ:
+		return "profilerj snapshot"
 	}
 	return "unknown"
 }
 
-// Decoder is what both stream decoders offer.
+// Decoder is what every decoder offers.
 type Decoder interface {
 	// Next returns the next event, io.EOF at the normal end, or an error;
 	// see BinaryDecoder.Next for the error contract.
