@@ -24,19 +24,22 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteString(deadlockText(&s.Deadlocks[i]))
 		b.WriteByte('\n')
 	}
-	tables := []struct {
-		id   paneID
-		t    *table
-		rows rows
-	}{
-		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}},
-		{paneMethods, newTable(methodCols, 3), methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}},
-		{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}},
+	tables := []batchTable{
+		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}, ""},
+		{paneMethods, newTable(methodCols, 3), methodViewRows(s, false), methodsViewTitle(s, false, false)},
+	}
+	if s.Views {
+		// The second view of the methods: the sampler's hits.
+		tables = append(tables, batchTable{paneMethods, newTable(samplerMethodCols, 3), methodViewRows(s, true), methodsViewTitle(s, true, false)})
+	}
+	tables = append(tables, batchTable{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}, ""})
+	if len(s.Coverage) > 0 {
+		tables = append(tables, batchTable{paneCoverage, newTable(coverageCols, 0), coverageRows{s: s.Coverage}, coverageTitle(s)})
 	}
 	for _, tb := range tables {
 		title := paneNames[tb.id]
-		if tb.id == paneMethods {
-			title = methodsTitle(s)
+		if tb.title != "" {
+			title = tb.title
 		}
 		n := tb.rows.Len()
 		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(title), n)
@@ -70,6 +73,15 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		}
 	}
 	return b.String()
+}
+
+// batchTable is one table of a text snapshot: a pane's rows, and its
+// title when it is not the pane's name.
+type batchTable struct {
+	id    paneID
+	t     *table
+	rows  rows
+	title string
 }
 
 // batchDocument is one JSON snapshot.

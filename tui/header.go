@@ -101,6 +101,10 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
 	}
 	lines := []string{joinItems(l1, width, sep), joinItems(l2, width, sep)}
+	if len(stt.Notes) > 0 {
+		// What the data is beyond its format: approximate times, a still picture…
+		lines = append(lines, clip(st.Warn.Render("note: ")+st.Label.Render(inert(strings.Join(stt.Notes, " · "))), width))
+	}
 	if s != nil && !s.Process.Exited.IsZero() {
 		who := "the JVM"
 		if s.Process.PID != 0 {

@@ -58,6 +58,8 @@ type Model struct {
 	paused  bool
 	recent  bool
 	grouped bool // monitors by class and site
+	sampler bool // methods: the sampler's view of a source with two
+	views   viewCache
 	focus   paneID
 	tables  [numPanes]*table // nil for the GC pane
 	detail  *detailView
@@ -94,6 +96,7 @@ type cacheKey struct {
 	filter  string
 	selID   int64
 	offset  int
+	sampler bool
 }
 
 // New returns the model for a source whose events feed agg.
@@ -114,6 +117,7 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 			paneMethods:  newTable(methodCols, 3),
 			paneMonitors: newTable(monitorCols, 6),
 			paneObjects:  newTable(objectCols, 1),
+			paneCoverage: newTable(coverageCols, 0),
 		},
 	}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = m.st.Key, m.st.Key
@@ -138,7 +142,8 @@ func (m *Model) Init() tea.Cmd { return m.fetch(true) }
 
 // query is what the current view needs from a snapshot.
 func (m *Model) query() state.Query {
-	q := state.Query{Recent: m.recent, CallersOf: -1, GroupMonitors: m.grouped}
+	// A still picture (a snapshot file) has no timeline: its figures are cumulative.
+	q := state.Query{Recent: m.recent && !m.status.Still, CallersOf: -1, GroupMonitors: m.grouped}
 	if d := m.detail; d != nil {
 		switch d.kind {
 		case paneThreads:
@@ -239,8 +244,14 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.notice = "refresh every " + dur(m.refresh)
 		return m, nil
 	case key.Matches(msg, k.Recent):
+		if m.status.Still {
+			m.notice = "a still picture (a snapshot) has no timeline: its figures are cumulative"
+			return m, nil
+		}
 		m.recent = !m.recent
 		return m, m.fetchUnpaused()
+	case key.Matches(msg, k.View):
+		return m, m.switchView()
 	case key.Matches(msg, k.Group):
 		m.grouped = !m.grouped
 		m.notice = "monitors: one row per lock"
@@ -257,14 +268,18 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.NextPane):
-		m.focus = (m.focus + 1) % numPanes
+		m.focus = m.nextPane(1)
 		return m, nil
 	case key.Matches(msg, k.PrevPane):
-		m.focus = (m.focus + numPanes - 1) % numPanes
+		m.focus = m.nextPane(int(numPanes) - 1)
 		return m, nil
 	}
 	for i, b := range k.Pane {
 		if key.Matches(msg, b) {
+			if !m.paneShown(paneID(i)) {
+				m.notice = "this source reports no line coverage"
+				return m, nil
+			}
 			m.focus = paneID(i)
 			return m, nil
 		}
@@ -407,9 +422,11 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneThreads:
 		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
 	case paneMethods:
-		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+		return m.methodRows(s)
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
+	case paneCoverage:
+		return coverageRows{s: s.Coverage}
 	}
 	return monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}
 }
@@ -519,6 +536,9 @@ func padLines(lines []string, h int) []string {
 func (m *Model) tabBar() string {
 	var parts []string
 	for i, name := range paneNames {
+		if !m.paneShown(paneID(i)) {
+			continue
+		}
 		label := fmt.Sprintf("%d %s", i+1, name)
 		if paneID(i) == m.focus {
 			parts = append(parts, m.st.TabActive.Render(label))
@@ -535,6 +555,12 @@ func (m *Model) gridBody(h int) []string {
 	th := h / 2
 	bh := h - th
 	top := joinColumns(m.pane(paneThreads, lw, th), m.pane(paneMethods, rw, th))
+	if m.paneShown(paneCoverage) {
+		// Coverage beside monitors, and objects beside GC.
+		mw, gw := lw/2, rw/2
+		left := joinColumns(m.pane(paneMonitors, mw, bh), m.pane(paneCoverage, lw-mw, bh))
+		return append(top, joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))...)
+	}
 	if m.snap != nil && m.snap.HasObjects {
 		// Objects beside GC, under the methods.
 		gw := rw / 2
@@ -556,7 +582,7 @@ func joinColumns(a, b []string) []string {
 // pane draws one pane in its frame, from the cache when nothing changed.
 func (m *Model) pane(p paneID, w, h int) []string {
 	focused := p == m.focus
-	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused}
+	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler}
 	if p != paneGC {
 		t := m.tables[p]
 		key.sortCol, key.flipped, key.filter, key.selID, key.offset = t.sortCol, t.flipped, m.filters[p], t.selID, t.offset
@@ -578,11 +604,19 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		t, d := m.tables[p], m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
 		title = objectsTitle(m.snap) + fmt.Sprintf(" · %d", t.matched)
+	case paneCoverage:
+		if len(m.snap.Coverage) == 0 {
+			body = noCoverage(&m.st)
+			break
+		}
+		t, d := m.tables[p], m.rows(p, m.snap)
+		body = t.render(d, innerW, innerH, &m.st, focused)
+		title = coverageTitle(m.snap) + fmt.Sprintf(" · %d", t.matched)
 	default:
 		t, d := m.tables[p], m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
 		if p == paneMethods {
-			title = methodsTitle(m.snap)
+			title = methodsViewTitle(m.snap, m.sampler, true)
 		}
 		title += fmt.Sprintf(" · %d", t.matched)
 		if t.matched != d.Len() {

@@ -17,10 +17,11 @@ const (
 	paneMonitors
 	paneGC
 	paneObjects
+	paneCoverage
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage"}
 
 // --- threads ---
 
@@ -204,6 +205,7 @@ type methodRows struct {
 	s     []state.Method
 	names []string
 	total time.Duration // all self time, for percentages
+	hits  bool          // the sampler's view: CALLS counts its hits
 }
 
 func (r methodRows) Len() int          { return len(r.s) }
@@ -224,6 +226,9 @@ func (r methodRows) Cell(i, col int) string {
 		}
 		return strconv.FormatInt(int64(m.Line), 10)
 	case 2:
+		if r.hits {
+			return count(m.Samples)
+		}
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: calls are not counted
 		}
@@ -252,6 +257,9 @@ func (r methodRows) Num(i, col int) int64 {
 	case 1:
 		return int64(m.Line)
 	case 2:
+		if r.hits {
+			return m.Samples
+		}
 		return m.Calls
 	case 3, 4:
 		return int64(m.Self)
@@ -280,6 +288,9 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 			k = int64(m.Line)
 		case 2:
 			k = m.Calls
+			if r.hits {
+				k = m.Samples
+			}
 		case 3, 4:
 			k = int64(m.Self)
 		case 5:
