@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestReplayOtherFormats(t *testing.T) {
 	trace, snap := copyTo(jinsightTrace, "recording.trcxml"), copyTo(profilerJSnapshot, "snapshot.trcbin")
 
 	out, errs, code := run(t, nil, "replay", snap, "--batch")
-	for _, want := range []string{"profilerj snapshot", "a still picture", "read as microseconds", "HOT METHODS · CUMULATIVE · CALL TREE (12)",
+	for _, want := range []string{"profilerj snapshot", "a still picture", "call-tree times taken as µs", "HOT METHODS · CUMULATIVE · CALL TREE (12)",
 		"HOT METHODS · CUMULATIVE · SAMPLER HITS, CPU SHARED AMONG THEM (6)", "COVERAGE · 71% OF 21 LINES RAN (2)", "OBJECTS · CENSUS AT",
 		"main                              ended       62.5ms"} {
 		if !strings.Contains(out, want) {
@@ -47,6 +48,7 @@ func TestReplayOtherFormats(t *testing.T) {
 	out, errs, code = run(t, nil, "replay", trace, "--batch", "--json")
 	var doc struct {
 		Format  string
+		Notes   []string
 		Picture struct {
 			Methods []struct {
 				Name  string
@@ -63,7 +65,8 @@ func TestReplayOtherFormats(t *testing.T) {
 	for _, m := range doc.Picture.Methods {
 		calls += m.Calls
 	}
-	if doc.Format != "jinsight" || calls != 1414 || len(doc.Picture.Threads) != 4 || doc.Picture.Objects.CensusTotal != 252 {
+	if doc.Format != "jinsight" || calls != 1414 || len(doc.Picture.Threads) != 4 || doc.Picture.Objects.CensusTotal != 252 ||
+		len(doc.Notes) == 0 || !strings.HasPrefix(doc.Notes[0], "times approximate") {
 		t.Fatalf("%s: %d calls, %+v", doc.Format, calls, doc.Picture.Threads)
 	}
 	out, _, _ = run(t, nil, "replay", trace, "--batch")
@@ -147,4 +150,37 @@ func TestReplayFollowsAGrowingFile(t *testing.T) {
 	if all <= first {
 		t.Fatalf("%d events at first, %d in the end", first, all)
 	}
+}
+
+// In a terminal: a Jinsight trace followed as it is written, shown live
+// with its approximate times said; then replaced by a ProfilerJ snapshot,
+// shown as a still picture with its two views of the methods and its
+// coverage.
+func TestFollowInTmux(t *testing.T) {
+	trace, err := os.ReadFile(jinsightTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := os.ReadFile(profilerJSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "live")
+	os.WriteFile(p, trace[:30000], 0o644)
+	tm := newTmux(t, 200, 60)
+	tm.keys(fmt.Sprintf("%s replay --follow %s --refresh 200ms", proftopBin, p), "Enter")
+	tm.waitFor("the first part", 15*time.Second, "jinsight", "● streaming", "note: times approximate", "following the file (like tail -f)")
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(trace[30000:])
+	f.Close()
+	tm.waitFor("the whole trace", 15*time.Second, "■ ended: end of file; following the file for a new one", "Demo.fib", "Demo$Node")
+	os.WriteFile(p+".new", snap, 0o644)
+	os.Rename(p+".new", p)
+	tm.waitFor("the snapshot", 15*time.Second, "profilerj snapshot", "a still picture", "the file was replaced",
+		"call tree (v: sampler hits)", "Coverage · 71% of 21 lines ran", "AWT-EventQueue-0")
+	tm.keys("2", "v")
+	tm.waitFor("the sampler's view", 5*time.Second, "sampler hits, CPU shared among them", "HITS")
+	tm.keys("q")
+	tm.waitFor("the shell", 5*time.Second, "$ ")
 }

@@ -212,14 +212,14 @@ func (f *FileSource) stopped(err error, follow *followReader) error {
 // following the file did, into the status.
 func (f *FileSource) updateNotes() {
 	var notes []string
-	if d, ok := f.dec.(decode.Describer); ok {
-		notes = d.Notes()
-	}
-	if f.Follow {
-		notes = append(notes, "following the file: what is written to it shows as it comes (like tail -f)")
-	}
 	if f.restart != "" {
 		notes = append(notes, f.restart)
+	}
+	if d, ok := f.dec.(decode.Describer); ok {
+		notes = append(notes, d.Notes()...)
+	}
+	if f.Follow {
+		notes = append(notes, "following the file (like tail -f)")
 	}
 	f.track.update(func(st *Status) { st.Notes = notes })
 }

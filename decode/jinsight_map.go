@@ -114,7 +114,7 @@ func (d *JinsightDecoder) Still() bool        { return false }
 func (d *JinsightDecoder) Notes() []string {
 	var out []string
 	if d.perMicro > 0 {
-		out = append(out, fmt.Sprintf("times approximate: the agent's own calibration of %d ticks per µs (it overstates the rate on a busy machine)", d.perMicro))
+		out = append(out, fmt.Sprintf("times approximate: %d ticks per µs, the agent's own calibration, overstated on a busy machine", d.perMicro))
 	}
 	if d.closedAtBurst > 0 {
 		out = append(out, fmt.Sprintf("%d frames open at a burst's end closed there", d.closedAtBurst))

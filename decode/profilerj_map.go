@@ -64,8 +64,8 @@ func (d *ProfilerJDecoder) Still() bool        { return true }
 // Notes say what the picture is and what was assumed.
 func (d *ProfilerJDecoder) Notes() []string {
 	return []string{
-		"a still picture: a ProfilerJ snapshot, read whole; its figures are cumulative",
-		"call-tree times read as microseconds (the format leaves cumulatedElapsed's unit open)",
+		"a still picture: a snapshot, its figures cumulative",
+		"call-tree times taken as µs (the format leaves it open)",
 	}
 }
 

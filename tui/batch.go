@@ -99,6 +99,8 @@ type batchDocument struct {
 	BytesPS     float64         `json:"bytesPerSec"`
 	Errors      int64           `json:"decodeErrors"`
 	Recording   string          `json:"recording,omitempty"`
+	Notes       []string        `json:"notes,omitempty"`
+	Still       bool            `json:"still,omitempty"`
 	Snapshot    *state.Snapshot `json:"picture"`
 }
 
@@ -117,7 +119,7 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	}
 	doc := batchDocument{Time: time.Now().UTC(), Source: status.Source, State: status.State.String(), Cause: status.Cause,
 		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
-		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Snapshot: s}
+		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Notes: status.Notes, Still: status.Still, Snapshot: s}
 	if status.Format != 0 {
 		doc.Format = status.Format.String()
 	}
