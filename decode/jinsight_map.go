@@ -25,21 +25,22 @@ type JinsightDecoder struct {
 	// Events waiting to be returned. Those of which one record makes
 	// several sit in stores, which may move while they grow: the queue
 	// holds their indexes until the record is done.
-	queue  []queued
-	qi     int
-	exits  []MethodExit
-	defs   []MethodDef
-	census []ObjectCensus
-	enter  MethodEntry
-	class  ClassDef
-	tstart ThreadStart
-	tend   ThreadEnd
-	alloc  ObjAlloc
-	free   ObjFree
-	coll   Collection
-	custom Custom
-	arrDef ClassDef
-	err    error // returned once the queue drains
+	queue   []queued
+	qi      int
+	exits   []MethodExit
+	defs    []MethodDef
+	census  []ObjectCensus
+	enter   MethodEntry
+	class   ClassDef
+	tstart  ThreadStart
+	tend    ThreadEnd
+	alloc   ObjAlloc
+	free    ObjFree
+	coll    Collection
+	custom  Custom
+	arrDef  ClassDef
+	process ProcessCreate
+	err     error // returned once the queue drains
 
 	base      int64 // ns since the epoch at the header's startTicks
 	startTick uint64
@@ -267,6 +268,11 @@ func (d *JinsightDecoder) apply(rec Record) error {
 		}
 		d.base = int64(start) * 1e9
 		d.lastTicks = r.StartTicks
+		if r.VMStartTime != 0 {
+			// When the JVM started: the header's uptime.
+			d.process = ProcessCreate{Time: Ticks(int64(r.VMStartTime) * 1e9)}
+			d.push(&d.process)
+		}
 		return nil
 	case *JinsightClassLoad:
 		d.classLoaded(r)
