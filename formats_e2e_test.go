@@ -170,17 +170,17 @@ func TestFollowInTmux(t *testing.T) {
 	os.WriteFile(p, trace[:30000], 0o644)
 	tm := newTmux(t, 200, 60)
 	tm.keys(fmt.Sprintf("%s replay --follow %s --refresh 200ms", proftopBin, p), "Enter")
-	tm.waitFor("the first part", 15*time.Second, "jinsight", "● streaming", "note: times approximate", "following the file (like tail -f)")
+	tm.waitFor("the first part", 30*time.Second, "jinsight", "● streaming", "note: times approximate", "following the file (like tail -f)")
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	f.Write(trace[30000:])
 	f.Close()
-	tm.waitFor("the whole trace", 15*time.Second, "■ ended: end of file; following the file for a new one", "Demo.fib", "Demo$Node")
+	tm.waitFor("the whole trace", 30*time.Second, "■ ended: end of file; following the file for a new one", "Demo.fib", "Demo$Node")
 	os.WriteFile(p+".new", snap, 0o644)
 	os.Rename(p+".new", p)
-	tm.waitFor("the snapshot", 15*time.Second, "profilerj snapshot", "a still picture", "the file was replaced",
+	tm.waitFor("the snapshot", 30*time.Second, "profilerj snapshot", "a still picture", "the file was replaced",
 		"call tree (v: sampler hits)", "Coverage · 71% of 21 lines ran", "AWT-EventQueue-0")
 	tm.keys("2", "v")
-	tm.waitFor("the sampler's view", 5*time.Second, "sampler hits, CPU shared among them", "HITS")
+	tm.waitFor("the sampler's view", 15*time.Second, "sampler hits, CPU shared among them", "HITS")
 	tm.keys("q")
 	tm.waitFor("the shell", 5*time.Second, "$ ")
 }
