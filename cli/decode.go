@@ -21,9 +21,11 @@ func NewDecodeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decode FILE|-",
 		Short: "Print every event of a trace file as one JSON object per line",
-		Long: `Decode a trace file (binary .trcbin, XML .trcxml, or a zipped .trcxml; the
-format is told from the content, not the name) and print one JSON object per
-event. "-" reads standard input. With --stats, print counts instead.`,
+		Long: `Decode a trace file (binary .trcbin, XML .trcxml, or a zipped .trcxml, a
+JinsightLive .trc trace, a ProfilerJ snapshot; the format is told from the
+content, not the name) and print one JSON object per event: for Jinsight and
+ProfilerJ, per event or element of the file, under the format's own names.
+"-" reads standard input. With --stats, print counts instead.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, name, err := openInput(args[0], cmd.InOrStdin())
@@ -68,12 +70,22 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 	out := bufio.NewWriterSize(stdout, 256<<10)
 	defer out.Flush()
 	extra, _ := d.(interface{ ExtraAttrs() []decode.Attr })
+	// A format with records of its own prints them, under its own names.
+	records, _ := d.(decode.RecordSource)
+	next := d.Next
+	if records != nil {
+		next = func() (decode.Event, error) { return nil, nil }
+	}
 	counts := map[string]int{}
 	var line []byte
 	failed := 0
 	events := 0
 	for {
-		ev, err := d.Next()
+		var rec decode.Record
+		ev, err := next()
+		if records != nil {
+			rec, err = records.NextRecord()
+		}
 		if err == io.EOF {
 			break
 		}
@@ -87,6 +99,17 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 			continue
 		}
 		events++
+		if rec != nil {
+			if opts.stats {
+				counts[rec.Type()]++
+				continue
+			}
+			line = append(rec.AppendJSON(line[:0]), '\n')
+			if _, err := out.Write(line); err != nil {
+				return err
+			}
+			continue
+		}
 		if opts.stats {
 			counts[ev.Kind().String()]++
 			continue
@@ -137,7 +160,11 @@ func printStats(w io.Writer, name string, d decode.Decoder, counts map[string]in
 		}
 		return kinds[i] < kinds[j]
 	})
+	width := 20
 	for _, k := range kinds {
-		fmt.Fprintf(w, "%-20s %d\n", k, counts[k])
+		width = max(width, len(k))
+	}
+	for _, k := range kinds {
+		fmt.Fprintf(w, "%-*s %d\n", width, k, counts[k])
 	}
 }

@@ -64,6 +64,13 @@ type Status struct {
 	RetryAt   time.Time // when the next attempt starts
 	Streams   int       // streams received so far
 	Recording string    // the file being recorded, if any
+	// Notes say what the data is beyond its format: a still picture,
+	// times that are approximate, what the decoder repaired, a followed
+	// file that started over.
+	Notes []string
+	// Still says the data is one moment (a snapshot file): its figures
+	// are cumulative and have no timeline.
+	Still bool
 
 	Events       int64 // decoded so far, over every stream
 	Bytes        int64 // trace bytes received so far
@@ -172,6 +179,7 @@ func (t *tracker) snapshot() Status {
 	st := t.st
 	st.Agents = append([]protocol.Agent(nil), t.st.Agents...)
 	st.Facts = append([]Fact(nil), t.st.Facts...)
+	st.Notes = append([]string(nil), t.st.Notes...)
 	st.Events, st.Bytes, st.DecodeErrors = ev, by, t.errs.Load()
 	st.EventsPerSec, st.BytesPerSec = t.eventsPerSec, t.bytesPer
 	return st

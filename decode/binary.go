@@ -5,14 +5,20 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"time"
 	"unsafe"
 )
 
 // Options tune a decoder. The zero value is ready to use.
 type Options struct {
 	// MaxMessageSize is the largest binary message or XML element accepted,
-	// in bytes; 0 means DefaultMaxMessageSize.
+	// in bytes (a ProfilerJ snapshot counts as one element); 0 means
+	// DefaultMaxMessageSize.
 	MaxMessageSize int
+	// Modified is when the input was last written (a file's modification
+	// time): the moment of a snapshot, which records none of its own.
+	// Zero: the moment it is decoded.
+	Modified time.Time
 }
 
 // DefaultMaxMessageSize is the default limit on one message (16 MiB).
@@ -261,11 +267,17 @@ func (d *BinaryDecoder) u64(b []byte) uint64 {
 
 // decodeBody fills the struct at p from a message body, attribute by
 // attribute as the table says. Bytes after the last known attribute belong
-// to a later minor version and are ignored.
+// to a later minor version and are ignored; a body that ends just before
+// an optional attribute comes from an earlier one, and the attributes it
+// lacks take their defaults.
 func (d *BinaryDecoder) decodeBody(sp *kindSpec, p unsafe.Pointer, body []byte, start int64) error {
 	pos := 0
 	for i := range sp.fields {
 		f := &sp.fields[i]
+		if f.optional && pos == len(body) {
+			resetFieldsFrom(sp, p, i)
+			return nil
+		}
 		switch f.typ {
 		case fieldLong, fieldTicks, fieldDouble:
 			if len(body)-pos < 8 {

@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -44,6 +45,10 @@ type field struct {
 	name string
 	typ  fieldType
 	off  uintptr
+	// optional: an attribute added after the message's first version
+	// (tag option ",optional"); a binary message that ends before it comes
+	// from a writer that predates it, and it takes its default.
+	optional bool
 }
 
 // kindSpec is one row of the event table: everything a codec needs to know
@@ -64,9 +69,9 @@ type kindSpec struct {
 	arenaF func() arena               // storage for a Batch
 }
 
-// maxWireID is the largest message id the table knows: TPTP's run to 1041,
+// maxWireID bounds the message ids the table may know: TPTP's run to 1041,
 // proftop's extensions start at 1100.
-const maxWireID = 1107
+const maxWireID = 1199
 
 var (
 	specs       [numKinds]*kindSpec
@@ -117,6 +122,9 @@ func init() {
 	register[GCTotals](1105, "gcTotals")
 	register[ObjectCensus](1106, "objectCensus")
 	register[Allocation](1107, "allocation")
+	// 1120-1129: what snapshot files (ProfilerJ) hold beyond the above.
+	register[ThreadCPU](1120, "threadCpu")
+	register[Coverage](1121, "coverage")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))
@@ -181,11 +189,15 @@ func appendFields(out []field, t reflect.Type, base uintptr) []field {
 			out = appendFields(out, sf.Type, base+sf.Offset)
 			continue
 		}
-		name, ok := sf.Tag.Lookup("tptp")
+		tag, ok := sf.Tag.Lookup("tptp")
 		if !ok {
 			continue
 		}
-		out = append(out, field{name: name, typ: fieldTypeOf(t, sf), off: base + sf.Offset})
+		name, opt, _ := strings.Cut(tag, ",")
+		if opt != "" && opt != "optional" {
+			panic(fmt.Sprintf("decode: %s.%s has the unknown tag option %q", t.Name(), sf.Name, opt))
+		}
+		out = append(out, field{name: name, typ: fieldTypeOf(t, sf), off: base + sf.Offset, optional: opt == "optional"})
 	}
 	return out
 }

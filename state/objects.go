@@ -180,6 +180,7 @@ func (ot *objectTable) counted(id int64, at int64, row CensusRow) {
 	}
 	ot.census.rows = append(ot.census.rows, row)
 	ot.census.total += row.Count
+	ot.class(row.Class, at) // listed, though nothing of it was seen allocated
 }
 
 // newStream forgets the objects of the previous stream: their ids mean

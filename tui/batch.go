@@ -24,19 +24,22 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')
 	}
-	tables := []struct {
-		id   paneID
-		t    *table
-		rows rows
-	}{
-		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}},
-		{paneMethods, newTable(methodCols, 3), newMethodRows(s)},
-		{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}},
+	tables := []batchTable{
+		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}, ""},
+		{paneMethods, newTable(methodCols, 3), methodViewRows(s, false), methodsViewTitle(s, false, false)},
+	}
+	if s.Views {
+		// The second view of the methods: the sampler's hits.
+		tables = append(tables, batchTable{paneMethods, newTable(samplerMethodCols, 3), methodViewRows(s, true), methodsViewTitle(s, true, false)})
+	}
+	tables = append(tables, batchTable{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}, ""})
+	if len(s.Coverage) > 0 {
+		tables = append(tables, batchTable{paneCoverage, newTable(coverageCols, 0), coverageRows{s: s.Coverage}, coverageTitle(s)})
 	}
 	for _, tb := range tables {
 		title := paneNames[tb.id]
-		if tb.id == paneMethods {
-			title = methodsTitle(s)
+		if tb.title != "" {
+			title = tb.title
 		}
 		n := tb.rows.Len()
 		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(title), n)
@@ -82,6 +85,15 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 	return b.String()
 }
 
+// batchTable is one table of a text snapshot: a pane's rows, and its
+// title when it is not the pane's name.
+type batchTable struct {
+	id    paneID
+	t     *table
+	rows  rows
+	title string
+}
+
 // batchDocument is one JSON snapshot.
 type batchDocument struct {
 	Time        time.Time         `json:"time"`
@@ -100,6 +112,8 @@ type batchDocument struct {
 	Lost        int64             `json:"framesLost,omitempty"`
 	Facts       []client.Fact     `json:"facts,omitempty"`
 	Unfilled    []client.Unfilled `json:"unfilled,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+	Still       bool              `json:"still,omitempty"`
 	Snapshot    *state.Snapshot   `json:"picture"`
 }
 
@@ -119,7 +133,7 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	doc := batchDocument{Time: time.Now().UTC(), Source: status.Source, State: status.State.String(), Cause: status.Cause,
 		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
 		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Lost: status.Lost, Facts: status.Facts,
-		Unfilled: status.Unfilled, Snapshot: s}
+		Unfilled: status.Unfilled, Notes: status.Notes, Still: status.Still, Snapshot: s}
 	if status.Format != 0 {
 		doc.Format = status.Format.String()
 	}

@@ -116,6 +116,10 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if l3 := sourceItems(stt, h.commands, st); len(l3) > 0 {
 		lines = append(lines, joinItems(l3, width, sep))
 	}
+	if len(stt.Notes) > 0 {
+		// What the data is beyond its format: approximate times, a still picture…
+		lines = append(lines, clip(st.Warn.Render("note: ")+st.Label.Render(inert(strings.Join(stt.Notes, " · "))), width))
+	}
 	if s != nil && !s.Process.Exited.IsZero() {
 		who := "the JVM"
 		if s.Process.PID != 0 {

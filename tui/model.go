@@ -56,6 +56,8 @@ type Model struct {
 	paused   bool
 	recent   bool
 	grouped  bool // monitors by class and site
+	sampler  bool // methods: the sampler's view of a source with two
+	views    viewCache
 	focus    paneID
 	tables   [numPanes]*table // nil for the GC pane
 	detail   *detailView
@@ -96,6 +98,7 @@ type cacheKey struct {
 	selID   int64
 	hasSel  bool
 	offset  int
+	sampler bool
 }
 
 // New returns the model for a source whose events feed agg.
@@ -115,6 +118,7 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 			paneMethods:  newTable(methodCols, 3),
 			paneMonitors: newTable(monitorCols, 6),
 			paneObjects:  newTable(objectCols, 1),
+			paneCoverage: newTable(coverageCols, 0),
 		},
 	}
 	m.filterInput = textinput.New()
@@ -146,7 +150,8 @@ func (m *Model) quit() (tea.Model, tea.Cmd) {
 
 // query is what the current view needs from a snapshot.
 func (m *Model) query() state.Query {
-	q := state.Query{Recent: m.recent, CallersOf: -1, GroupMonitors: m.grouped}
+	// A still picture (a snapshot file) has no timeline: its figures are cumulative.
+	q := state.Query{Recent: m.recent && !m.status.Still, CallersOf: -1, GroupMonitors: m.grouped}
 	if d := m.detail; d != nil {
 		switch d.kind {
 		case paneThreads:

@@ -18,10 +18,11 @@ const (
 	paneMonitors
 	paneGC
 	paneObjects
+	paneCoverage
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage"}
 
 // --- threads ---
 
@@ -208,6 +209,7 @@ type methodRows struct {
 	s     []state.Method
 	names []string
 	total time.Duration // all self time, for percentages
+	hits  bool          // the sampler's view: CALLS counts its hits
 	// bySamples: the samples stand for no known time (rbkit's), so SELF
 	// and TOTAL count samples and SELF% is a share of them.
 	bySamples    bool
@@ -243,6 +245,9 @@ func (r methodRows) Cell(i, col int) string {
 		}
 		return strconv.FormatInt(int64(m.Line), 10)
 	case 2:
+		if r.hits {
+			return count(m.Samples)
+		}
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: calls are not counted
 		}
@@ -280,6 +285,9 @@ func (r methodRows) Num(i, col int) int64 {
 	case 1:
 		return int64(m.Line)
 	case 2:
+		if r.hits {
+			return m.Samples
+		}
 		return m.Calls
 	case 3, 4:
 		if r.bySamples {
@@ -314,6 +322,9 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 			k = int64(m.Line)
 		case 2:
 			k = m.Calls
+			if r.hits {
+				k = m.Samples
+			}
 		case 3, 4:
 			k = int64(m.Self)
 			if r.bySamples {
