@@ -55,9 +55,11 @@ func BenchmarkEndToEnd(b *testing.B) {
 			startCPU, startSim := cpuTime(), processCPU(sim)
 			b.ResetTimer()
 			events = 0
+			batches := 0
 			for events < b.N {
 				bt := <-s.Batches()
 				events += bt.Len()
+				batches++
 				s.Recycle(bt)
 			}
 			b.StopTimer()
@@ -70,6 +72,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 			b.ReportMetric(100*cpu/elapsed, "proftop-cpu-%")
 			b.ReportMetric(1e9*cpu/float64(events), "cpu-ns/event")
 			b.ReportMetric(100*simCPU/elapsed, "simulator-cpu-%")
+			b.ReportMetric(float64(events)/float64(batches), "events/batch")
 		})
 	}
 }
