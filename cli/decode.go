@@ -68,7 +68,9 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 	out := bufio.NewWriterSize(stdout, 256<<10)
 	defer out.Flush()
 	extra, _ := d.(interface{ ExtraAttrs() []decode.Attr })
-	counts := map[string]int{}
+	// Indexed by kind: a map by name cost a hash per event, a tenth of a
+	// fast decode.
+	var counts [256]int
 	var line []byte
 	failed := 0
 	events := 0
@@ -88,7 +90,7 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 		}
 		events++
 		if opts.stats {
-			counts[ev.Kind().String()]++
+			counts[ev.Kind()]++
 			continue
 		}
 		var attrs []decode.Attr
@@ -102,7 +104,7 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 		}
 	}
 	if opts.stats {
-		printStats(out, name, d, counts, events, failed, time.Since(start))
+		printStats(out, name, d, &counts, events, failed, time.Since(start))
 	}
 	if failed > 0 {
 		return errDecodeFailed
@@ -110,7 +112,7 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 	return nil
 }
 
-func printStats(w io.Writer, name string, d decode.Decoder, counts map[string]int, events, failed int, elapsed time.Duration) {
+func printStats(w io.Writer, name string, d decode.Decoder, counts *[256]int, events, failed int, elapsed time.Duration) {
 	bytesRead := d.InputOffset()
 	secs := elapsed.Seconds()
 	fmt.Fprintf(w, "file      %s\n", name)
@@ -127,17 +129,23 @@ func printStats(w io.Writer, name string, d decode.Decoder, counts map[string]in
 		fmt.Fprintf(w, "rate      %.1f MB/s, %.0f events/s\n", float64(bytesRead)/secs/1e6, float64(events)/secs)
 	}
 	fmt.Fprintln(w)
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
+	type count struct {
+		kind string
+		n    int
+	}
+	var kinds []count
+	for k, n := range counts {
+		if n > 0 {
+			kinds = append(kinds, count{decode.Kind(k).String(), n})
+		}
 	}
 	sort.Slice(kinds, func(i, j int) bool {
-		if counts[kinds[i]] != counts[kinds[j]] {
-			return counts[kinds[i]] > counts[kinds[j]]
+		if kinds[i].n != kinds[j].n {
+			return kinds[i].n > kinds[j].n
 		}
-		return kinds[i] < kinds[j]
+		return kinds[i].kind < kinds[j].kind
 	})
-	for _, k := range kinds {
-		fmt.Fprintf(w, "%-20s %d\n", k, counts[k])
+	for _, c := range kinds {
+		fmt.Fprintf(w, "%-20s %d\n", c.kind, c.n)
 	}
 }
