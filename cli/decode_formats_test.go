@@ -75,7 +75,7 @@ func TestDecodeJinsightUnknownEvent(t *testing.T) {
 	var out, errs bytes.Buffer
 	err = runDecode(bytes.NewReader(bad), "bad.trc", &out, &errs, decodeOptions{})
 	if err != errDecodeFailed || strings.Count(out.String(), "\n") != 1 ||
-		!strings.Contains(errs.String(), "bad.trc: decode: offset 45: message 153: unknown event id: event id 0x99") {
+		!strings.Contains(errs.String(), "bad.trc: decode: offset 45: message id 153: unknown event id: event id 0x99") {
 		t.Fatalf("%v\n%s\n%s", err, out.String(), errs.String())
 	}
 }

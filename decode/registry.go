@@ -58,6 +58,7 @@ type kindSpec struct {
 	wireID  uint16 // binary message id; 0 when the kind has no binary form
 	name    string // the specification's element name
 	fields  []field
+	runs    []fieldRun     // fields grouped for the binary decoder
 	byName  map[string]int // XML attribute name to field index ("stackDepth" to the stack field)
 	stack   int            // index of the Stack field, or -1
 	time    int            // index of the "time" field, or -1
@@ -168,11 +169,58 @@ func register[T any, PT interface {
 		}
 		sp.minBody += f.typ.wireSize()
 	}
+	sp.runs = fieldRuns(sp.fields)
 	specs[k] = sp
 	specsByName[name] = sp
 	if wireID != 0 {
 		specsByWire[wireID] = sp
 	}
+}
+
+// fieldRun is a stretch of a kind's attributes that the binary decoder
+// takes at once: fixed-size attributes in a row (size > 0 bytes in all),
+// whose bytes are checked once for the whole run, or one string or stack
+// (size 0).
+type fieldRun struct {
+	first, end int // fields[first:end]
+	size       int
+	// copies cover the run when the stream's byte order is the machine's:
+	// attributes that lie in the struct as they lie on the wire, one after
+	// the other, are copied at once instead of read one by one.
+	copies []fieldCopy
+}
+
+// fieldCopy is a stretch of a fixed run that is the same bytes in memory.
+type fieldCopy struct {
+	off  uintptr // in the struct
+	wire int     // in the run
+	size int
+}
+
+func fieldRuns(fields []field) []fieldRun {
+	var runs []fieldRun
+	for i, f := range fields {
+		if f.typ == fieldString || f.typ == fieldStack {
+			runs = append(runs, fieldRun{first: i, end: i + 1})
+			continue
+		}
+		size := f.typ.wireSize()
+		// An optional attribute starts a run: a body may end just before it.
+		if n := len(runs); n > 0 && runs[n-1].size > 0 && !f.optional {
+			r := &runs[n-1]
+			last := &r.copies[len(r.copies)-1]
+			if last.off+uintptr(last.size) == f.off {
+				last.size += size
+			} else {
+				r.copies = append(r.copies, fieldCopy{off: f.off, wire: r.size, size: size})
+			}
+			r.end = i + 1
+			r.size += size
+			continue
+		}
+		runs = append(runs, fieldRun{first: i, end: i + 1, size: size, copies: []fieldCopy{{off: f.off, size: size}}})
+	}
+	return runs
 }
 
 var (
