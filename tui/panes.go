@@ -274,6 +274,9 @@ func (r methodRows) Cell(i, col int) string {
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: no single call is measured
 		}
+		if m.Max == 0 && m.Total > 0 {
+			return "–" // a call tree's totals: no single call is measured
+		}
 		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
 	}
 	return ""
