@@ -27,7 +27,7 @@ var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Ob
 // --- threads ---
 
 var threadCols = []column{
-	{title: "ID", width: 6, right: true, asc: true},
+	{title: "ID", width: 6, grow: 10, right: true, asc: true, shorten: tail}, // rbkit ids are long: their end tells apart
 	{title: "NAME", width: 22, grow: 18, text: true, asc: true, shorten: middle},
 	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 3, shorten: middle},
 	{title: "STATE", width: 10, asc: true},
