@@ -5,6 +5,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,20 +35,23 @@ func newRootCommand() *cobra.Command {
 		usedFile   string
 		view       cli.View
 	)
+	versionText := versionLine()
 	root := &cobra.Command{
-		Use:   "proftop",
-		Short: "top for a running Java profiler",
+		SuggestionsMinimumDistance: 2,
+		Use:                        "proftop",
+		Short:                      "top for a running Java profiler",
 		Long: `proftop shows what a profiled JVM is doing right now: threads, hot methods,
 monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 
   proftop --host prod-1      watch the profiler on prod-1 (port 10002)
   proftop demo               watch the built-in simulated profiler
   proftop replay FILE        watch a recorded trace
-  proftop attach PID         load the agent into a local JVM and watch it`,
+  proftop attach PID         load the agent into a local JVM and watch it
+  proftop rbkit              watch a Ruby process profiled by rbkit`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          noArgsOrSuggest,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Annotations[noConfig] != "" {
 				return cli.RefuseInheritedFlags(cmd)
@@ -68,7 +74,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 			return cli.Live(ctx, settings, view, cmd.OutOrStdout())
 		},
 	}
-	root.SetVersionTemplate(fmt.Sprintf("proftop %s (commit %s, built %s)\n", version, commit, date))
+	root.SetVersionTemplate(versionText + "\n")
 	pf := root.PersistentFlags()
 	config.Register(pf)
 	pf.StringVar(&configFile, "config", "", "config file (default $XDG_CONFIG_HOME/proftop/config.yaml)")
@@ -81,12 +87,72 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 	for _, c := range []*cobra.Command{decodeCmd, simulateCmd, listCmd, jarCmd} {
 		c.Annotations = map[string]string{noConfig: "yes"}
 	}
-	root.AddCommand(decodeCmd, simulateCmd, listCmd, jarCmd,
+	versionCmd := &cobra.Command{
+		Use:         "version",
+		Short:       "Print proftop's version (as --version does)",
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{noConfig: "yes"},
+		Run:         func(cmd *cobra.Command, args []string) { fmt.Fprintln(cmd.OutOrStdout(), versionText) },
+	}
+	for key, values := range config.Choices() {
+		root.RegisterFlagCompletionFunc(key, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	}
+	root.AddCommand(versionCmd, decodeCmd, simulateCmd, listCmd, jarCmd,
 		cli.NewDemoCommand(&settings, &view),
 		cli.NewAttachCommand(&settings, &view),
 		cli.NewReplayCommand(&settings, &view),
+		cli.NewRbkitCommand(&settings, &view),
 		cli.NewConfigCommand(&origins, &usedFile))
 	return root
+}
+
+// noArgsOrSuggest refuses arguments to the root command, suggesting the
+// command a typo was meant to be: "did you mean attach?".
+func noArgsOrSuggest(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.Name())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	} else {
+		msg += " (proftop --help lists the commands)"
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// pseudoVersion matches the version Go makes up for an untagged commit
+// (v0.0.0-20261123053930-ed550ea3e3f7): the commit says it better.
+var pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}`)
+
+// versionLine is what --version prints: the release's version, commit and
+// date when set at build time; else, for a go build, the version control
+// revision the binary was built from.
+func versionLine() string {
+	v, c, d := version, commit, date
+	if info, ok := debug.ReadBuildInfo(); ok && c == "none" {
+		modified := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				c = s.Value
+				if len(c) > 12 {
+					c = c[:12]
+				}
+			case "vcs.time":
+				d = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified && c != "none" {
+			c += "+changes"
+		}
+		if mv := info.Main.Version; v == "dev" && mv != "" && mv != "(devel)" && !pseudoVersion.MatchString(mv) {
+			v = mv // a tagged release, installed with go install
+		}
+	}
+	return fmt.Sprintf("proftop %s (commit %s, built %s)", v, c, d)
 }
 
 func main() {

@@ -79,7 +79,7 @@ func TestDecodeEndToEnd(t *testing.T) {
 
 func TestDecodeFailureExitsWithStatus1(t *testing.T) {
 	out, errs, code := run(t, []byte("0TBF\x01\x00\x01\x01\x0c\x00\x00\x00\x11\x04\x03\x00\x00\x00"), "decode", "-")
-	if code != 1 || out != "" || !strings.Contains(errs, "offset 12: message 1041 (custom): field size: message size below its 6-byte header") {
+	if code != 1 || out != "" || !strings.Contains(errs, "offset 12: message #1, id 1041 (custom): field size: message size below its 6-byte header") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errs)
 	}
 	_, errs, code = run(t, nil, "decode", "/no/such/file.trcbin")

@@ -14,6 +14,13 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
+echo "== go mod tidy"
+if ! tidy=$(go mod tidy -diff 2>&1); then
+	echo "go.mod or go.sum is not tidy (run go mod tidy):"
+	echo "$tidy"
+	exit 1
+fi
+
 echo "== go vet"
 go vet ./...
 

@@ -18,7 +18,7 @@ type tmuxSession struct {
 func newTmux(t *testing.T, w, h int) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is needed for the interface tests (.ci/run installs it)")
+		t.Fatal("tmux is needed for the interface tests: apt-get install tmux (.ci/run installs it)")
 	}
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("proftop-e2e-%d", time.Now().UnixNano())}
 	s.run("new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "env", "PS1=$ ", "TERM=xterm-256color", "bash", "--norc", "--noprofile")
@@ -64,13 +64,14 @@ func (s *tmuxSession) waitFor(what string, d time.Duration, want ...string) stri
 // fill, a monitor drills in, the view freezes, q quits and the terminal is
 // as it was.
 func TestInterfaceInTmux(t *testing.T) {
-	port := startSimulator(t, "--deadlock-every", "8s")
+	port := startSimulator(t, "--deadlock-every", "8s", "--deadlock-for", "4s")
 	tm := newTmux(t, 200, 60)
 	tm.keys("echo before-proftop", "Enter")
 	tm.waitFor("the shell", 5*time.Second, "before-proftop")
 	tm.keys(fmt.Sprintf("%s --host 127.0.0.1 --port %d --refresh 300ms", proftopBin, port), "Enter")
-	screen := tm.waitFor("the four panes to fill", 15*time.Second,
-		"Threads", "Hot methods", "Monitors", "GC", "http-nio-8080-exec", "com.acme.shop", "collections", "● streaming", "binary")
+	screen := tm.waitFor("the panes to fill", 15*time.Second,
+		"Threads", "Hot methods", "Monitors", "GC", "Objects", "http-nio-8080-exec", "com.acme.shop", "collections", "● streaming", "binary",
+		"by CPU time ▼", "by self time ▼", "by time blocked ▼", "G1 Eden Space", "byte[]")
 	if tm.run("display-message", "-p", "-t", "e2e", "#{alternate_on}") != "1\n" {
 		t.Fatalf("not on the alternate screen:\n%s", screen)
 	}
@@ -82,6 +83,8 @@ func TestInterfaceInTmux(t *testing.T) {
 	tm.waitFor("the monitor drill-in", 5*time.Second, "Drill-in: Monitors", "Owner", "Waiters", "BLOCKED for", "at com.acme.billing.Account")
 	tm.keys("Escape")
 	tm.waitFor("the panes again", 5*time.Second, "Monitors", "/Account")
+	// Once its threads are killed, the deadlock leaves a line saying when it was.
+	tm.waitFor("the line of the deadlock cleared", 20*time.Second, "last deadlock: pool-2-thread")
 	tm.keys("Space")
 	tm.waitFor("the PAUSED badge", 5*time.Second, "PAUSED")
 	tm.keys("q")
@@ -115,4 +118,65 @@ func TestInterfaceAt80x24(t *testing.T) {
 	tm.waitFor("the GC pane", 10*time.Second, "collections", "heap")
 	tm.keys("q")
 	tm.waitFor("the shell", 5*time.Second, "$ ")
+}
+
+// At 80×24 a newcomer finds every key: the help fits (scrolling for the
+// rest), the footer always offers ? and q, a sort names its column in
+// the title, the filter matches states, and q leaves a drill-in before it
+// quits.
+func TestInterfaceKeysAt80x24(t *testing.T) {
+	tm := newTmux(t, 80, 24)
+	tm.keys(fmt.Sprintf("%s demo --refresh 300ms", proftopBin), "Enter")
+	screen := tm.waitFor("the threads pane", 15*time.Second, "1 Threads", "http-nio-8080-exec", "by CPU time")
+	last := lastLine(screen)
+	if !strings.Contains(last, "? help") || !strings.Contains(last, "q quit") {
+		t.Fatalf("the footer lacks ? or q: %q", last)
+	}
+	tm.keys("?")
+	tm.waitFor("the help", 5*time.Second, "Help", "Panes", "Tables", "scroll")
+	tm.keys("Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down")
+	tm.waitFor("the rest of the help", 5*time.Second, "View", "freeze the view")
+	tm.keys("x")
+	tm.waitFor("the panes again", 5*time.Second, "1 Threads")
+	tm.keys(">")
+	tm.waitFor("the sort by the next column", 5*time.Second, "by time blocked")
+	tm.keys("/")
+	tm.keys("-l", "blocked")
+	tm.keys("Enter")
+	screen = tm.waitFor("the filter on states", 10*time.Second, "/blocked", "blocked      ")
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.Contains(line, "http-nio-8080-exec") && !strings.Contains(line, "blocked") {
+			t.Fatalf("/blocked shows a thread that is not blocked: %q\n%s", line, screen)
+		}
+	}
+	tm.keys("Enter")
+	tm.waitFor("a thread's drill-in", 5*time.Second, "Drill-in: Threads", "esc q back")
+	tm.keys("q")
+	tm.waitFor("the panes after q in a drill-in", 5*time.Second, "1 Threads", "/blocked")
+	tm.keys("q")
+	tm.waitFor("the shell", 5*time.Second, "$ ")
+}
+
+// A terminal resized while proftop runs is left clean when it quits, as
+// less and vim leave it.
+func TestQuitAfterResize(t *testing.T) {
+	tm := newTmux(t, 120, 40)
+	tm.keys("clear; echo before-proftop", "Enter")
+	tm.waitFor("the shell", 5*time.Second, "before-proftop")
+	tm.keys(fmt.Sprintf("%s demo --refresh 200ms", proftopBin), "Enter")
+	tm.waitFor("the interface", 15*time.Second, "Threads", "http-nio-8080-exec")
+	tm.run("resize-window", "-t", "e2e", "-x", "100", "-y", "30")
+	tm.waitFor("the smaller frame", 5*time.Second, "1 Threads")
+	tm.run("resize-window", "-t", "e2e", "-x", "130", "-y", "45")
+	time.Sleep(500 * time.Millisecond) // a frame at the new size
+	tm.keys("q")
+	screen := tm.waitFor("the shell again", 5*time.Second, "before-proftop", "$ ")
+	if strings.Contains(screen, "http-nio") || strings.Contains(screen, "Threads") || strings.Contains(screen, "╭") {
+		t.Fatalf("pieces of the interface are left on the shell's screen:\n%s", screen)
+	}
+}
+
+func lastLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	return lines[len(lines)-1]
 }

@@ -40,7 +40,7 @@ func jdkTool(t testing.TB, name string) string {
 	javac, _ = filepath.EvalSymlinks(javac)
 	path := filepath.Join(filepath.Dir(javac), name)
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is needed for the ground-truth tests, and is neither on PATH nor beside %s (.ci/run installs OpenJDK 17)", name, javac)
+		t.Fatalf("%s is needed for the ground-truth tests, and is neither on PATH nor beside %s : apt-get install openjdk-17-jdk-headless (.ci/run installs it)", name, javac)
 	}
 	return path
 }

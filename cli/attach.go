@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -28,7 +29,7 @@ must run as the same user (or proftop as root); the agent listens on a free
 loopback port and admits only clients with its token, which it leaves in
 /tmp/proftop-UID, a directory only the JVM's user may read. See proftop list
 for the JVMs that can be attached.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactlyOne("PID", "the process id of the JVM to watch, as proftop list shows them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pid, err := strconv.Atoi(args[0])
 			if err != nil || pid <= 0 {
@@ -57,6 +58,19 @@ for the JVMs that can be attached.`,
 			}
 			return Watch(ctx, client.NewSession(cfg), settings, *v, cmd.OutOrStdout())
 		},
+	}
+	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		jvms, _ := agent.List()
+		var out []cobra.Completion
+		for _, j := range jvms {
+			if j.Attachable {
+				out = append(out, cobra.CompletionWithDesc(strconv.Itoa(j.PID), j.Main))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	}
 	cmd.Flags().StringVar(&agentOptions, "agent-options", "", "options for the agent: threshold=DURATION (shortest contention recorded, default 0ms), sample=DURATION (sampling period, default 20ms), poll=DURATION (default 1s)")
 	cmd.Flags().DurationVar(&timeout, "attach-timeout", 10*time.Second, "how long to wait for the JVM to answer and for the agent to listen")
@@ -103,6 +117,9 @@ func NewAgentJarCommand() *cobra.Command {
 			path := "proftop-agent.jar"
 			if len(args) == 1 {
 				path = args[0]
+				if st, err := os.Stat(path); err == nil && st.IsDir() {
+					path = filepath.Join(path, "proftop-agent.jar")
+				}
 			}
 			if err := os.WriteFile(path, agent.Jar, 0o644); err != nil {
 				return err

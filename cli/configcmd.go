@@ -23,7 +23,11 @@ environment, which wins over the file.`,
 			fmt.Fprintf(w, "config file\t%s\n\n", *file)
 			fmt.Fprintln(w, "SETTING\tVALUE\tFROM\tENVIRONMENT")
 			for _, o := range *origins {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", o.Key, o.Value, o.Source, config.EnvName(o.Key))
+				value := o.Value
+				if o.Key == "token" && value != "" {
+					value = fmt.Sprintf("(set: %d characters, not shown)", len(value)) // a secret stays off the screen
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", o.Key, value, o.Source, config.EnvName(o.Key))
 			}
 			return w.Flush()
 		},

@@ -81,7 +81,7 @@ func TestDecodeReportsErrorsAfterTheEvents(t *testing.T) {
 	if got := strings.Count(out.String(), "\n"); got != 1 || !strings.Contains(out.String(), `"body":"one"`) {
 		t.Fatalf("events before the error: %q", out.String())
 	}
-	if want := "cut.trcbin: decode: offset 22: message 1041 (custom): stream ends inside a message"; !strings.Contains(errs.String(), want) {
+	if want := "cut.trcbin: decode: offset 22: message #2, id 1041 (custom): stream ends inside a message"; !strings.Contains(errs.String(), want) {
 		t.Fatalf("stderr %q lacks %q", errs.String(), want)
 	}
 }

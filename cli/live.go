@@ -104,9 +104,10 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	ran := make(chan error, 1)
 	go func() { ran <- src.Run(ctx) }()
 	print := func() error {
-		snap := agg.Snapshot(time.Now(), state.Query{Recent: true, CallersOf: -1})
-		defer agg.Release(snap) // the next snapshot reuses its tables
 		st := src.Status()
+		// A still picture (a snapshot file) has no timeline: its figures are cumulative.
+		snap := agg.Snapshot(time.Now(), state.Query{Recent: !st.Still, CallersOf: -1})
+		defer agg.Release(snap) // the next snapshot reuses its tables
 		if v.JSON {
 			b, err := tui.RenderJSON(snap, st, v.Top)
 			if err != nil {
@@ -128,6 +129,9 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 		select {
 		case err := <-ran:
 			<-fed
+			if neverStreamed(src.Status()) && err != nil {
+				return err // nothing to show: the cause alone
+			}
 			if perr := print(); perr != nil {
 				return perr
 			}
@@ -143,8 +147,20 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 			return err
 		}
 	}
+	// The snapshots asked for are printed: a script must still be able to
+	// tell that nothing was ever received.
+	if st := src.Status(); neverStreamed(st) {
+		cause := st.Cause
+		if cause == "" {
+			cause = "no data received"
+		}
+		return fmt.Errorf("gave up after %d snapshots without ever receiving data from %s: %s", v.Count, st.Source, cause)
+	}
 	return nil
 }
+
+// neverStreamed says a source has received nothing at all.
+func neverStreamed(st client.Status) bool { return st.Streams == 0 && st.Events == 0 }
 
 func topRows(n int) int {
 	if n <= 0 {
@@ -153,7 +169,9 @@ func topRows(n int) int {
 	return n
 }
 
-// NewFileSource opens a recording for Watch.
-func newFileSource(path string, speed float64, s config.Settings) client.Source {
-	return client.NewFileSource(path, speed, decode.Options{MaxMessageSize: s.MaxMessageSize})
+// newFileSource opens a recording for Watch; follow reads it as it grows.
+func newFileSource(path string, speed float64, follow bool, s config.Settings) client.Source {
+	src := client.NewFileSource(path, speed, decode.Options{MaxMessageSize: s.MaxMessageSize})
+	src.Follow = follow
+	return src
 }

@@ -80,6 +80,7 @@ and now and then a deadlock — deterministic for a seed.`,
 	f.BoolVar(&aggregated, "aggregated", false, "report method activity as agMethodEntry aggregates instead of entry/exit pairs")
 	f.StringVar(&cfg.Token, "token", "", "require this token from clients")
 	f.DurationVar(&cfg.DeadlockEvery, "deadlock-every", 0, "virtual time between two deadlocks (default 40s; negative: never)")
+	f.DurationVar(&cfg.DeadlockFor, "deadlock-for", 0, "how long a deadlock lasts before its threads are killed (default 15s)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "do not log connections")
 	return cmd
 }

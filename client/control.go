@@ -46,12 +46,24 @@ type control struct {
 	maxEarly   int
 }
 
+// readBufferSize is the buffer under the frame reader. At full speed a read
+// from the socket returns a few kilobytes; with room for many frames, one
+// read takes whatever has arrived, and the decoder goes on through the
+// buffered frames without a system call or a hand-over to the consumer in
+// between (see dataReader).
+const readBufferSize = 256 << 10
+
 func newControl(conn net.Conn, maxPayload int) *control {
 	if maxPayload <= 0 {
 		maxPayload = protocol.DefaultMaxPayload
 	}
-	return &control{conn: conn, fr: protocol.NewFrameReader(conn, maxPayload), fw: protocol.NewFrameWriter(conn, maxPayload),
-		dest: protocol.ControllerName, maxEarly: maxPayload}
+	return &control{
+		conn:     conn,
+		fr:       protocol.NewBufferedFrameReader(conn, maxPayload, readBufferSize),
+		fw:       protocol.NewFrameWriter(conn, maxPayload),
+		dest:     protocol.ControllerName,
+		maxEarly: maxPayload,
+	}
 }
 
 // call sends a command and waits up to timeout for the reply that carries

@@ -36,6 +36,7 @@ type Error struct {
 	Line      int    // XML line (1-based), 0 for binary streams
 	Column    int    // XML column (1-based byte count), 0 for binary streams
 	Entry     string // zip entry holding the stream, "" when not zipped
+	Ordinal   int64  // which message (element) of the stream, from 1; 0 when not counted
 	Detail    string // what was found, in a few words
 	// Fatal says the decoder cannot go on: the stream's framing is lost. A
 	// decoder returns a non-fatal error once, skips the bad message, and
@@ -53,13 +54,17 @@ func (e *Error) Error() string {
 	if e.Line > 0 {
 		fmt.Fprintf(&b, " (line %d, column %d)", e.Line, e.Column)
 	}
+	ordinal := ""
+	if e.Ordinal > 0 {
+		ordinal = fmt.Sprintf("#%d, ", e.Ordinal)
+	}
 	switch {
 	case e.MessageID != 0 && e.Element != "":
-		fmt.Fprintf(&b, ": message %d (%s)", e.MessageID, e.Element)
+		fmt.Fprintf(&b, ": message %sid %d (%s)", ordinal, e.MessageID, e.Element)
 	case e.MessageID != 0:
-		fmt.Fprintf(&b, ": message %d", e.MessageID)
+		fmt.Fprintf(&b, ": message %sid %d", ordinal, e.MessageID)
 	case e.Element != "":
-		fmt.Fprintf(&b, ": element <%s>", e.Element)
+		fmt.Fprintf(&b, ": element %s<%s>", ordinal, e.Element)
 	}
 	if e.Field != "" {
 		fmt.Fprintf(&b, ": field %s", e.Field)
@@ -81,4 +86,14 @@ func IsFatal(err error) bool {
 		return de.Fatal
 	}
 	return err != nil
+}
+
+// numberError gives a decoding error about a message the message's number
+// in the stream, counting it.
+func numberError(err error, ordinal *int64) {
+	var de *Error
+	if errors.As(err, &de) && de.Ordinal == 0 && (de.MessageID != 0 || de.Element != "") {
+		*ordinal++
+		de.Ordinal = *ordinal
+	}
 }

@@ -42,6 +42,10 @@ const (
 	KindMemoryPool
 	KindCollection
 	KindGCTotals
+	KindObjectCensus
+	KindAllocation
+	KindThreadCPU
+	KindCoverage
 	numKinds
 )
 

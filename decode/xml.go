@@ -21,6 +21,7 @@ const (
 // XMLDecoder reads an XML (.trcxml) stream incrementally. The <TRACE> root
 // left open at the end of the input is the normal end of a trace.
 type XMLDecoder struct {
+	ordinal int64 // messages (elements) returned so far, bad ones included
 	sc      xmlScanner
 	clock   Clock
 	intern  *interner
@@ -71,6 +72,17 @@ func (d *XMLDecoder) ExtraAttrs() []Attr { return d.extra }
 
 // Next returns the next event; see BinaryDecoder.Next for the contract.
 func (d *XMLDecoder) Next() (Event, error) {
+	ev, err := d.next()
+	if err == nil {
+		d.ordinal++
+		return ev, nil
+	}
+	numberError(err, &d.ordinal)
+	return nil, err
+}
+
+// next decodes the next event; Next numbers them.
+func (d *XMLDecoder) next() (Event, error) {
 	for {
 		if d.fatal != nil {
 			return nil, d.fatal
@@ -394,8 +406,11 @@ func (d *XMLDecoder) valueErr(element, field string, off int64, detail string) e
 }
 
 // resetFields sets every field of the struct at p to its default.
-func resetFields(sp *kindSpec, p unsafe.Pointer) {
-	for i := range sp.fields {
+func resetFields(sp *kindSpec, p unsafe.Pointer) { resetFieldsFrom(sp, p, 0) }
+
+// resetFieldsFrom sets the fields from the first'th on to their defaults.
+func resetFieldsFrom(sp *kindSpec, p unsafe.Pointer, first int) {
+	for i := first; i < len(sp.fields); i++ {
 		f := &sp.fields[i]
 		switch f.typ {
 		case fieldLong, fieldTicks, fieldDouble:

@@ -9,12 +9,7 @@ func (w *World) collectGarbage() {
 	gs := w.pool.gcStart.next()
 	*gs = decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: start}}
 	w.emit(gs)
-	freed := 5 + w.rnd.IntN(20)
-	for range freed {
-		of := w.pool.objFree.next()
-		*of = decode.ObjFree{Time: w.now, ObjIDRef: 0x6000_0000 + w.rnd.Int64N(1<<28)*8, ObjAge: int64(w.rnd.IntN(15))}
-		w.emit(of)
-	}
+	w.freeing = 0 // the objects go, a few at a time, after the collection is reported
 	pause := decode.Ticks(2e6 + w.rnd.Int64N(25e6))
 	if w.rnd.IntN(20) == 0 {
 		pause = decode.Ticks(120e6 + w.rnd.Int64N(230e6)) // now and then a full collection

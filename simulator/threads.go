@@ -72,6 +72,10 @@ func (w *World) work(t *thread) {
 		}
 		return
 	}
+	if w.rnd.IntN(20) == 0 {
+		w.allocate(t)
+		return
+	}
 	if len(meth.callees) > 0 && len(t.calls) < maxDepth && top.callees < len(meth.callees)+1 && w.rnd.IntN(10) < 6 {
 		top.callees++
 		w.enter(t, meth.callees[w.rnd.IntN(len(meth.callees))])

@@ -149,6 +149,10 @@ type World struct {
 	touched        []int
 	flushing       int // position in touched of a flush in progress, -1 when none
 	nextPoll       decode.Ticks
+	nextObject     int64
+	live           []int64 // objects allocated and not freed (bounded)
+	survivors      []int64
+	freeing        int // position in live of a collection's frees in progress, -1 when none
 	polling        int // position in threads of a poll in progress, -1 when none
 	polled         int32
 	pollAt         decode.Ticks
@@ -176,6 +180,7 @@ func NewWorld(cfg Config) *World {
 		heapTotal:    2 << 30,
 		flushing:     -1,
 		polling:      -1,
+		freeing:      -1,
 	}
 	if w.tick < 1 {
 		w.tick = 1
@@ -237,6 +242,8 @@ func (w *World) step() {
 		w.flushAggregates()
 	case w.polling >= 0:
 		w.pollThreads()
+	case w.freeing >= 0:
+		w.freeSome()
 	case w.now >= w.nextPoll:
 		w.startPoll()
 	case w.now >= w.nextGC:

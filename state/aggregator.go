@@ -25,6 +25,11 @@ type Options struct {
 	// MaxThreads bounds the live threads kept, and the threads of one
 	// poll (default 50,000).
 	MaxThreads int
+	// MaxTrackedObjects bounds the live objects whose class is remembered
+	// to attribute their frees (default 1,000,000); MaxClasses the classes
+	// of the Objects pane (default 20,000).
+	MaxTrackedObjects int
+	MaxClasses        int
 }
 
 func (o Options) withDefaults() Options {
@@ -49,6 +54,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxMethods <= 0 {
 		o.MaxMethods = 200_000
 	}
+	if o.MaxTrackedObjects <= 0 {
+		o.MaxTrackedObjects = 1_000_000
+	}
+	if o.MaxClasses <= 0 {
+		o.MaxClasses = 20_000
+	}
 	return o
 }
 
@@ -70,6 +81,9 @@ type Aggregator struct {
 	monitors monitorTable
 	classes  map[int64]string // class id -> name, for the current stream
 	gc       gcState
+	objects  objectTable
+	deadlog  deadlockLog
+	coverage coverageTable
 	process  Process
 	unpaired int64
 
@@ -95,6 +109,8 @@ func New(opts Options) *Aggregator {
 	a.methods.init(opts.Window, opts.MaxMethods)
 	a.monitors.init(opts.MaxMonitors)
 	a.gc.init(opts.History)
+	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
+	a.coverage.init(opts.MaxClasses)
 	return a
 }
 
@@ -126,6 +142,7 @@ func (a *Aggregator) newStream(stream int) {
 	a.methods.newStream()
 	a.monitors.newStream()
 	clear(a.classes)
+	a.objects.newStream()
 	a.gc.pending = 0
 	a.polled, a.poll.entries, a.poll.overflow, a.pollUntracked = false, a.poll.entries[:0], 0, 0
 	for _, t := range a.threads.all {
@@ -292,10 +309,28 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.applyPoll(e)
 	case *decode.Sample:
 		a.at(e.Time)
+		if e.Flags&decode.SampleCalls != 0 {
+			a.methods.callTreeNode(&e.Stack, max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0))
+			break
+		}
 		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
-		if t := a.threads.get(e.ThreadIDRef, a.stream); t != nil && len(e.Stack.Methods) > 0 {
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t == nil {
+			break // not tracked: counted as such
+		}
+		if len(e.Stack.Methods) > 0 && e.Flags&decode.SampleAggregate == 0 {
 			t.sampleTop = e.Stack.Methods[0]
 		}
+		if e.Weight == 0 {
+			a.threads.sampled(t, max(e.Count, 1))
+		}
+	case *decode.ThreadCPU:
+		a.at(e.Time)
+		if t := a.threads.get(e.ThreadIDRef, a.stream); t != nil && e.CPUTime >= 0 {
+			t.setCPU(int64(a.clock.Duration(e.CPUTime)))
+		}
+	case *decode.Coverage:
+		a.coverage.add(e, a.at(e.Time))
 	case *decode.Collection:
 		end := a.at(e.Time)
 		a.gc.collection(end, int64(a.clock.Duration(e.Pause)), e.Collector, e.Cause, e.UsedBefore, e.UsedAfter, e.Committed)
@@ -329,6 +364,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.methods.define(e, a.classes)
 	case *decode.ObjAlloc:
 		a.monitors.allocated(e.ObjID, e.ClassIDRef)
+		a.objects.allocated(e.ObjID, a.className(e.ClassIDRef), e.Size, a.at(e.Time))
 	case *decode.GCStart:
 		a.gc.start(a.at(e.Time))
 	case *decode.GCFinish:
@@ -336,6 +372,11 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.ObjFree:
 		a.gc.freed++
 		a.gc.freedKnown = true
+		a.objects.freed(e.ObjIDRef, a.at(e.Time))
+	case *decode.ObjectCensus:
+		a.objects.counted(e.Census, a.at(e.Time), CensusRow{Class: e.Class, Site: e.Site, Count: e.Count, Bytes: e.Bytes, MaxCount: e.MaxCount})
+	case *decode.Allocation:
+		a.objects.sampled(e.Class, e.Count, e.Bytes, a.at(e.Time))
 	case *decode.Node:
 		a.process.Host = e.Hostname
 	case *decode.ProcessCreate:
@@ -356,6 +397,7 @@ func (a *Aggregator) Reset() {
 	a.monitors.reset()
 	a.threads.reset(a.latest)
 	a.gc.reset()
+	a.objects.reset()
 	a.unpaired = 0
 }
 
@@ -391,6 +433,18 @@ func reuse[T any](free *[][]T) []T {
 		return v
 	}
 	return nil
+}
+
+// className names a class by id: "" for none (id 0), "class#N" while its
+// definition has not come.
+func (a *Aggregator) className(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	if name, ok := a.classes[id]; ok {
+		return name
+	}
+	return "class#" + strconv.FormatInt(id, 10)
 }
 
 // threadName names a thread by id, for owners.
@@ -439,9 +493,12 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		buf = a.freeMethods[n-1]
 		a.freeMethods = a.freeMethods[:n-1]
 	}
-	var total int64
+	var total selfTotals
 	s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)
-	s.TotalSelf = time.Duration(total)
+	s.TotalSelf = time.Duration(total.measured + total.sampled)
+	if a.methods.twoViews() {
+		s.Views, s.TotalSelf, s.SamplerSelf = true, time.Duration(total.measured), time.Duration(total.sampled)
+	}
 	s.Names = a.methods.names
 	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS))
 	if q.GroupMonitors {
@@ -451,9 +508,17 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if s.Deadlocks == nil {
 		s.Deadlocks = []Deadlock{} // an empty list in JSON, not null
 	}
+	a.deadlog.update(s.Deadlocks, time.Unix(0, nowNS))
+	for i := range s.Deadlocks {
+		s.Deadlocks[i].Since = a.deadlog.since(&s.Deadlocks[i])
+	}
+	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
+	s.Objects, s.HasObjects = a.objects.rows(nowNS)
+	s.Coverage = a.coverage.rows()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
+		s.FocusRecent, s.FocusCumulative, _ = a.methods.both(q.CallersOf)
 	}
 	return s
 }

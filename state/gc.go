@@ -51,8 +51,9 @@ type gcState struct {
 	lastBy     string
 
 	// Collectors' totals since the JVM started, by name, in order of appearance.
-	totals     map[string]*Collector
+	totals     map[string]*collectorTotals
 	totalOrder []string
+	wasReset   bool // the counts are since a reset, not since the JVM started
 	// Memory pools' latest usage, in order of appearance, and the heap
 	// (the heap pools summed) of the poll being received.
 	pools     map[string]*Pool
@@ -63,7 +64,7 @@ type gcState struct {
 func (g *gcState) init(history int) {
 	g.pauses = newRing[pause](history)
 	g.heap = newRing[HeapSample](history)
-	g.totals = map[string]*Collector{}
+	g.totals = map[string]*collectorTotals{}
 	g.pools = map[string]*Pool{}
 }
 
@@ -93,11 +94,18 @@ func (g *gcState) collectorTotals(name string, count, total int64) {
 		if len(g.totalOrder) >= maxPools {
 			return
 		}
-		c = &Collector{Name: name}
+		c = &collectorTotals{Collector: Collector{Name: name}}
 		g.totals[name] = c
 		g.totalOrder = append(g.totalOrder, name)
 	}
 	c.Count, c.TotalTime = count, time.Duration(total)
+}
+
+// collectorTotals is a collector's figures and their base at the last reset.
+type collectorTotals struct {
+	Collector
+	base     int64
+	baseTime time.Duration
 }
 
 // pool records a memory pool's usage at a poll; the heap pools of one poll
@@ -142,10 +150,16 @@ func (g *gcState) finish(now, used, total int64) {
 	}
 }
 
+// reset counts collections from now: what the collectors' totals say now
+// becomes their base.
 func (g *gcState) reset() {
 	g.count, g.last, g.max, g.freed, g.reclaimed = 0, 0, 0, 0, 0
 	g.pauses.clear()
 	g.heap.clear()
+	for _, c := range g.totals {
+		c.base, c.baseTime = c.Count, c.TotalTime
+	}
+	g.wasReset = true
 }
 
 // snapshot summarises the collections; the GC share of wall time is over
@@ -164,11 +178,12 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 		var total time.Duration
 		for _, name := range g.totalOrder {
 			c := g.totals[name]
-			out.Collectors = append(out.Collectors, *c)
-			n += c.Count
-			total += c.TotalTime
+			r := Collector{Name: c.Name, Count: c.Count - c.base, TotalTime: c.TotalTime - c.baseTime}
+			out.Collectors = append(out.Collectors, r)
+			n += r.Count
+			total += r.TotalTime
 		}
-		out.Count, out.TotalTime, out.SinceStart = max(n, g.count), total, true
+		out.Count, out.TotalTime, out.SinceStart = max(n, g.count), total, !g.wasReset
 	}
 	for _, name := range g.poolOrder {
 		out.Pools = append(out.Pools, *g.pools[name])
@@ -182,7 +197,7 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 			inWindow += min(p.dur, p.end-(now-int64(window)))
 		}
 	}
-	out.Pauses = append([]time.Duration(nil), durs...)
+	out.Pauses = append([]time.Duration{}, durs...) // [] in JSON, not null
 	if len(durs) > 0 {
 		slices.Sort(durs)
 		out.P50 = nearestRank(durs, 50)

@@ -72,6 +72,7 @@ type methodStat struct {
 	totalKnown bool
 	touched    bool // info.cur holds something
 	dead       bool // merged into another slot
+	sampler    bool // a frame of stack samples, not of measured calls
 }
 
 // methodInfo is the rest of a method: its window and its definition.
@@ -118,17 +119,25 @@ type methodTable struct {
 	members   uint32   // generation of the last change to which methods are listed
 	rowOf     []int32  // slot -> row in the cumulative table, as of members
 	listed    int      // rows of the cumulative table, as of members
-	totalSelf int64    // cumulative self time of every method
+	totalSelf int64    // cumulative self time of every method measured (not sampled)
 	names     []string // display names by slot; shared with snapshots
 	shared    bool     // names is shared: copy before changing an element
 	byKey     map[string]int32
 	byFrame   map[string]int32 // stack frame name -> slot, for samples
+	byDisplay map[string]int32 // display name -> the first slot named so
 	ids       map[int64]int32
 	pending   map[int64][]int32 // class id -> slots waiting for its name
 	callers   [][]callerCount
 	touched   []int32
 	stackBuf  []int32 // a sample's slots, reused
 	sampled   bool    // stack samples have arrived
+
+	// samplerSelf is the cumulative self time of the methods of stack
+	// samples: a source that measures calls and also samples (a ProfilerJ
+	// snapshot) has two views of its methods, each its own 100%.
+	samplerSelf int64
+	measured    bool // calls were measured
+	sampledToo  bool // and stack samples arrived (both: two views)
 
 	bucketWidth time.Duration
 	buckets     [][]bucketEntry // completed buckets, oldest first
@@ -246,6 +255,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	in := &mt.info[slot]
 	in.name, in.sig = e.Name, e.Signature
 	mt.stats[slot].line = e.StartLineNumber
+	mt.apart(slot, display)
 	mt.gens[slot] = mt.gen // its row changes
 	if !known {
 		if in.classID != e.ClassIDRef { // waiting once per class, however often it is defined
@@ -274,6 +284,7 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		delete(mt.byKey, in.key)
 		mt.byKey[key], in.key = slot, key
 		mt.setName(slot, class+"."+in.name)
+		mt.apart(slot, class+"."+in.name)
 		in.classID = 0
 	}
 	delete(mt.pending, id)
@@ -284,6 +295,28 @@ func (mt *methodTable) classDefined(id int64, class string) {
 				mt.ids[mid] = mt.live(slot)
 			}
 		}
+	}
+}
+
+// apart keeps overloads apart on screen: when two methods share a display
+// name (class.method), both show their signature, or their line when
+// that is the same too.
+func (mt *methodTable) apart(slot int32, display string) {
+	if mt.byDisplay == nil {
+		mt.byDisplay = map[string]int32{}
+	}
+	other, ok := mt.byDisplay[display]
+	if !ok || other == slot || mt.stats[other].dead {
+		mt.byDisplay[display] = slot
+		return
+	}
+	for _, s := range []int32{other, slot} {
+		in := &mt.info[s]
+		suffix := in.sig
+		if suffix == "" || mt.info[other].sig == mt.info[slot].sig {
+			suffix = ":" + strconv.FormatInt(mt.stats[s].line, 10)
+		}
+		mt.setName(s, display+suffix)
 	}
 }
 
@@ -339,6 +372,7 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	st := mt.change(slot)
 	st.cum.add(calls, self, total, min, max, cpu)
 	mt.totalSelf += self
+	mt.measured = true
 	if total >= 0 {
 		st.totalKnown = true
 	}
@@ -351,7 +385,8 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	st := mt.change(slot)
 	st.cum.addSamples(n, nTotal, self, total)
 	st.totalKnown = true
-	mt.totalSelf += self
+	mt.samplerSelf += self
+	mt.sampledToo = true
 	mt.info[slot].cur.addSamples(n, nTotal, self, total)
 }
 
@@ -444,7 +479,7 @@ func (mt *methodTable) reset() {
 	}
 	mt.touched = mt.touched[:0]
 	mt.buckets = mt.buckets[:0]
-	mt.totalSelf, mt.members = 0, mt.gen
+	mt.totalSelf, mt.samplerSelf, mt.members = 0, 0, mt.gen
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
 	}
@@ -454,7 +489,7 @@ func (mt *methodTable) reset() {
 func (mt *methodTable) methodRow(slot int, f *figures) Method {
 	st := &mt.stats[slot]
 	m := Method{Slot: int32(slot), Line: int32(st.line), Calls: f.calls, Self: time.Duration(f.self), Total: -1, CPU: time.Duration(f.cpu),
-		Samples: f.samples, TotalSamples: f.totalSamples}
+		Samples: f.samples, TotalSamples: f.totalSamples, Sampler: st.sampler && mt.twoViews()}
 	if st.totalKnown {
 		m.Total = time.Duration(f.total)
 	}
@@ -472,7 +507,7 @@ func (mt *methodTable) methodRow(slot int, f *figures) Method {
 // built at generation built (reused from a released snapshot) is patched
 // where methods changed since, instead of rebuilt; recent rows only visit
 // the methods of the window.
-func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []Method, total int64, gen uint32) {
+func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []Method, total selfTotals, gen uint32) {
 	gen = mt.gen
 	mt.gen++
 	mt.shared = true
@@ -485,7 +520,11 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 				w := windowOf(in, mt.stats[slot].touched)
 				if w.has() && !mt.stats[slot].dead {
 					out = append(out, mt.methodRow(int(slot), &w))
-					total += w.self
+					if mt.stats[slot].sampler {
+						total.sampled += w.self
+					} else {
+						total.measured += w.self
+					}
 				}
 			}
 		}
@@ -506,7 +545,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
 			}
 		}
-		return reused, mt.totalSelf, gen
+		return reused, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
 	}
 	out := reused[:0]
 	if len(mt.rowOf) < len(mt.stats) {
@@ -520,7 +559,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 		}
 	}
 	mt.listed = len(out) // membership is unchanged: members stays
-	return out, mt.totalSelf, gen
+	return out, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
 }
 
 // noGen marks a table that cannot be patched.
@@ -534,6 +573,15 @@ func windowOf(in *methodInfo, touched bool) figures {
 		w.merge(&c)
 	}
 	return w
+}
+
+// both is a method's figures over the window and since the start.
+func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
+	if slot < 0 || int(slot) >= len(mt.stats) {
+		return Method{}, Method{}, false
+	}
+	w := windowOf(&mt.info[slot], mt.stats[slot].touched)
+	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &mt.stats[slot].cum), true
 }
 
 func (mt *methodTable) callersOf(slot int32) []Caller {
@@ -550,9 +598,15 @@ func (mt *methodTable) callersOf(slot int32) []Caller {
 
 // frameSlot returns the slot of a stack frame's method, by its name as
 // the stack gives it ("pkg.Class.method", with its descriptor after it when
-// the source sends one, so that overloads stay apart).
-func (mt *methodTable) frameSlot(frame string) int32 {
-	if slot, ok := mt.byFrame[frame]; ok {
+// the source sends one, so that overloads stay apart). The frames of stack
+// samples and those of a measured call tree are apart: they are the two
+// views of a source that has both.
+func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
+	key := "\x01" + frame
+	if measured {
+		key = "\x02" + frame
+	}
+	if slot, ok := mt.byFrame[key]; ok {
 		return slot
 	}
 	if len(mt.stats) >= mt.max {
@@ -560,15 +614,18 @@ func (mt *methodTable) frameSlot(frame string) int32 {
 		return -1
 	}
 	display, sig := frame, ""
-	if i := strings.IndexByte(frame, '('); i > 0 {
+	// A JVM descriptor has no space; a Ruby label's parentheses do
+	// ("block (2 levels) in Foo#bar", "<top (required)>"): they are its name.
+	if i := strings.IndexByte(frame, '('); i > 0 && !strings.ContainsRune(frame, ' ') {
 		display, sig = frame[:i], frame[i:]
 	}
-	slot := mt.newSlot("\x01"+frame, display)
+	slot := mt.newSlot(key, display)
 	mt.info[slot].sig = sig
+	mt.stats[slot].sampler = !measured
 	if i := strings.LastIndexByte(display, '.'); i > 0 {
 		mt.info[slot].name = display[i+1:]
 	}
-	mt.byFrame[frame] = slot
+	mt.byFrame[key] = slot
 	return slot
 }
 
@@ -582,7 +639,7 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
 	}
 	slots := mt.stackBuf[:0]
 	for _, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
-		slots = append(slots, mt.frameSlot(f))
+		slots = append(slots, mt.frameSlot(f, false))
 	}
 	mt.stackBuf = slots
 	mt.mark++

@@ -339,3 +339,77 @@ func TestPollIsBounded(t *testing.T) {
 		t.Fatalf("%d threads, %d not tracked", len(s.Threads), s.NotTracked.Threads)
 	}
 }
+
+// A deadlock's monitors keep what it cost once it is over: the time its
+// threads were blocked counts in the totals and the maximum, while it lasts
+// (so that it sorts first by time blocked) and after its threads are
+// killed; and the deadlock is remembered, with when it was.
+func TestDeadlockCostStaysAfterItEnds(t *testing.T) {
+	for _, byPoll := range []bool{false, true} {
+		a := New(Options{})
+		feed(a, defs()...)
+		if byPoll {
+			poll(a, 0,
+				polled{id: 2, state: "blocked", lock: 0x10, class: "Account", owner: 3},
+				polled{id: 3, state: "blocked", lock: 0x11, class: "Account", owner: 2},
+				polled{id: 1, state: "running"})
+			poll(a, 15000,
+				polled{id: 2, state: "blocked", lock: 0x10, class: "Account", owner: 3},
+				polled{id: 3, state: "blocked", lock: 0x11, class: "Account", owner: 2},
+				polled{id: 1, state: "running"})
+		} else {
+			feed(a,
+				&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 0x10, ThreadOwner: 3, Time: ms(0)},
+				&decode.MonContendedEnter{ThreadIDRef: 3, ObjIDRef: 0x11, ThreadOwner: 2, Time: ms(0)},
+				&decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: ms(15000)}})
+		}
+		s := a.Snapshot(t0, Query{CallersOf: -1})
+		if len(s.Deadlocks) != 1 {
+			t.Fatalf("by poll %v: deadlocks %+v", byPoll, s.Deadlocks)
+		}
+		if m := monitorByObj(s, 0x10); m.BlockedSum < 15*time.Second || m.BlockedMax < 15*time.Second {
+			t.Fatalf("by poll %v: while it lasts %+v", byPoll, m)
+		}
+		feed(a,
+			&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 2, Time: ms(15500)}},
+			&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 3, Time: ms(15500)}})
+		if byPoll {
+			poll(a, 22000, polled{id: 1, state: "running"}) // past the wait for a report that never comes
+		}
+		s = a.Snapshot(t0, Query{CallersOf: -1})
+		m := monitorByObj(s, 0x10)
+		if len(s.Deadlocks) != 0 || m.BlockedSum < 15*time.Second || m.BlockedMax < 15*time.Second || m.Enters != 1 {
+			t.Fatalf("by poll %v: after it ended %+v (deadlocks %v)", byPoll, m, s.Deadlocks)
+		}
+		if len(s.RecentDeadlocks) != 1 || len(s.RecentDeadlocks[0].Threads) != 2 {
+			t.Fatalf("by poll %v: recent deadlocks %+v", byPoll, s.RecentDeadlocks)
+		}
+	}
+}
+
+// Two overloads of a method show apart: by their signatures, or by their
+// lines when those are the same.
+func TestOverloadsShowApart(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.ClassDef{ClassID: 1, Name: "com.acme.Ledger"},
+		&decode.MethodDef{Name: "post", Signature: "(J)V", ClassIDRef: 1, MethodID: 1, StartLineNumber: 10},
+		&decode.MethodDef{Name: "post", Signature: "(Ljava/lang/String;)V", ClassIDRef: 1, MethodID: 2, StartLineNumber: 20},
+		&decode.MethodDef{Name: "get", ClassIDRef: 1, MethodID: 3, StartLineNumber: 30},
+		&decode.MethodDef{Name: "get", ClassIDRef: 1, MethodID: 4, StartLineNumber: 40},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 1, BaseTime: 1, NumCalls: 1},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 2, BaseTime: 1, NumCalls: 1},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 3, BaseTime: 1, NumCalls: 1},
+		&decode.AgMethodEntry{ThreadIDRef: 1, MethodIDRef: 4, BaseTime: 1, NumCalls: 1},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	for _, name := range []string{"com.acme.Ledger.post(J)V", "com.acme.Ledger.post(Ljava/lang/String;)V", "com.acme.Ledger.get:30", "com.acme.Ledger.get:40"} {
+		if methodByName(s, name) == nil {
+			var names []string
+			for i := range s.Methods {
+				names = append(names, s.MethodName(&s.Methods[i]))
+			}
+			t.Errorf("no %s among %v", name, names)
+		}
+	}
+}

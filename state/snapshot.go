@@ -2,6 +2,8 @@ package state
 
 import (
 	"encoding/json"
+	"sort"
+	"strconv"
 	"time"
 )
 
@@ -68,14 +70,16 @@ type Frame struct {
 
 // Thread is one row of the threads pane.
 type Thread struct {
-	ID          int64         `json:"id"`
-	Name        string        `json:"name"`
-	Group       string        `json:"group"`
-	State       ThreadState   `json:"state"`
-	Started     int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
-	Ended       int64         `json:"endedNs,omitempty"`
-	CPU         time.Duration `json:"cpuNs"`
-	CPUPercent  float64       `json:"cpuPercent"` // over the last 2 to 4 s
+	ID         int64         `json:"id"`
+	Name       string        `json:"name"`
+	Group      string        `json:"group"`
+	State      ThreadState   `json:"state"`
+	Started    int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
+	Ended      int64         `json:"endedNs,omitempty"`
+	CPU        time.Duration `json:"cpuNs"`
+	CPUPercent float64       `json:"cpuPercent"` // over the last 2 to 4 s; for a source that samples stacks without times, its share of the samples
+	// Samples counts the thread's stack samples that stood for no known time.
+	Samples     int64         `json:"samples,omitempty"`
 	Method      string        `json:"method,omitempty"`
 	Depth       int           `json:"depth,omitempty"`
 	Blocked     time.Duration `json:"blockedNs"`
@@ -117,6 +121,9 @@ type Method struct {
 	Min          time.Duration `json:"minNs"`
 	Max          time.Duration `json:"maxNs"`
 	CPU          time.Duration `json:"cpuNs"`
+	// Sampler marks the rows of the second view (stack samples) of a
+	// source that has two (see Snapshot.Views).
+	Sampler bool `json:"sampler,omitempty"`
 }
 
 // Caller is a method seen calling another, with how often.
@@ -166,6 +173,8 @@ type Deadlock struct {
 	Names    []string `json:"threadNames"`
 	Monitors []int64  `json:"monitors"`
 	Classes  []string `json:"classes"`
+	// Since is when it was first seen (trace time).
+	Since time.Time `json:"since,omitzero"`
 }
 
 // HeapSample is the heap after one collection, or at one poll.
@@ -218,6 +227,52 @@ type GC struct {
 	InGC      bool   `json:"inGc"`
 }
 
+// Objects is the Objects pane: objects by class.
+type Objects struct {
+	Window  time.Duration `json:"windowNs"` // the span of the rates
+	Classes []ObjectClass `json:"classes"`
+	// Tracked is how many live objects are remembered (to attribute their
+	// frees); Untracked the frees of objects not remembered (allocated
+	// before watching began, or beyond the bound); Dropped the allocations
+	// not remembered; Overflow those of classes beyond the bound on classes.
+	Tracked   int64 `json:"tracked"`
+	Untracked int64 `json:"untrackedFrees,omitempty"`
+	Dropped   int64 `json:"untrackedAllocations,omitempty"`
+	Overflow  int64 `json:"otherClasses,omitempty"`
+	// The latest census of the live objects, by class and site.
+	Census      []CensusRow `json:"census,omitempty"`
+	CensusAt    time.Time   `json:"censusAt,omitzero"`
+	CensusTotal int64       `json:"censusTotal,omitempty"`
+}
+
+// ObjectClass is one class's objects: live (allocated, not yet freed),
+// allocated and freed since watching began and per second over the window,
+// bytes allocated when sizes are known, and the live count of the last
+// minute (oldest first). Sampled: from allocation samples, whose counts
+// are estimates (or unknown: bytes only).
+type ObjectClass struct {
+	Class     string  `json:"class"`
+	Live      int64   `json:"live"`
+	Allocs    int64   `json:"allocated"`
+	Frees     int64   `json:"freed"`
+	Bytes     int64   `json:"bytes"`
+	AllocRate float64 `json:"allocatedPerSec"`
+	FreeRate  float64 `json:"freedPerSec"`
+	BytesRate float64 `json:"bytesPerSec"`
+	Sampled   bool    `json:"sampled,omitempty"`
+	History   []int64 `json:"liveHistory"`
+}
+
+// CensusRow is one line of a census: the objects of a class allocated at
+// a site.
+type CensusRow struct {
+	Class    string `json:"class"`
+	Site     string `json:"site,omitempty"`
+	Count    int64  `json:"count"`
+	Bytes    int64  `json:"bytes"` // -1: unknown
+	MaxCount int64  `json:"maxCount,omitempty"`
+}
+
 // Process describes the profiled JVM, from the stream's first events.
 type Process struct {
 	Host    string    `json:"host,omitempty"`
@@ -248,6 +303,12 @@ type Snapshot struct {
 	PolledAt time.Time `json:"polledAt,omitzero"`
 	// Sampled says the method figures come from stack samples.
 	Sampled bool `json:"sampled,omitempty"`
+	// Views says the methods come in two views: measured calls (an
+	// instrumented call tree) and, marked Sampler, stack samples (a
+	// sampler's hits) of the same source; SamplerSelf is the self time of
+	// the latter, the 100% of their percentages.
+	Views       bool          `json:"methodViews,omitempty"`
+	SamplerSelf time.Duration `json:"samplerSelfNs,omitempty"`
 
 	Threads   []Thread      `json:"threads"`
 	Methods   []Method      `json:"-"`
@@ -257,10 +318,20 @@ type Snapshot struct {
 	Names     []string   `json:"-"`
 	Monitors  []Monitor  `json:"monitors"`
 	Deadlocks []Deadlock `json:"deadlocks"`
-	GC        GC         `json:"gc"`
+	// RecentDeadlocks are the latest that cleared, newest first.
+	RecentDeadlocks []PastDeadlock `json:"recentDeadlocks,omitempty"`
+	GC              GC             `json:"gc"`
+	// Objects is filled when the source reports objects (HasObjects).
+	Objects    Objects `json:"objects,omitzero"`
+	HasObjects bool    `json:"-"`
+	// Coverage is the line coverage by class, when the source reports it.
+	Coverage []CoverageClass `json:"coverage,omitempty"`
 
-	// Callers of the method the query asked about.
-	Callers []Caller `json:"callers,omitempty"`
+	// Callers of the method the query asked about (since the start), and
+	// its figures over the window and since the start.
+	Callers         []Caller `json:"callers,omitempty"`
+	FocusRecent     Method   `json:"-"`
+	FocusCumulative Method   `json:"-"`
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
 	// What the bounded tables leave out.
@@ -269,35 +340,93 @@ type Snapshot struct {
 	gen uint32 // generation of the method table, for reuse
 }
 
-// Percent is a method's share of all self time.
+// Percent is a method's share of all self time (of its view).
 func (s *Snapshot) Percent(m *Method) float64 {
-	if s.TotalSelf <= 0 {
+	total := s.TotalSelf
+	if m.Sampler {
+		total = s.SamplerSelf
+	}
+	if total <= 0 {
 		return 0
 	}
-	return 100 * float64(m.Self) / float64(s.TotalSelf)
+	return 100 * float64(m.Self) / float64(total)
 }
 
 // MethodName is the display name (class.method) of a method row.
 func (s *Snapshot) MethodName(m *Method) string { return s.Names[m.Slot] }
 
-// NamedMethod is a method row with its name and share, for JSON.
+// NamedMethod is a method row as JSON shows it: named, with its share;
+// what was not measured is left out rather than given as a sentinel (a
+// total of -1 when only self time is known, a line of 0 or -2 when none).
 type NamedMethod struct {
-	Name    string  `json:"name"`
-	Percent float64 `json:"percent"`
-	Method
+	Name         string  `json:"name"`
+	Percent      float64 `json:"percent"`
+	Line         int32   `json:"line,omitempty"`
+	Calls        int64   `json:"calls"`
+	Samples      int64   `json:"samples,omitempty"`
+	TotalSamples int64   `json:"totalSamples,omitempty"`
+	Self         int64   `json:"selfNs"`
+	Total        *int64  `json:"totalNs,omitempty"`
+	Min          int64   `json:"minNs"`
+	Max          int64   `json:"maxNs"`
+	CPU          int64   `json:"cpuNs"`
 }
 
-// MarshalJSON writes the snapshot with every method named.
+// namedMonitor is a monitor row as JSON shows it: with its name as the
+// screen shows it (class@identity, in hex) besides its number.
+type namedMonitor struct {
+	Name      string `json:"name"`
+	ObjectHex string `json:"objectHex"`
+	Monitor
+}
+
+// MarshalJSON writes the snapshot with every method named, methods in the
+// pane's order (by self time), monitors named as on screen.
 func (s *Snapshot) MarshalJSON() ([]byte, error) {
 	type plain Snapshot
 	named := make([]NamedMethod, len(s.Methods))
 	for i := range s.Methods {
-		named[i] = NamedMethod{Name: s.MethodName(&s.Methods[i]), Percent: s.Percent(&s.Methods[i]), Method: s.Methods[i]}
+		m := &s.Methods[i]
+		n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples,
+			Self: int64(m.Self), Min: int64(m.Min), Max: int64(m.Max), CPU: int64(m.CPU)}
+		if m.Line > 0 {
+			n.Line = m.Line
+		}
+		if m.Total >= 0 {
+			t := int64(m.Total)
+			n.Total = &t
+		}
+		named[i] = n
+	}
+	sort.SliceStable(named, func(i, j int) bool { return named[i].Self > named[j].Self })
+	monitors := make([]namedMonitor, len(s.Monitors))
+	for i := range s.Monitors {
+		m := &s.Monitors[i]
+		monitors[i] = namedMonitor{Name: MonitorName(m), ObjectHex: strconv.FormatInt(m.Object, 16), Monitor: *m}
 	}
 	return json.Marshal(struct {
 		*plain
-		Methods []NamedMethod `json:"methods"`
-	}{(*plain)(s), named})
+		Methods  []NamedMethod  `json:"methods"`
+		Monitors []namedMonitor `json:"monitors"`
+	}{(*plain)(s), named, monitors})
+}
+
+// MonitorName names a lock as Object.toString and jstack's lock names do:
+// its class and identity hash in hex; a group of locks, its class, count
+// and site.
+func MonitorName(m *Monitor) string {
+	class := m.Class
+	if class == "" {
+		class = "object"
+	}
+	if m.Grouped > 0 {
+		name := class + " ×" + strconv.Itoa(m.Grouped)
+		if m.Site != "" {
+			name += " at " + m.Site
+		}
+		return name
+	}
+	return class + "@" + strconv.FormatInt(m.Object, 16)
 }
 
 // Query says what a snapshot needs beyond the tables.

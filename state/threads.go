@@ -30,6 +30,7 @@ type thread struct {
 	ended      int64
 	cpu        int64 // ns
 	cpuKnown   bool  // a CPU reading has arrived: cpu is a measure, not a zero
+	cpuBase    int64 // cpu at the last reset: the CPU column counts from it
 	cpuAtSnap  int64 // cpu at the current mark of the table
 	cpuAtPrev  int64 // cpu at the previous mark
 	calls      []openCall
@@ -63,6 +64,9 @@ type thread struct {
 	hist histOpen
 	// The method on top of its latest stack sample.
 	sampleTop string
+	// Stack samples of a source that says nothing of their time: the
+	// thread's share of them stands for its share of the CPU.
+	samples, samplesAtSnap, samplesAtPrev int64
 }
 
 // setCPU takes a reading of the thread's CPU time. The first one is a
@@ -284,6 +288,8 @@ type threadTable struct {
 	// cpuWindow apart (trace time, ns): CPU readings arrive in batches (a
 	// poll a second), so a rate over one refresh would flicker.
 	markAt, prevAt int64
+	// Every thread's unweighted samples, and the count at the two marks.
+	samples, samplesAtSnap, samplesAtPrev int64
 }
 
 const cpuWindow = 2 * time.Second
@@ -294,6 +300,12 @@ func (tt *threadTable) lookup(id int64) *thread { return tt.byID[id] }
 
 // full says no more live threads may be tracked.
 func (tt *threadTable) full() bool { return len(tt.all)-tt.ended >= tt.max }
+
+// sampled counts n stack samples of a thread that stand for no known time.
+func (tt *threadTable) sampled(t *thread, n int64) {
+	t.samples += n
+	tt.samples += n
+}
 
 // get returns the thread, creating a placeholder for one whose start was
 // not seen (it was running before tracing began); nil, and the thread
@@ -339,6 +351,7 @@ func (tt *threadTable) endAll(now int64) {
 func (tt *threadTable) reset(now int64) {
 	for _, t := range tt.all {
 		t.blockedNS, t.waitingNS, t.contention = 0, 0, 0
+		t.cpuBase = t.cpu // CPU time counts from now; its rate is unchanged
 		t.pending, t.estimates = t.pending[:0], t.estimates[:0]
 		if t.live != nil {
 			t.live.since = max(t.live.since, now)
@@ -379,8 +392,10 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names func(int64) string, out []Thread) []Thread {
 	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
 		tt.prevAt, tt.markAt = tt.markAt, now
+		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
 		for _, t := range tt.all {
 			t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
+			t.samplesAtPrev, t.samplesAtSnap = t.samplesAtSnap, t.samples
 		}
 	}
 	span := now - tt.prevAt
@@ -392,7 +407,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 	for i, t := range tt.all {
 		r := &out[i]
 		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
-			CPU: time.Duration(t.cpu), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
+			CPU: time.Duration(t.cpu - t.cpuBase), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
 			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
 			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon}
 		if t.lockOwner != 0 {
@@ -432,6 +447,9 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 		}
 		if tt.prevAt != 0 && span > 0 {
 			r.CPUPercent = min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100)
+		}
+		if r.Samples = t.samples; !t.cpuKnown && t.samples > 0 && tt.samples > tt.samplesAtPrev {
+			r.CPUPercent = 100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev)
 		}
 		if t.id == stackOf && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)

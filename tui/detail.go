@@ -32,6 +32,16 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 			}
 		}
 		return []string{st.Muted.Render("no calls of this method in the current view")}
+	case paneObjects:
+		if name, ok := objectByID(s, key); ok {
+			return objectDetail(name, s, st)
+		}
+		return []string{st.Muted.Render("this class is no longer listed")}
+	case paneCoverage:
+		if c := coverageByID(s, key); c != nil {
+			return coverageDetail(c, st)
+		}
+		return []string{st.Muted.Render("this class is no longer listed")}
 	}
 	return nil
 }
@@ -164,37 +174,47 @@ func lockLine(t *state.Thread, s *state.Snapshot, st *Styles) string {
 
 func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 	label, value := st.Label.Render, st.Value.Render
-	span := "cumulative"
-	if s.Recent {
-		span = "over the last " + dur(s.Window)
-	}
 	name := inert(s.MethodName(m))
-	out := []string{st.Title.Render("Method ") + value(name) + label(", "+span)}
-	if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
-		// Sampled: what the samples stand for, not measured calls.
-		out = append(out,
-			fmt.Sprintf("  %s %s  %s %s  %s %s", label("on top of"), value(count(m.Samples)), label("samples, self"), value(dur(m.Self)),
-				label("of all self time"), value(pct(s.Percent(m)))),
-			fmt.Sprintf("  %s %s  %s %s", label("on the stack in"), value(count(m.TotalSamples)), label("samples, total"), value(dur(m.Total))),
-			label("  (sampled: times are the CPU time of the threads sampled there, shared among their samples;"),
-			label("   calls, min and max are not measured)"),
-			"",
-			st.Title.Render("Callers ")+label("(from sampled stacks, in samples; the most frequent kept)"),
-		)
-	} else {
-		avg := time.Duration(0)
-		if m.Calls > 0 {
-			avg = m.Self / time.Duration(m.Calls)
-		}
+	sampled := m.Calls == 0 && m.Samples+m.TotalSamples > 0
+	out := []string{st.Title.Render("Method ") + value(name)}
+	if m.Line > 0 && !sampled {
 		out[0] += label(fmt.Sprintf(" (line %d)", m.Line))
-		out = append(out,
-			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(m.Calls)), label("self"), value(dur(m.Self)),
-				label("of all self time"), value(pct(s.Percent(m))), label("total"), value(dur(m.Total)), label("CPU"), value(dur(m.CPU))),
-			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(m.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(m.Max))),
-			"",
-			st.Title.Render("Callers ")+label("(from method entries, since the start; the most frequent kept)"),
-		)
 	}
+	span := func(title string, f *state.Method) {
+		out = append(out, "", st.Title.Render(title))
+		if sampled {
+			out = append(out,
+				fmt.Sprintf("  %s %s  %s %s  %s %s", label("on top of"), value(count(f.Samples)), label("samples, self"), value(dur(f.Self)),
+					label("on the stack in"), value(count(f.TotalSamples))+label(" samples, total ")+value(dur(f.Total))))
+			return
+		}
+		avg := time.Duration(0)
+		if f.Calls > 0 {
+			avg = f.Self / time.Duration(f.Calls)
+		}
+		out = append(out,
+			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(f.Calls)), label("self"), value(dur(f.Self)),
+				label("total"), value(dur(f.Total)), label("CPU"), value(dur(f.CPU))),
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(f.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(f.Max))))
+	}
+	recent, cumulative := s.FocusRecent, s.FocusCumulative
+	if recent.Slot != m.Slot || cumulative.Slot != m.Slot {
+		recent, cumulative = *m, *m // figures of one span only
+	}
+	span("Over the last "+dur(s.Window), &recent)
+	span("Since watching began", &cumulative)
+	if s.TotalSelf > 0 {
+		out = append(out, "  "+label("of all self time, in the pane's span: ")+value(pct(s.Percent(m))))
+	}
+	if sampled {
+		out = append(out, "", label("Sampled: times are the CPU time of the threads sampled in it, shared among"),
+			label("their samples; calls, min and max are not measured."))
+	}
+	from := "from method entries"
+	if sampled {
+		from = "from sampled stacks, in samples"
+	}
+	out = append(out, "", st.Title.Render("Callers ")+label("(since watching began, "+from+"; the most frequent kept)"))
 	if len(s.Callers) == 0 {
 		out = append(out, "  "+st.Muted.Render("none known"))
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
+	"charm.land/lipgloss/v2"
 
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/state"
@@ -13,11 +13,12 @@ import (
 
 // headerInfo is what the header shows besides the snapshot.
 type headerInfo struct {
-	status  client.Status
-	cpu     float64 // proftop's own CPU, % of one core
-	paused  bool
-	refresh time.Duration // 0 in batch output, which has neither refresh nor own CPU
-	now     time.Time
+	status   client.Status
+	commands []client.Command // the source's, whose toggles show their state
+	cpu      float64          // proftop's own CPU, % of one core
+	paused   bool
+	refresh  time.Duration // 0 in batch output, which has neither refresh nor own CPU
+	now      time.Time
 }
 
 // item is one piece of a header line; when the line is too narrow the
@@ -80,6 +81,10 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	}
 
 	var l2 []item
+	if h.refresh == 0 {
+		// A text snapshot says when it was taken.
+		l2 = append(l2, item{text: label("at") + " " + value(h.now.Local().Format("2006-01-02 15:04:05"))})
+	}
 	if h.paused {
 		l2 = append(l2, item{text: st.Paused.Render(" PAUSED ")})
 	}
@@ -97,10 +102,24 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l2 = append(l2, item{text: label("proftop CPU") + " " + value(pct(h.cpu)), drop: 1},
 			item{text: label("refresh") + " " + value(dur(h.refresh)), drop: 4})
 	}
+	if stt.Lost > 0 {
+		lost := count(stt.Lost) + " frames lost"
+		if stt.Lost == 1 {
+			lost = "1 frame lost"
+		}
+		l2 = append(l2, item{text: st.Bad.Render(lost)})
+	}
 	if stt.Recording != "" {
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
 	}
 	lines := []string{joinItems(l1, width, sep), joinItems(l2, width, sep)}
+	if l3 := sourceItems(stt, h.commands, st); len(l3) > 0 {
+		lines = append(lines, joinItems(l3, width, sep))
+	}
+	if len(stt.Notes) > 0 {
+		// What the data is beyond its format: approximate times, a still picture…
+		lines = append(lines, clip(st.Warn.Render("note: ")+st.Label.Render(inert(strings.Join(stt.Notes, " · "))), width))
+	}
 	if s != nil && !s.Process.Exited.IsZero() {
 		who := "the JVM"
 		if s.Process.PID != 0 {
@@ -108,16 +127,31 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		}
 		lines = append(lines, clip(st.Bad.Render(fmt.Sprintf("■ %s exited at %s", who, s.Process.Exited.Local().Format("15:04:05"))), width))
 	}
+	// Causes and errors are wrapped, not cut: their end says what was wrong.
+	say := func(style lipgloss.Style, text string) {
+		for _, l := range wrapWords(text, width, 3) {
+			lines = append(lines, style.Render(l))
+		}
+	}
 	if c := causeLine(stt); c != "" {
-		lines = append(lines, clip(st.Bad.Render(c), width))
+		say(st.Bad, c)
 	}
 	if stt.Mismatch != "" {
-		lines = append(lines, clip(st.Warn.Render("⚠ "+inert(stt.Mismatch)), width))
+		say(st.Warn, "⚠ "+inert(stt.Mismatch))
 	}
 	if stt.LastError != "" && stt.DecodeErrors > 0 {
-		lines = append(lines, clip(st.Bad.Render("last decode error: "+inert(stt.LastError)), width))
+		say(st.Bad, "last decode error: "+inert(stt.LastError))
 	}
 	return lines
+}
+
+// sourceItems are a source's facts and its toggles' states.
+func sourceItems(stt client.Status, cmds []client.Command, st *Styles) []item {
+	var out []item
+	for _, f := range stt.Facts {
+		out = append(out, item{text: st.Label.Render(inert(f.Key)) + " " + st.Value.Render(inert(f.Value)), drop: 2})
+	}
+	return append(out, commandItems(cmds, st)...)
 }
 
 // stateBadge renders the connection state, with its cause when it is bad.
@@ -148,40 +182,4 @@ func causeLine(stt client.Status) string {
 		}
 	}
 	return ""
-}
-
-// deadlockText says who waits for what in a deadlock, on one line.
-func deadlockText(d *state.Deadlock) string {
-	var parts []string
-	for i := range d.Threads {
-		class := d.Classes[i]
-		if class == "" {
-			class = "object"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d) waits for %s@%x", inert(d.Names[i]), d.Threads[i], inert(class), d.Monitors[i]))
-	}
-	return "DEADLOCK: " + strings.Join(parts, " → ") + " → back to " + inert(d.Names[0])
-}
-
-// renderDeadlocks draws each deadlock loudly, on up to two lines.
-func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
-	if s == nil {
-		return nil
-	}
-	var out []string
-	for i := range s.Deadlocks {
-		text := " " + deadlockText(&s.Deadlocks[i]) + " "
-		for i := 0; i < 2 && text != ""; i++ {
-			chunk := ansi.Truncate(text, width, "")
-			if i == 1 && widthOf(text) > width {
-				chunk = ansi.Truncate(text, width, "…")
-			}
-			text = strings.TrimPrefix(text, chunk)
-			if text != "" && i == 0 {
-				text = "   " + text
-			}
-			out = append(out, st.Deadlock.Render(fit(chunk, width, false)))
-		}
-	}
-	return out
 }

@@ -2,13 +2,13 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap holds every binding, in groups for the help screen.
+// KeyMap holds every binding.
 type KeyMap struct {
 	// Global
-	Quit, Help, Pause, Reset, NextPane, PrevPane, Faster, Slower, Recent, Group key.Binding
-	Pane                                                                        [4]key.Binding
+	Quit, Help, Pause, Reset, NextPane, PrevPane, Faster, Slower, Recent, Group, View key.Binding
+	Pane                                                                              [numPanes]key.Binding
 	// Tables
-	Up, Down, PageUp, PageDown, Top, Bottom, Sort, Reverse, Filter, Enter, Back key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Sort, SortPrev, SortNext, Reverse, Filter, Enter, Back key.Binding
 }
 
 // DefaultKeyMap is proftop's key map: htop's and k9s's habits.
@@ -16,47 +16,37 @@ func DefaultKeyMap() KeyMap {
 	k := key.NewBinding
 	w, h := key.WithKeys, key.WithHelp
 	return KeyMap{
-		Quit:     k(w("q", "ctrl+c"), h("q", "quit")),
-		Help:     k(w("?"), h("?", "all keys")),
-		Pause:    k(w("space", "p"), h("space/p", "freeze the view")),
-		Reset:    k(w("r"), h("r", "reset statistics")),
+		Quit:     k(w("q"), h("q", "quit (back, in a drill-in)")),
+		Help:     k(w("?"), h("?", "help")),
+		Pause:    k(w("space", "p"), h("space p", "freeze the view (data still gathered)")),
+		Reset:    k(w("r"), h("r r", "reset the statistics (press twice)")),
 		NextPane: k(w("tab"), h("tab", "next pane")),
 		PrevPane: k(w("shift+tab"), h("shift+tab", "previous pane")),
 		Faster:   k(w("+", "="), h("+", "refresh faster")),
 		Slower:   k(w("-", "_"), h("-", "refresh slower")),
 		Recent:   k(w("c"), h("c", "methods: last N s / cumulative")),
-		Group:    k(w("m"), h("m", "monitors: one row per lock / per class and site")),
-		Pane: [4]key.Binding{
+		Group:    k(w("m"), h("m", "monitors: by lock / by class and site")),
+		View:     k(w("v"), h("v", "methods: call tree / sampler hits")),
+		Pane: [numPanes]key.Binding{
 			k(w("1"), h("1", "threads")),
 			k(w("2"), h("2", "hot methods")),
 			k(w("3"), h("3", "monitors")),
 			k(w("4"), h("4", "GC")),
+			k(w("5"), h("5", "objects")),
+			k(w("6"), h("6", "coverage")),
 		},
-		Up:       k(w("up", "k"), h("↑/k", "up")),
-		Down:     k(w("down", "j"), h("↓/j", "down")),
+		Up:       k(w("up", "k"), h("↑ k", "up")),
+		Down:     k(w("down", "j"), h("↓ j", "down")),
 		PageUp:   k(w("pgup", "ctrl+b"), h("pgup", "page up")),
 		PageDown: k(w("pgdown", "ctrl+f"), h("pgdn", "page down")),
-		Top:      k(w("home", "g"), h("g/home", "first row")),
-		Bottom:   k(w("end", "G"), h("G/end", "last row")),
-		Sort:     k(w("s"), h("s", "sort by next column")),
+		Top:      k(w("home", "g"), h("g home", "first row")),
+		Bottom:   k(w("end", "G"), h("G end", "last row")),
+		Sort:     k(w("s"), h("s", "sort by the next column")),
+		SortNext: k(w(">", "."), h("> <", "sort by the next / previous column")),
+		SortPrev: k(w("<", ",")),
 		Reverse:  k(w("S"), h("S", "reverse the sort")),
-		Filter:   k(w("/"), h("/", "filter names (regexp)")),
+		Filter:   k(w("/"), h("/", "filter: regexp on names, states, classes; !x inverts")),
 		Enter:    k(w("enter"), h("enter", "drill in")),
-		Back:     k(w("esc"), h("esc", "back / clear filter")),
-	}
-}
-
-// ShortHelp is the footer line.
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.NextPane, k.Enter, k.Filter, k.Sort, k.Pause, k.Quit}
-}
-
-// FullHelp is the help screen, a column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.NextPane, k.PrevPane},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Sort, k.Reverse, k.Filter, k.Enter, k.Back, k.Recent, k.Group},
-		{k.Pause, k.Reset, k.Faster, k.Slower, k.Help, k.Quit},
+		Back:     k(w("esc"), h("esc", "back; clear the filter")),
 	}
 }

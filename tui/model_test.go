@@ -182,7 +182,7 @@ func TestKeyBindings(t *testing.T) {
 	if m.focus != paneMethods {
 		t.Fatalf("tab: focus %d", m.focus)
 	}
-	press(m, "shift+tab", "shift+tab")
+	press(m, "shift+tab", "shift+tab", "shift+tab")
 	if m.focus != paneGC {
 		t.Fatalf("shift+tab: focus %d", m.focus)
 	}
@@ -191,10 +191,21 @@ func TestKeyBindings(t *testing.T) {
 		t.Fatalf("3: focus %d", m.focus)
 	}
 	tb := m.tables[paneMonitors]
+	m.render() // the columns an 80-column terminal shows
 	col := tb.sortCol
 	press(m, "s")
-	if tb.sortCol != (col+1)%len(monitorCols) {
-		t.Fatal("s does not cycle the sort column")
+	if tb.sortCol == col || !tb.shown[tb.sortCol] {
+		t.Fatalf("s sorts by column %d, from %d; shown %v", tb.sortCol, col, tb.shown)
+	}
+	for range monitorCols {
+		press(m, ">")
+		if !tb.shown[tb.sortCol] {
+			t.Fatalf("> sorts by the hidden column %s", monitorCols[tb.sortCol].title)
+		}
+	}
+	press(m, "<")
+	if !tb.shown[tb.sortCol] || tb.hasSel || tb.offset != 0 {
+		t.Fatal("< sorts by a hidden column, or leaves the list scrolled")
 	}
 	desc := tb.descending()
 	press(m, "S")
@@ -229,7 +240,7 @@ func TestKeyBindings(t *testing.T) {
 	if m.filters[paneThreads] != "" {
 		t.Fatal("esc does not clear the filter")
 	}
-	// Drilling in and back.
+	// Drilling in and back, with esc or q (which quits only from the top).
 	press(m, "enter")
 	if m.detail == nil || m.detail.kind != paneThreads {
 		t.Fatal("enter does not drill in")
@@ -240,6 +251,10 @@ func TestKeyBindings(t *testing.T) {
 	press(m, "esc")
 	if m.detail != nil {
 		t.Fatal("esc does not go back")
+	}
+	press(m, "enter")
+	if cmd := press(m, "q"); m.detail != nil || cmd != nil && cmd() == tea.Quit() {
+		t.Fatal("q in a drill-in does not go back, or quits")
 	}
 	// Freezing: new snapshots do not change the view, and come back after.
 	press(m, "space")
@@ -255,14 +270,23 @@ func TestKeyBindings(t *testing.T) {
 	if m.paused || m.snap != m.latest {
 		t.Fatal("p does not unfreeze to the latest snapshot")
 	}
-	// Refresh interval, within bounds.
+	// Refresh interval: a ladder, within bounds, 1 s reachable again, and
+	// at once: the old timer's tick is ignored.
+	gen := m.tickGen
 	press(m, "-", "-", "-", "-", "-", "-")
-	if m.refresh != MaxRefresh {
+	if m.refresh != MaxRefresh || m.tickGen == gen {
 		t.Fatalf("slower: %v", m.refresh)
+	}
+	if _, cmd := m.Update(tickMsg{gen: gen}); cmd != nil {
+		t.Fatal("the old timer's tick still fetches")
 	}
 	press(m, "+", "+", "+", "+", "+", "+", "+", "+")
 	if m.refresh != MinRefresh {
 		t.Fatalf("faster: %v", m.refresh)
+	}
+	press(m, "-", "-", "-")
+	if m.refresh != time.Second {
+		t.Fatalf("100ms, then three steps slower: %v", m.refresh)
 	}
 	// Recent and cumulative.
 	recent := m.recent
@@ -270,19 +294,27 @@ func TestKeyBindings(t *testing.T) {
 	if m.recent == recent || m.query().Recent == recent {
 		t.Fatal("c does not toggle the methods' span")
 	}
-	// Reset.
-	press(m, "r")
+	// Reset, confirmed by a second r (cumulative figures show it).
+	if m.recent {
+		press(m, "c")
+	}
+	press(m, "r", "x")
 	deliver(m, agg)
-	if len(m.snap.Methods) != 0 || m.notice != "statistics reset" {
-		t.Fatalf("r: %d methods left", len(m.snap.Methods))
+	if len(m.snap.Methods) == 0 {
+		t.Fatal("r then another key reset the statistics")
+	}
+	press(m, "r", "r")
+	deliver(m, agg)
+	if len(m.snap.Methods) != 0 || !strings.HasPrefix(m.notice, "reset: ") {
+		t.Fatalf("r r: %d methods left, notice %q", len(m.snap.Methods), m.notice)
 	}
 	// Help, closed by any key.
 	press(m, "?")
-	if !m.help2 {
+	if m.help == nil {
 		t.Fatal("? does not open the help")
 	}
 	press(m, "x")
-	if m.help2 {
+	if m.help != nil {
 		t.Fatal("the help does not close")
 	}
 	// Quit.

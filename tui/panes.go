@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proftop/proftop/state"
@@ -16,25 +17,27 @@ const (
 	paneMethods
 	paneMonitors
 	paneGC
+	paneObjects
+	paneCoverage
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage"}
 
 // --- threads ---
 
 var threadCols = []column{
-	{title: "ID", width: 6, right: true, asc: true},
-	{title: "NAME", width: 22, text: true, asc: true},
-	{title: "GROUP", width: 10, text: true, asc: true, drop: 3},
+	{title: "ID", width: 6, grow: 10, right: true, asc: true, shorten: tail}, // rbkit ids are long: their end tells apart
+	{title: "NAME", width: 22, grow: 18, text: true, asc: true, shorten: middle},
+	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 3, shorten: middle},
 	{title: "STATE", width: 10, asc: true},
-	{title: "CPU", width: 7, right: true},
+	{title: "CPU", width: 7, right: true, name: "CPU time"},
 	{title: "%CPU", width: 5, right: true, drop: 4},
-	{title: "BLOCKED", width: 8, right: true},
-	{title: "WAITING", width: 8, right: true, drop: 2},
-	{title: "CONT", width: 6, right: true, drop: 5},
-	{title: "METHOD", min: 12, text: true, asc: true, drop: 1},
-	{title: "STARTED", width: 8, right: true, asc: true, drop: 6},
+	{title: "BLOCKED", width: 8, right: true, name: "time blocked"},
+	{title: "WAITING", width: 8, right: true, drop: 2, name: "time waiting"},
+	{title: "CONT", width: 6, right: true, drop: 5, name: "contentions"},
+	{title: "METHOD", min: 12, text: true, asc: true, drop: 1, shorten: shortMethod},
+	{title: "STARTED", width: 8, right: true, asc: true, drop: 6, name: "start"},
 }
 
 type threadRows struct {
@@ -72,6 +75,9 @@ func (r threadRows) Cell(i, col int) string {
 	case 3:
 		return stateLabel(t.State)
 	case 4:
+		if t.CPU == 0 && t.Samples > 0 {
+			return "–" // sampled without times: %CPU is its share of the samples
+		}
 		return dur(t.CPU)
 	case 5:
 		return pct(t.CPUPercent)
@@ -188,12 +194,12 @@ func threadOf(s []state.Thread, key int64) *state.Thread {
 // --- hot methods ---
 
 var methodCols = []column{
-	{title: "METHOD", min: 20, text: true, asc: true},
+	{title: "METHOD", min: 20, text: true, asc: true, shorten: shortMethod},
 	{title: "LINE", width: 5, right: true, asc: true, drop: 6},
 	{title: "CALLS", width: 7, right: true},
-	{title: "SELF", width: 7, right: true},
-	{title: "SELF%", width: 6, right: true},
-	{title: "TOTAL", width: 7, right: true, drop: 2},
+	{title: "SELF", width: 7, right: true, name: "self time"},
+	{title: "SELF%", width: 6, right: true, name: "self %"},
+	{title: "TOTAL", width: 7, right: true, drop: 2, name: "total time"},
 	{title: "MIN", width: 7, right: true, drop: 5},
 	{title: "MAX", width: 7, right: true, drop: 3},
 	{title: "CPU", width: 7, right: true, drop: 4},
@@ -203,6 +209,22 @@ type methodRows struct {
 	s     []state.Method
 	names []string
 	total time.Duration // all self time, for percentages
+	hits  bool          // the sampler's view: CALLS counts its hits
+	// bySamples: the samples stand for no known time (rbkit's), so SELF
+	// and TOTAL count samples and SELF% is a share of them.
+	bySamples    bool
+	totalSamples int64
+}
+
+func newMethodRows(s *state.Snapshot) methodRows {
+	r := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+	if s.Sampled && s.TotalSelf <= 0 {
+		for i := range s.Methods {
+			r.totalSamples += s.Methods[i].Samples
+		}
+		r.bySamples = r.totalSamples > 0
+	}
+	return r
 }
 
 func (r methodRows) Len() int          { return len(r.s) }
@@ -223,22 +245,37 @@ func (r methodRows) Cell(i, col int) string {
 		}
 		return strconv.FormatInt(int64(m.Line), 10)
 	case 2:
+		if r.hits {
+			return count(m.Samples)
+		}
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: calls are not counted
 		}
 		return count(m.Calls)
 	case 3:
+		if r.bySamples {
+			return count(m.Samples)
+		}
 		return dur(m.Self)
 	case 4:
+		if r.bySamples {
+			return pct(100 * float64(m.Samples) / float64(r.totalSamples))
+		}
 		if r.total <= 0 {
 			return "0"
 		}
 		return pct(100 * float64(m.Self) / float64(r.total))
 	case 5:
+		if r.bySamples {
+			return count(m.TotalSamples)
+		}
 		return dur(m.Total)
 	case 6, 7, 8:
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: no single call is measured
+		}
+		if m.Max == 0 && m.Total > 0 {
+			return "–" // a call tree's totals: no single call is measured
 		}
 		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
 	}
@@ -251,10 +288,19 @@ func (r methodRows) Num(i, col int) int64 {
 	case 1:
 		return int64(m.Line)
 	case 2:
+		if r.hits {
+			return m.Samples
+		}
 		return m.Calls
 	case 3, 4:
+		if r.bySamples {
+			return m.Samples
+		}
 		return int64(m.Self)
 	case 5:
+		if r.bySamples {
+			return m.TotalSamples
+		}
 		return int64(m.Total)
 	case 6:
 		return int64(m.Min)
@@ -279,10 +325,19 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 			k = int64(m.Line)
 		case 2:
 			k = m.Calls
+			if r.hits {
+				k = m.Samples
+			}
 		case 3, 4:
 			k = int64(m.Self)
+			if r.bySamples {
+				k = m.Samples
+			}
 		case 5:
 			k = int64(m.Total)
+			if r.bySamples {
+				k = m.TotalSamples
+			}
 		case 6:
 			k = int64(m.Min)
 		case 7:
@@ -298,15 +353,15 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 // --- monitors ---
 
 var monitorCols = []column{
-	{title: "MONITOR", min: 18, text: true, asc: true},
-	{title: "OWNER", width: 16, text: true, asc: true, drop: 2},
-	{title: "BLKD", width: 4, right: true},
-	{title: "WAIT", width: 4, right: true, drop: 4},
-	{title: "ENTERS", width: 7, right: true, drop: 3},
+	{title: "MONITOR", min: 18, text: true, asc: true, shorten: shortLock, name: "lock"},
+	{title: "OWNER", width: 16, grow: 16, text: true, asc: true, drop: 2, shorten: middle},
+	{title: "BLKD", width: 4, right: true, name: "blocked now"},
+	{title: "WAIT", width: 4, right: true, drop: 4, name: "waiting now"},
+	{title: "ENTERS", width: 7, right: true, drop: 3, name: "contended enters"},
 	{title: "WAITS", width: 6, right: true, drop: 6},
-	{title: "BLOCKED", width: 8, right: true},
-	{title: "AVG", width: 7, right: true, drop: 5},
-	{title: "MAX", width: 7, right: true},
+	{title: "BLOCKED", width: 8, right: true, name: "time blocked"},
+	{title: "AVG", width: 7, right: true, drop: 5, name: "average blocked"},
+	{title: "MAX", width: 7, right: true, name: "longest blocked"},
 }
 
 type monitorRows struct {
@@ -314,9 +369,14 @@ type monitorRows struct {
 	deadlocked map[int64]bool // monitors in a deadlock
 }
 
-func (r monitorRows) Len() int          { return len(r.s) }
-func (r monitorRows) ID(i int) int64    { return r.s[i].Object }
-func (r monitorRows) Name(i int) string { return monitorName(&r.s[i]) }
+func (r monitorRows) Len() int       { return len(r.s) }
+func (r monitorRows) ID(i int) int64 { return r.s[i].Object }
+
+// Name is what the filter matches: the lock's name, its owner and its site.
+func (r monitorRows) Name(i int) string {
+	m := &r.s[i]
+	return monitorName(m) + "\x00" + m.OwnerName + "\x00" + m.Site
+}
 
 func (r monitorRows) Kind(i int) rowKind {
 	m := &r.s[i]
@@ -336,22 +396,8 @@ func (r monitorRows) CellStyle(i, col int) cellHint {
 	return hintNone
 }
 
-// monitorName names a lock as Object.toString and jstack's lock names do:
-// its class and identity hash; a group of locks by class and site.
-func monitorName(m *state.Monitor) string {
-	class := m.Class
-	if class == "" {
-		class = "object"
-	}
-	if m.Grouped > 0 {
-		name := fmt.Sprintf("%s ×%d", class, m.Grouped)
-		if m.Site != "" {
-			name += " at " + m.Site
-		}
-		return name
-	}
-	return fmt.Sprintf("%s@%x", class, m.Object)
-}
+// monitorName is a lock's name on screen (state.MonitorName).
+func monitorName(m *state.Monitor) string { return state.MonitorName(m) }
 
 func blockedCount(m *state.Monitor) (n int) {
 	for _, w := range m.Waiters {
@@ -420,31 +466,42 @@ func (r monitorRows) Text(i, col int) string {
 
 // --- GC ---
 
-// renderGC draws the GC pane's lines: counts (since the JVM started when
-// the source says so), pauses, the heap now and over time, and the memory
+// renderGC draws the GC pane's lines: counts (since the process started
+// when the source says so), pauses, the heap now and over time, and the memory
 // pools as the latest poll saw them.
 func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []string {
 	g := &s.GC
 	label, value := st.Label.Render, st.Value.Render
 	first := fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))
-	if g.SinceStart {
-		first += label(" since JVM start, ") + value(dur(g.TotalTime)) + label(" in all")
+	switch {
+	case g.SinceStart && g.TotalTime > 0:
+		first += label(" since the process started, ") + value(dur(g.TotalTime))
+	case g.SinceStart: // the source counts them, not their time (rbkit's gc_stats)
+		first += label(" since the process started")
+	case len(g.Collectors) > 0:
+		first += label(" since the reset, ") + value(dur(g.TotalTime))
 	}
-	first += fmt.Sprintf("  %s %s", label("last pause"), value(dur(g.LastPause)))
+	last := fmt.Sprintf("%s %s", label("last pause"), value(dur(g.LastPause)))
 	if g.LastCause != "" {
-		first += label(" (" + inert(g.LastCause) + ")")
+		last += label(" " + inert(g.LastCause))
 	}
+	var freed []string
 	if g.FreedKnown {
-		first += fmt.Sprintf("  %s %s", label("objects freed"), value(count(g.Freed)))
+		freed = append(freed, label("objects freed ")+value(count(g.Freed)))
 	}
 	if g.Reclaimed > 0 {
-		first += fmt.Sprintf("  %s %s", label("reclaimed"), value(size(g.Reclaimed)))
+		freed = append(freed, label("reclaimed ")+value(size(g.Reclaimed)))
+	}
+	gcTime := value(pct(g.Percent))
+	if g.Percent <= 0 {
+		gcTime = value("0%")
 	}
 	lines := []string{
 		first,
-		fmt.Sprintf("%s %s  %s %s  %s %s  %s %s%s", label("pauses seen"), value(count(int64(len(g.Pauses)))), label("p50"), value(dur(g.P50)),
-			label("p99"), value(dur(g.P99)), label("max"), value(dur(g.Max)), label(" (the latest "+strconv.Itoa(len(g.Pauses))+")")),
-		fmt.Sprintf("%s %s", label("GC time"), value(pct(g.Percent))+label(fmt.Sprintf(" of the last %s", dur(s.Window)))),
+		last,
+		fmt.Sprintf("%s %s  %s %s  %s %s  %s", label("p50"), value(dur(g.P50)), label("p99"), value(dur(g.P99)),
+			label("max"), value(dur(g.Max)), label("of the latest "+strconv.Itoa(len(g.Pauses)))),
+		label("GC time ") + gcTime + label(" of the last "+dur(s.Window)) + "  " + strings.Join(freed, "  "),
 	}
 	if g.InGC {
 		lines[0] += "  " + st.Warn.Render("collecting")
@@ -505,7 +562,10 @@ func methodsTitle(s *state.Snapshot) string {
 	if s != nil && s.Recent {
 		t = "Hot methods · last " + dur(s.Window)
 	}
-	if s != nil && s.Sampled {
+	switch {
+	case s != nil && s.Sampled && s.TotalSelf <= 0 && len(s.Methods) > 0:
+		t += " · sampled: SELF and TOTAL in samples"
+	case s != nil && s.Sampled:
 		t += " · sampled CPU"
 	}
 	return t

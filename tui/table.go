@@ -14,10 +14,16 @@ type column struct {
 	title string
 	width int  // cells; 0 makes the column take what is left
 	min   int  // the least a flexible column gets
+	grow  int  // the most cells a fixed column grows by on a wide terminal
 	right bool // right-aligned (numbers)
 	text  bool // sorts by its text, else by a number
 	asc   bool // sorts ascending by default (names, ids); figures sort descending
 	drop  int  // when the table is narrow, columns with the highest drop go first; 0 never goes
+	// shorten fits a cell's text that is too wide, keeping what tells rows
+	// apart (see shorten.go); nil cuts it at the right.
+	shorten func(s string, w int) string
+	// name is the column's name in help and titles, when its title is an abbreviation.
+	name string
 }
 
 // rowKind styles a row.
@@ -59,7 +65,9 @@ type table struct {
 	sortCol int
 	flipped bool // the user reversed the default direction
 	filter  *regexp.Regexp
+	invert  bool            // the filter selects the rows that do not match
 	matches map[string]bool // filter results by name
+	shown   []bool          // the columns the last render showed
 
 	selID  int64
 	hasSel bool
@@ -89,24 +97,60 @@ func newTable(cols []column, sortCol int) *table {
 // descending says whether the current sort runs high to low.
 func (t *table) descending() bool { return t.cols[t.sortCol].asc == t.flipped }
 
-func (t *table) cycleSort() {
-	t.sortCol = (t.sortCol + 1) % len(t.cols)
-	t.flipped = false
+// cycleSort sorts by the next (step 1) or previous (-1) column shown, and
+// goes back to the top, as htop does.
+func (t *table) cycleSort(step int) {
+	col := t.sortCol
+	for range t.cols {
+		col = (col + step + len(t.cols)) % len(t.cols)
+		if t.shown == nil || col < len(t.shown) && t.shown[col] {
+			break
+		}
+	}
+	t.sortCol, t.flipped = col, false
+	t.toTop()
 }
 
-func (t *table) reverse() { t.flipped = !t.flipped }
+func (t *table) reverse() {
+	t.flipped = !t.flipped
+	t.toTop()
+}
 
-// setFilter applies a regular expression to names ("" clears it).
+// toTop selects the first row, scrolled to the top.
+func (t *table) toTop() { t.hasSel, t.offset = false, 0 }
+
+// sortName names the sort column and its direction, for the title.
+func (t *table) sortName() string {
+	c := t.cols[t.sortCol]
+	name := c.name
+	if name == "" {
+		name = strings.ToLower(c.title)
+	}
+	if t.descending() {
+		return name + " ▼"
+	}
+	return name + " ▲"
+}
+
+// setFilter applies a regular expression to what rows are named by ("" clears
+// it); a leading ! keeps the rows that do not match, as in k9s. A filter
+// in lower case only ignores case.
 func (t *table) setFilter(expr string) error {
+	invert := strings.HasPrefix(expr, "!")
+	expr = strings.TrimPrefix(expr, "!")
 	if expr == "" {
-		t.filter, t.matches = nil, nil
+		t.filter, t.matches, t.invert = nil, nil, false
 		return nil
+	}
+	if strings.ToLower(expr) == expr {
+		expr = "(?i)" + expr
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return err
 	}
-	t.filter, t.matches = re, map[string]bool{}
+	t.filter, t.matches, t.invert = re, map[string]bool{}, invert
+	t.toTop()
 	return nil
 }
 
@@ -123,7 +167,7 @@ func (t *table) match(d rows, i int) bool {
 		}
 		t.matches[name] = m
 	}
-	return m
+	return m != t.invert
 }
 
 // bulkKeys is implemented by data that can hand over the sort keys of
@@ -313,13 +357,24 @@ func (t *table) widths(width int) []int {
 			used++ // the gap
 		}
 		if used-1 <= width {
+			left := width - (used - 1)
 			for i, c := range t.cols {
 				if w[i] >= 0 {
 					w[i] = c.width
 				}
 			}
+			// A wide terminal widens the names too, once the flexible
+			// column (the method, the lock) has room to spare.
+			const room = 40
+			for i, c := range t.cols {
+				if w[i] > 0 && c.grow > 0 && left > room {
+					g := min(c.grow, (left-room)/2)
+					w[i] += g
+					left -= g
+				}
+			}
 			if flex >= 0 {
-				w[flex] = t.cols[flex].min + width - (used - 1)
+				w[flex] = t.cols[flex].min + left
 			}
 			return w
 		}
@@ -350,6 +405,10 @@ func (t *table) widths(width int) []int {
 func (t *table) render(d rows, width, height int, st *Styles, focused bool) []string {
 	lines := make([]string, 0, height)
 	ws := t.widths(width)
+	t.shown = t.shown[:0]
+	for _, w := range ws {
+		t.shown = append(t.shown, w >= 0)
+	}
 	var hb strings.Builder
 	for i, c := range t.cols {
 		if ws[i] < 0 {
@@ -383,7 +442,11 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 				b.WriteByte(' ')
 			}
 			first = false
-			cell := fit(d.Cell(r, i), ws[i], c.right)
+			text := d.Cell(r, i)
+			if c.shorten != nil && widthOf(text) > ws[i] {
+				text = c.shorten(text, ws[i])
+			}
+			cell := fit(text, ws[i], c.right)
 			if h := d.CellStyle(r, i); h != hintNone && !(focused && d.ID(r) == t.selID) {
 				cell = hintStyle(st, h).Render(cell)
 			}

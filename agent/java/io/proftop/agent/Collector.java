@@ -45,7 +45,7 @@ final class Collector {
      */
     private static final long WITNESS_MS = 200;
     /** How often the agent samples stacks itself until JFR's samples begin (a second or two). */
-    private static final long OWN_SAMPLING_MS = 50;
+    private static final long OWN_SAMPLING_MS = 100;
 
     /** Sends encoded trace bytes to the client; queues them, never waits for the network. */
     interface Sink {
@@ -68,12 +68,14 @@ final class Collector {
     private volatile boolean stopped = true;
     private volatile Throwable failure;
     private boolean begun; // the stream's preamble was sent
+    private boolean polled; // a poll was reported: threads it finds new started since
 
     private final ThreadPoller poller = new ThreadPoller();
     private final Names names;
     private final Sampler sampler;
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
+    private final Allocations allocations = new Allocations();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
     private final Set<Long> announced = new HashSet<>();
@@ -188,6 +190,7 @@ final class Collector {
             rs.enable("jdk.GarbageCollection");
             rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
             rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
+            allocations.enable(rs);
             rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
             rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
             rs.onEvent("jdk.GarbageCollection", e -> handle(() -> {
@@ -196,11 +199,13 @@ final class Collector {
             }));
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.NativeMethodSample", e -> handle(() -> onSample(e)));
+            rs.onEvent("jdk.ObjectAllocationSample", e -> handle(() -> allocations.add(e)));
             // A batch's events leave together, without waiting for the poll.
             rs.onFlush(() -> handle(() -> {
                 long now = now();
                 contentions.release(now, false);
                 sampler.attribute(now, enc);
+                allocations.report(now, enc);
                 flushLocked();
             }));
         } catch (Throwable t) {
@@ -282,10 +287,14 @@ final class Collector {
                 return;
             }
             long at = p.from() + (p.to() - p.from()) / 2;
+            // The threads the first poll finds were started before anyone
+            // watched: their start is unknown (0), not the poll's time.
+            long started = polled ? at : 0;
+            polled = true;
             Set<Long> seen = new HashSet<>();
             for (ThreadPoller.Seen s : p.threads()) {
                 seen.add(s.id());
-                announce(s.id(), s.name(), groups.getOrDefault(s.id(), ""), at);
+                announce(s.id(), s.name(), groups.getOrDefault(s.id(), ""), started);
                 List<TraceEncoder.Frame> last = lastStack.get(s.id());
                 boolean same = last != null && last.equals(s.stack());
                 if (!same) {
@@ -338,7 +347,7 @@ final class Collector {
                 }
                 return;
             }
-            ThreadPoller.Poll p = poller.take(false, false);
+            ThreadPoller.Poll p = poller.running();
             synchronized (lock) {
                 for (ThreadPoller.Seen s : p.threads()) {
                     if (s.running()) {

@@ -1,0 +1,102 @@
+package state
+
+import (
+	"testing"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// Objects by class: allocations and frees attributed by remembering each
+// live object's class, frees of objects never seen counted apart, objects
+// without a class in a row of their own, rates over the window, and the
+// live count's history.
+func TestObjectsByClass(t *testing.T) {
+	a := New(Options{})
+	evs := []decode.Event{
+		&decode.ClassDef{ClassID: 1, Name: "Foo"},
+		&decode.ClassDef{ClassID: 2, Name: "String"},
+	}
+	for i := int64(1); i <= 10; i++ {
+		evs = append(evs, &decode.ObjAlloc{ObjID: 100 + i, ClassIDRef: 1, Size: 24, Time: ms(int(i) * 100)})
+	}
+	for i := int64(1); i <= 4; i++ {
+		evs = append(evs, &decode.ObjAlloc{ObjID: 200 + i, ClassIDRef: 2, Time: ms(1500)})
+	}
+	evs = append(evs,
+		&decode.ObjAlloc{ObjID: 300, Time: ms(1600)}, // no class
+		&decode.ObjFree{ObjIDRef: 101, Time: ms(2000)},
+		&decode.ObjFree{ObjIDRef: 102, Time: ms(2000)},
+		&decode.ObjFree{ObjIDRef: 999, Time: ms(2000)}, // never seen
+	)
+	feed(a, evs...)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if !s.HasObjects {
+		t.Fatal("no objects")
+	}
+	byName := map[string]ObjectClass{}
+	for _, c := range s.Objects.Classes {
+		byName[c.Class] = c
+	}
+	foo := byName["Foo"]
+	if foo.Live != 8 || foo.Allocs != 10 || foo.Frees != 2 || foo.Bytes != 240 || foo.AllocRate != 1 || foo.FreeRate != 0.2 {
+		t.Errorf("Foo %+v", foo)
+	}
+	if len(foo.History) != objectsHistory || foo.History[len(foo.History)-1] != 8 {
+		t.Errorf("Foo's history ends %v", foo.History[len(foo.History)-3:])
+	}
+	if byName["String"].Live != 4 || byName[noClass].Live != 1 {
+		t.Errorf("String %+v, no class %+v", byName["String"], byName[noClass])
+	}
+	if s.Objects.Untracked != 1 || s.Objects.Tracked != 13 {
+		t.Errorf("tracked %d, untracked frees %d", s.Objects.Tracked, s.Objects.Untracked)
+	}
+	// The window moves on: the rates fall to 0, the live counts stay.
+	feed(a, &decode.ObjAlloc{ObjID: 400, ClassIDRef: 2, Time: ms(30_000)})
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	for _, c := range s.Objects.Classes {
+		if c.Class == "Foo" && (c.AllocRate != 0 || c.Live != 8) {
+			t.Errorf("Foo 28 s later %+v", c)
+		}
+	}
+}
+
+// The objects remembered are bounded: beyond, allocations count but are
+// not remembered, and their frees count apart.
+func TestObjectsAreBounded(t *testing.T) {
+	a := New(Options{MaxTrackedObjects: 3, MaxClasses: 2})
+	var evs []decode.Event
+	for i := int64(1); i <= 5; i++ {
+		evs = append(evs, &decode.ClassDef{ClassID: i, Name: "C" + string(rune('0'+i))}, &decode.ObjAlloc{ObjID: i, ClassIDRef: i, Time: ms(0)})
+	}
+	for i := int64(1); i <= 5; i++ {
+		evs = append(evs, &decode.ObjFree{ObjIDRef: i, Time: ms(10)})
+	}
+	feed(a, evs...)
+	o := a.Snapshot(t0, Query{CallersOf: -1}).Objects
+	if len(o.Classes) != 3 || o.Overflow != 3 || o.Dropped != 2 || o.Untracked != 2 || o.Tracked != 0 {
+		t.Fatalf("%d classes (%+v), overflow %d, dropped %d, untracked %d, tracked %d", len(o.Classes), o.Classes, o.Overflow, o.Dropped, o.Untracked, o.Tracked)
+	}
+}
+
+// A census replaces the one before, and its classes are listed (with
+// nothing allocated: the census counted them); sampled allocations give
+// rates by bytes.
+func TestCensusAndAllocationSamples(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.ObjectCensus{Time: ms(0), Census: 1, Class: "Foo", Site: "a.rb:3", Count: 5, Bytes: 200, MaxCount: -1},
+		&decode.ObjectCensus{Time: ms(0), Census: 2, Class: "Foo", Site: "a.rb:3", Count: 7, Bytes: 280, MaxCount: -1},
+		&decode.ObjectCensus{Time: ms(0), Census: 2, Class: "Bar", Count: 1, Bytes: -1, MaxCount: -1},
+		&decode.Allocation{Time: ms(500), Class: "byte[]", Count: -1, Bytes: 4 << 20},
+	)
+	o := a.Snapshot(t0, Query{CallersOf: -1}).Objects
+	if len(o.Census) != 2 || o.Census[0].Count != 7 || o.CensusTotal != 8 {
+		t.Fatalf("census %+v total %d", o.Census, o.CensusTotal)
+	}
+	if len(o.Classes) != 3 || o.Classes[0].Class != "Bar" || o.Classes[1].Class != "Foo" || o.Classes[0].Allocs+o.Classes[1].Allocs != 0 {
+		t.Fatalf("classes %+v", o.Classes)
+	}
+	if c := o.Classes[2]; !c.Sampled || c.BytesRate != float64(4<<20)/10 || c.Allocs != 0 {
+		t.Fatalf("sampled %+v", c)
+	}
+}

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/proftop/proftop/state"
+)
+
+// The deadlock banner: every deadlock now, loudly, wrapped at word
+// boundaries; and, once one has cleared, a quiet line saying when it was,
+// so that it does not vanish without a trace.
+
+// recentDeadlockFor is how long (trace time) a cleared deadlock stays under the header.
+const recentDeadlockFor = 5 * time.Minute
+
+// deadlockText says who waits for what in a deadlock, on one line.
+func deadlockText(d *state.Deadlock) string {
+	var parts []string
+	for i := range d.Threads {
+		class := d.Classes[i]
+		if class == "" {
+			class = "object"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d) waits for %s@%x", inert(d.Names[i]), d.Threads[i], inert(class), d.Monitors[i]))
+	}
+	return "DEADLOCK: " + strings.Join(parts, " → ") + " → back to " + inert(d.Names[0])
+}
+
+// renderDeadlocks draws each deadlock on up to three lines, wrapped at
+// spaces; then the latest cleared one, if recent.
+func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for i := range s.Deadlocks {
+		d := &s.Deadlocks[i]
+		text := deadlockText(d)
+		if !d.Since.IsZero() && !s.Clock.IsZero() && s.Clock.Sub(d.Since) >= time.Second {
+			text += fmt.Sprintf(" (for %s)", dur(s.Clock.Sub(d.Since).Round(time.Second)))
+		}
+		lines := wrapWords(text, width-2, 3)
+		for j, l := range lines {
+			if j > 0 {
+				l = "  " + l
+			}
+			out = append(out, st.Deadlock.Render(fit(" "+l, width, false)))
+		}
+	}
+	if len(s.RecentDeadlocks) > 0 && len(s.Deadlocks) == 0 {
+		p := s.RecentDeadlocks[0]
+		if s.Clock.IsZero() || s.Clock.Sub(p.Until) < recentDeadlockFor {
+			names := strings.Join(p.Names, " ⇄ ")
+			line := fmt.Sprintf("last deadlock: %s, %s–%s (%s)", inert(names), p.Since.Local().Format("15:04:05"),
+				p.Until.Local().Format("15:04:05"), dur(p.Until.Sub(p.Since).Round(time.Second)))
+			out = append(out, clip(st.Warn.Render(line), width))
+		}
+	}
+	return out
+}
+
+// wrapWords breaks text into lines of at most width cells at spaces (a
+// word longer than a line is cut), at most max lines, the last ending with
+// "…" when text is left over.
+func wrapWords(text string, width, maxLines int) []string {
+	width = max(width, 8)
+	var lines []string
+	var cur strings.Builder
+	words := strings.Fields(text)
+	for i, w := range words {
+		switch {
+		case cur.Len() == 0:
+		case widthOf(cur.String())+1+widthOf(w) <= width:
+			cur.WriteByte(' ')
+		default:
+			lines = append(lines, cur.String())
+			cur.Reset()
+		}
+		if len(lines) == maxLines {
+			last := lines[maxLines-1]
+			rest := strings.Join(words[i:], " ")
+			lines[maxLines-1] = fit(last+" "+rest, width, false)
+			return lines
+		}
+		if widthOf(w) > width {
+			w = fit(w, width, false)
+		}
+		cur.WriteString(w)
+	}
+	if cur.Len() > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}

@@ -1,0 +1,205 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// The help screen and the footer. The help lays its groups out in as many
+// columns as the terminal holds and scrolls when they do not fit (80×24
+// shows them all, in two columns); the footer offers what the view at hand
+// takes, and always ? and q.
+
+// helpView is the open help screen.
+type helpView struct {
+	offset int
+}
+
+// helpGroup is one group of the help screen.
+type helpGroup struct {
+	title string
+	keys  []key.Binding
+}
+
+func (m *Model) helpGroups() []helpGroup {
+	k := m.keys
+	var source []helpGroup
+	if len(m.commands) > 0 {
+		// First, so that a short terminal shows them without scrolling.
+		source = []helpGroup{{"Source", commandBindings(m.commands)}}
+	}
+	// Keys of what the source has: coverage's pane, the methods' two views.
+	panes := []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4]}
+	if m.paneShown(paneCoverage) {
+		panes = append(panes, k.Pane[5])
+	}
+	view := []key.Binding{k.Pause, k.Recent, k.Group}
+	if m.snap != nil && m.snap.Views {
+		view = append(view, k.View)
+	}
+	return append(source, []helpGroup{
+		{"Panes", append(panes, k.NextPane, k.PrevPane)},
+		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Back}},
+		{"Sort and filter", []key.Binding{k.Sort, k.SortNext, k.Reverse, k.Filter}},
+		{"View", append(view, k.Faster, k.Slower, k.Reset, k.Help, k.Quit)},
+	}...)
+}
+
+// helpNotes are the lines under the keys: what the figures are.
+func (m *Model) helpNotes() []string {
+	return []string{
+		"Refresh every " + dur(m.refresh) + " (100ms to 10s). Frozen, the data keeps being gathered.",
+		"Threads: the state is the source's latest thread poll (jstack's states); CPU is",
+		"measured (ThreadMXBean). STARTED – : the thread was running before watching began.",
+		"Hot methods: measured from entries and exits, or sampled (the title says so):",
+		"a sampled method's time is the CPU time of the threads sampled in it.",
+		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching",
+		"began, contentions in progress included. m groups locks by class and site.",
+	}
+}
+
+// helpLines draws the help screen in h lines.
+func (m *Model) helpLines(h int) []string {
+	inner := max(m.width-4, 20)
+	var cols [][]string
+	for _, g := range m.helpGroups() {
+		col := []string{m.st.Title.Render(g.title)}
+		for _, b := range g.keys {
+			hb := b.Help()
+			if hb.Key == "" {
+				continue
+			}
+			col = append(col, m.st.Key.Render(padText(hb.Key, 10))+" "+m.st.Desc.Render(hb.Desc))
+		}
+		cols = append(cols, col)
+	}
+	body := layoutColumns(cols, inner)
+	body = append(body, "")
+	for _, n := range m.helpNotes() {
+		body = append(body, m.st.Muted.Render(n))
+	}
+	room := max(h-2, 1)
+	m.help.offset = min(m.help.offset, max(len(body)-room, 0))
+	title := "Help · any key closes"
+	if len(body) > room {
+		title = "Help · ↑↓ scroll, any other key closes"
+	}
+	return frame(title, body[m.help.offset:], m.width, h, true, &m.st, m.cfg.ASCII)
+}
+
+// layoutColumns places the columns side by side while they fit in width,
+// starting a new band of columns below when they do not.
+func layoutColumns(cols [][]string, width int) []string {
+	var out []string
+	for len(cols) > 0 {
+		n, used := 0, 0
+		var widths []int
+		for _, c := range cols {
+			w := 0
+			for _, l := range c {
+				w = max(w, widthOf(l))
+			}
+			if n > 0 && used+3+w > width {
+				break
+			}
+			widths = append(widths, w)
+			used += w + 3
+			n++
+		}
+		band := cols[:n]
+		cols = cols[n:]
+		rows := 0
+		for _, c := range band {
+			rows = max(rows, len(c))
+		}
+		for r := range rows {
+			var b strings.Builder
+			for i, c := range band {
+				cell := ""
+				if r < len(c) {
+					cell = c[r]
+				}
+				if i < len(band)-1 {
+					cell = padRight(cell, widths[i]+3)
+				}
+				b.WriteString(cell)
+			}
+			out = append(out, clip(b.String(), width))
+		}
+		out = append(out, "")
+	}
+	return out
+}
+
+func padText(s string, w int) string {
+	if widthOf(s) >= w {
+		return s
+	}
+	return s + strings.Repeat(" ", w-widthOf(s))
+}
+
+// footerItem is one key of the footer; keep items survive a narrow terminal.
+type footerItem struct {
+	key, desc string
+	keep      bool
+}
+
+// footer offers what the view at hand takes: a notice, the filter being
+// typed, or its keys, dropping from the right those that do not fit but
+// never ? and q.
+func (m *Model) footer() string {
+	switch {
+	case m.filtering:
+		return clip(m.filterInput.View()+"  "+m.st.Muted.Render("enter keep · esc cancel · !x inverts")+"  "+m.st.Bad.Render(m.notice), m.width)
+	case m.notice != "":
+		return wrapNotice(m.st.Warn.Render(m.notice), m.width)
+	}
+	var items []footerItem
+	switch {
+	case m.help != nil:
+		items = []footerItem{{"↑↓", "scroll", true}, {"any key", "close", true}}
+	case m.detail != nil:
+		items = []footerItem{{"esc q", "back", true}, {"↑↓ pgup pgdn", "scroll", false}, {"?", "help", true}, {"space", "freeze", false}}
+	case m.focus == paneGC:
+		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"space", "freeze", false}, {"+ -", "refresh", false}, {"q", "quit", true}}
+	default:
+		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}, {"/", "filter", false},
+			{"s < >", "sort", false}, {"space", "freeze", false}, {"c", "methods span", false}, {"m", "group locks", false}, {"q", "quit", true}}
+	}
+	if m.help == nil && len(m.commands) > 0 {
+		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
+	}
+	render := func(keep func(footerItem) bool) string {
+		var parts []string
+		for _, it := range items {
+			if keep(it) {
+				parts = append(parts, m.st.Key.Render(it.key)+" "+m.st.Desc.Render(it.desc))
+			}
+		}
+		return strings.Join(parts, m.st.Desc.Render(" · "))
+	}
+	for drop := len(items); drop >= 0; drop-- {
+		n := 0
+		line := render(func(it footerItem) bool {
+			if it.keep {
+				return true
+			}
+			n++
+			return n <= drop
+		})
+		if widthOf(line) <= m.width {
+			return line
+		}
+	}
+	return clip(render(func(it footerItem) bool { return it.keep }), m.width)
+}
+
+// wrapNotice fits a notice in the footer's one line: cut with "…" when it
+// is longer (the whole of it is in the header or the drill-in).
+func wrapNotice(s string, w int) string {
+	if widthOf(s) <= w {
+		return s
+	}
+	return fit(s, w, false)
+}

@@ -1,0 +1,392 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/state"
+)
+
+// rows returns a table pane's data over a snapshot.
+func (m *Model) rows(p paneID, s *state.Snapshot) rows {
+	switch p {
+	case paneThreads:
+		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
+	case paneMethods:
+		return m.methodRows(s)
+	case paneObjects:
+		return newObjectRows(&s.Objects, m.cfg.ASCII)
+	case paneCoverage:
+		return coverageRows{s: s.Coverage}
+	}
+	return monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}
+}
+
+func deadlockedThreads(s *state.Snapshot) map[int64]bool {
+	if len(s.Deadlocks) == 0 {
+		return nil
+	}
+	out := map[int64]bool{}
+	for _, d := range s.Deadlocks {
+		for _, t := range d.Threads {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+func deadlockedMonitors(s *state.Snapshot) map[int64]bool {
+	if len(s.Deadlocks) == 0 {
+		return nil
+	}
+	out := map[int64]bool{}
+	for _, d := range s.Deadlocks {
+		for _, o := range d.Monitors {
+			out[o] = true
+		}
+	}
+	return out
+}
+
+// layout is how the screen divides this frame.
+type layout struct {
+	header []string
+	grid   bool // the panes together
+	bodyH  int  // rows between the header (and tab bar) and the footer
+}
+
+// layout works out the frame: the panes together when the terminal is
+// large enough, else one pane with a tab bar.
+func (m *Model) layout() layout {
+	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
+	l := layout{header: append(renderHeader(h, m.snap, m.width, &m.st), renderDeadlocks(m.snap, m.width, &m.st)...)}
+	l.bodyH = m.height - len(l.header) - 1
+	l.grid = m.width >= 160 && l.bodyH >= 30
+	if !l.grid && m.detail == nil && m.help == nil {
+		l.bodyH-- // the tab bar
+	}
+	l.bodyH = max(l.bodyH, 3)
+	return l
+}
+
+// bodyHeight is what is left between the header and the footer.
+func (m *Model) bodyHeight() int { return m.layout().bodyH }
+
+// paneHeight is the height of the focused pane.
+func (m *Model) paneHeight() int {
+	l := m.layout()
+	if !l.grid {
+		return l.bodyH
+	}
+	top, bottom := m.gridRows(l.bodyH)
+	if m.focus == paneThreads || m.focus == paneMethods {
+		return top
+	}
+	return bottom
+}
+
+func (m *Model) View() tea.View {
+	if m.quitting {
+		// The last frame is an empty one: a terminal that was resized
+		// would otherwise keep pieces of the frame on the shell's screen
+		// once the alternate screen is left.
+		v := tea.NewView("")
+		v.AltScreen = true
+		return v
+	}
+	s := m.render()
+	if m.cfg.ASCII {
+		s = toASCII(s)
+	}
+	v := tea.NewView(s)
+	v.AltScreen = true
+	v.WindowTitle = "proftop " + inert(m.status.Source)
+	return v
+}
+
+// render draws the whole screen: exactly height lines of at most width cells.
+func (m *Model) render() string {
+	if m.width <= 0 || m.height <= 0 {
+		return "proftop: starting…"
+	}
+	l := m.layout()
+	lines := l.header
+	bodyH := l.bodyH
+	switch {
+	case m.help != nil:
+		lines = append(lines, m.helpLines(bodyH)...)
+	case m.status.State == client.StateChoosingAgent && m.detail == nil:
+		lines = append(lines, m.chooserLines(bodyH)...)
+	case m.snap == nil || m.snap.Events == 0 && m.status.Events == 0:
+		lines = append(lines, m.waitingLines(bodyH)...)
+	case m.detail != nil:
+		lines = append(lines, m.detailBody(bodyH)...)
+	case l.grid:
+		lines = append(lines, m.gridBody(bodyH)...)
+	default:
+		lines = append(lines, m.tabBar())
+		lines = append(lines, m.pane(m.focus, m.width, bodyH)...)
+	}
+	lines = append(lines, m.footer())
+	if len(lines) > m.height {
+		lines = lines[:m.height]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitingLines say, before any data came, what the source is doing.
+func (m *Model) waitingLines(h int) []string {
+	what := "waiting for the first data from " + inert(m.status.Source)
+	switch m.status.State {
+	case client.StateConnecting:
+		what = "connecting to " + inert(m.status.Source) + "…"
+	case client.StateNegotiating:
+		what = "connected to " + inert(m.status.Source) + "; asking for the trace…"
+	case client.StateReconnecting, client.StateDisconnected:
+		what = "no data yet: " + inert(m.status.Cause)
+	case client.StateStreaming:
+		what = "streaming from " + inert(m.status.Source) + "; waiting for the first events…"
+	}
+	body := []string{"", "  " + m.st.Muted.Render(what)}
+	return frame("proftop", body, m.width, h, true, &m.st, m.cfg.ASCII)
+}
+
+func padLines(lines []string, h int) []string {
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return lines[:h]
+}
+
+func (m *Model) tabBar() string {
+	var parts []string
+	for i, name := range paneNames {
+		if !m.paneShown(paneID(i)) {
+			continue
+		}
+		label := fmt.Sprintf("%d %s", i+1, name)
+		if paneID(i) == m.focus {
+			parts = append(parts, m.st.TabActive.Render(label))
+		} else {
+			parts = append(parts, m.st.Tab.Render(label))
+		}
+	}
+	return clip(strings.Join(parts, "   "), m.width)
+}
+
+// gridRows shares the body's height between the two rows of panes by
+// what they hold: each row gets what it needs when both fit, else the
+// one that needs more gets more, neither less than a third.
+func (m *Model) gridRows(h int) (top, bottom int) {
+	need := func(panes ...paneID) int {
+		n := 0
+		for _, p := range panes {
+			n = max(n, m.paneNeed(p))
+		}
+		return n
+	}
+	tn := need(paneThreads, paneMethods)
+	bn := need(paneMonitors, paneGC, paneObjects, paneCoverage)
+	switch {
+	case tn+bn <= h:
+		return h - bn, bn // the rest to the top: threads and methods grow
+	case bn < h/3:
+		return h - bn, bn
+	case tn < h/3:
+		return tn, h - tn
+	}
+	top = max(h*tn/(tn+bn), h/3)
+	top = min(top, h-h/3)
+	return top, h - top
+}
+
+// paneNeed is the height a pane would fill: its rows, header and frame.
+func (m *Model) paneNeed(p paneID) int {
+	if m.snap == nil {
+		return 5
+	}
+	switch p {
+	case paneGC:
+		return 3 + 6 + len(m.snap.GC.Pools) + len(m.snap.GC.Collectors)
+	case paneObjects:
+		if !m.snap.HasObjects {
+			return 0
+		}
+	case paneCoverage:
+		if !m.paneShown(p) {
+			return 0
+		}
+	}
+	return 3 + max(m.rows(p, m.snap).Len(), 2)
+}
+
+func (m *Model) gridBody(h int) []string {
+	lw := m.width / 2
+	rw := m.width - lw
+	th, bh := m.gridRows(h)
+	top := joinColumns(m.pane(paneThreads, lw, th), m.pane(paneMethods, rw, th))
+	if m.paneShown(paneCoverage) {
+		// Coverage beside monitors, and objects beside GC.
+		mw, gw := lw/2, rw/2
+		left := joinColumns(m.pane(paneMonitors, mw, bh), m.pane(paneCoverage, lw-mw, bh))
+		return append(top, joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))...)
+	}
+	if m.snap != nil && m.snap.HasObjects {
+		// Objects beside GC, under the methods.
+		gw := rw / 2
+		bottom := joinColumns(m.pane(paneMonitors, lw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+		return append(top, bottom...)
+	}
+	bottom := joinColumns(m.pane(paneMonitors, lw, bh), m.pane(paneGC, rw, bh))
+	return append(top, bottom...)
+}
+
+func joinColumns(a, b []string) []string {
+	out := make([]string, len(a))
+	for i := range a {
+		out[i] = a[i] + b[i]
+	}
+	return out
+}
+
+// pane draws one pane in its frame, from the cache when nothing changed.
+func (m *Model) pane(p paneID, w, h int) []string {
+	focused := p == m.focus
+	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler}
+	t := m.tables[p]
+	if t != nil {
+		key.sortCol, key.flipped, key.filter, key.selID, key.hasSel, key.offset = t.sortCol, t.flipped, m.filters[p], t.selID, t.hasSel, t.offset
+	}
+	if c := &m.cache[p]; c.lines != nil && c.key == key {
+		return c.lines
+	}
+	innerW, innerH := max(w-2, 1), max(h-2, 1)
+	var body []string
+	title := paneNames[p]
+	switch {
+	case p == paneGC:
+		body = renderGC(m.snap, innerW, innerH, &m.st, m.cfg.ASCII)
+	case p == paneObjects && !m.snap.HasObjects:
+		body = noObjects(&m.st)
+	case p == paneCoverage && len(m.snap.Coverage) == 0:
+		body = noCoverage(&m.st)
+	default:
+		d := m.rows(p, m.snap)
+		body = t.render(d, innerW, innerH, &m.st, focused)
+		if why := unfilled(m.status, p, innerW, &m.st); why != nil && d.Len() == 0 {
+			body = append(body[:min(len(body), 1)], why...)
+		}
+		switch p {
+		case paneMethods:
+			title = methodsViewTitle(m.snap, m.sampler, true)
+		case paneObjects:
+			title = objectsTitle(m.snap)
+		case paneCoverage:
+			title = coverageTitle(m.snap)
+		}
+		title += tableTitle(t, d.Len(), m.filters[p])
+		if nt := notTracked(m.snap, p); nt != "" {
+			title += " · " + nt
+		}
+	}
+	lines := frame(title, body, w, h, focused, &m.st, m.cfg.ASCII)
+	m.cache[p] = paneCache{key: key, lines: lines}
+	return lines
+}
+
+// tableTitle says how many rows, which are shown, the filter and the sort:
+// "· 12–30 of 83 · /http · by CPU time ▼".
+func tableTitle(t *table, total int, filter string) string {
+	var b strings.Builder
+	shown := len(t.order)
+	switch {
+	case t.matched == 0:
+		fmt.Fprintf(&b, " · 0")
+	case shown < t.matched:
+		fmt.Fprintf(&b, " · %d–%d of %d", t.offset+1, t.offset+shown, t.matched)
+	default:
+		fmt.Fprintf(&b, " · %d", t.matched)
+	}
+	if t.matched != total {
+		fmt.Fprintf(&b, " (of %d)", total)
+	}
+	if filter != "" {
+		b.WriteString(" /" + inert(filter))
+	}
+	b.WriteString(" · by " + t.sortName())
+	return b.String()
+}
+
+// frame draws a box of w×h cells with a title in its top border.
+func frame(title string, body []string, w, h int, focused bool, st *Styles, ascii bool) []string {
+	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
+	if ascii {
+		tl, tr, bl, br, hz, vt = "+", "+", "+", "+", "-", "|"
+	}
+	bs, ts := st.Border, st.PaneTitle
+	if focused {
+		bs, ts = st.BorderFocus, st.PaneFocus
+	}
+	innerW := max(w-2, 0)
+	t := fit(" "+title+" ", min(innerW-1, widthOf(title)+2), false)
+	top := bs.Render(tl+hz) + ts.Render(t) + bs.Render(strings.Repeat(hz, max(innerW-1-widthOf(t), 0))+tr)
+	out := make([]string, 0, h)
+	out = append(out, top)
+	for i := 0; i < h-2; i++ {
+		line := ""
+		if i < len(body) {
+			line = body[i]
+		}
+		out = append(out, bs.Render(vt)+padRight(clip(line, innerW), innerW)+bs.Render(vt))
+	}
+	out = append(out, bs.Render(bl+strings.Repeat(hz, innerW)+br))
+	return out
+}
+
+func (m *Model) detailBody(h int) []string {
+	d := m.detail
+	lines := wrapLines(detailLines(d.kind, d.key, m.snap, &m.st), m.width-2)
+	d.offset = min(d.offset, max(len(lines)-(h-2), 0))
+	body := lines[d.offset:]
+	title := "Drill-in: " + paneNames[d.kind]
+	if len(lines) > h-2 {
+		title += fmt.Sprintf(" · lines %d–%d of %d", d.offset+1, min(d.offset+h-2, len(lines)), len(lines))
+	}
+	return frame(title, body, m.width, h, true, &m.st, m.cfg.ASCII)
+}
+
+// wrapLines wraps the lines longer than width at spaces (or anywhere, for a
+// long name), continued lines indented, so that nothing is cut.
+func wrapLines(lines []string, width int) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if widthOf(l) <= width || width < 20 {
+			out = append(out, l)
+			continue
+		}
+		for i, part := range strings.Split(ansi.Wrap(l, width-4, " ./$"), "\n") {
+			if i > 0 {
+				part = "    " + part
+			}
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func (m *Model) chooserLines(h int) []string {
+	body := []string{m.st.Warn.Render("This agent controller has several agents. Choose one (↑/↓, enter):"), ""}
+	for i, a := range m.status.Agents {
+		line := fmt.Sprintf("  %-4s pid %-8d %s %s", inert(a.ID), a.PID, inert(a.Name), m.st.Muted.Render(inert(a.Type+" "+a.Version)))
+		if i == m.chooser {
+			line = m.st.Selected.Render(line)
+		}
+		body = append(body, line)
+	}
+	return frame("Agents", body, m.width, h, true, &m.st, m.cfg.ASCII)
+}

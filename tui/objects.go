@@ -1,0 +1,234 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/proftop/proftop/state"
+)
+
+// The Objects pane: objects by class, live and allocated per second, with
+// the trend of the live count; the drill-in shows a class's census lines.
+
+var objectCols = []column{
+	{title: "CLASS", min: 20, text: true, asc: true, shorten: shortClass},
+	{title: "LIVE", width: 8, right: true, name: "live objects"},
+	{title: "NEW/s", width: 7, right: true, name: "new per second"},
+	{title: "FREED/s", width: 7, right: true, drop: 3},
+	{title: "BYTES/s", width: 8, right: true, drop: 2},
+	{title: "ALLOCATED", width: 9, right: true, drop: 4},
+	{title: "CENSUS", width: 8, right: true, drop: 5},
+	{title: "LIVE, LAST MINUTE", width: 20, drop: 1},
+}
+
+type objectRows struct {
+	s      []state.ObjectClass
+	census map[string]int64 // census count by class
+	ascii  bool
+}
+
+func newObjectRows(o *state.Objects, ascii bool) objectRows {
+	r := objectRows{s: o.Classes, ascii: ascii}
+	if len(o.Census) > 0 {
+		r.census = map[string]int64{}
+		for _, c := range o.Census {
+			r.census[c.Class] += c.Count
+		}
+	}
+	return r
+}
+
+func (r objectRows) Len() int                      { return len(r.s) }
+func (r objectRows) ID(i int) int64                { return int64(hashName(r.s[i].Class)) }
+func (r objectRows) Name(i int) string             { return r.s[i].Class }
+func (r objectRows) Text(i, col int) string        { return r.s[i].Class }
+func (r objectRows) Kind(i int) rowKind            { return rowNormal }
+func (r objectRows) CellStyle(i, col int) cellHint { return hintNone }
+
+func (r objectRows) Cell(i, col int) string {
+	c := &r.s[i]
+	switch col {
+	case 0:
+		return inert(c.Class)
+	case 1:
+		if n, ok := r.counted(c); ok {
+			return count(n)
+		}
+		if c.Sampled && c.Allocs == 0 {
+			return "–" // sampled by size: no count
+		}
+		return count(c.Live)
+	case 2:
+		if c.Sampled && c.Allocs == 0 {
+			return "–"
+		}
+		return rate(c.AllocRate)
+	case 3:
+		return rate(c.FreeRate)
+	case 4:
+		if c.Bytes == 0 {
+			return "–"
+		}
+		return size(int64(c.BytesRate))
+	case 5:
+		return count(c.Allocs)
+	case 6:
+		if n, ok := r.census[c.Class]; ok {
+			return count(n)
+		}
+		return "–"
+	case 7:
+		h := make([]float64, len(c.History))
+		for j, v := range c.History {
+			h[j] = float64(v)
+		}
+		return sparkline(h, 20, 0, r.ascii)
+	}
+	return ""
+}
+
+func (r objectRows) Num(i, col int) int64 {
+	c := &r.s[i]
+	switch col {
+	case 1:
+		if n, ok := r.counted(c); ok {
+			return n
+		}
+		return c.Live
+	case 2:
+		return int64(c.AllocRate * 1000)
+	case 3:
+		return int64(c.FreeRate * 1000)
+	case 4:
+		return int64(c.BytesRate)
+	case 5:
+		return c.Allocs
+	case 6:
+		return r.census[c.Class]
+	}
+	return 0
+}
+
+// counted is the live count of a class known only from a census (a
+// snapshot's memory, the objects a Jinsight trace saw): nothing of it was
+// seen allocated or freed, the census counted it.
+func (r objectRows) counted(c *state.ObjectClass) (int64, bool) {
+	if c.Allocs != 0 || c.Frees != 0 || c.Sampled {
+		return 0, false
+	}
+	n, ok := r.census[c.Class]
+	return n, ok
+}
+
+// hashName is a stable row id for a name.
+func hashName(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
+}
+
+// objectsTitle says what the pane counts.
+func objectsTitle(s *state.Snapshot) string {
+	t := "Objects"
+	if s == nil || !s.HasObjects {
+		return t
+	}
+	if censusOnly(&s.Objects) {
+		return t + " · census at " + s.Objects.CensusAt.Local().Format("15:04:05") + " (LIVE: counted then)"
+	}
+	t += " · per second over " + dur(s.Objects.Window)
+	if s.Objects.Untracked > 0 {
+		t += fmt.Sprintf(" · %s freed of unknown class", count(s.Objects.Untracked))
+	}
+	return t
+}
+
+// censusOnly says the objects are known from a census alone: no
+// allocation or free was seen.
+func censusOnly(o *state.Objects) bool {
+	if len(o.Census) == 0 {
+		return false
+	}
+	for i := range o.Classes {
+		if c := &o.Classes[i]; c.Allocs != 0 || c.Frees != 0 || c.Sampled {
+			return false
+		}
+	}
+	return true
+}
+
+// objectDetail is a class's drill-in: its figures and its census lines.
+func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
+	label, value := st.Label.Render, st.Value.Render
+	var c *state.ObjectClass
+	for i := range s.Objects.Classes {
+		if s.Objects.Classes[i].Class == name {
+			c = &s.Objects.Classes[i]
+		}
+	}
+	out := []string{st.Title.Render("Class ") + value(inert(name))}
+	if c != nil {
+		out = append(out,
+			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(count(c.Live)), label("allocated"), value(count(c.Allocs)),
+				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(size(c.Bytes))),
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(rate(c.FreeRate)),
+				label("bytes/s"), value(size(int64(c.BytesRate)))))
+		if c.Sampled {
+			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))
+		}
+	}
+	out = append(out, "", st.Title.Render("Census ")+label(censusLabel(s)))
+	n := 0
+	for _, r := range s.Objects.Census {
+		if r.Class != name {
+			continue
+		}
+		n++
+		site := r.Site
+		if site == "" {
+			site = "(site unknown)"
+		}
+		b := "–"
+		if r.Bytes >= 0 {
+			b = size(r.Bytes)
+		}
+		line := fmt.Sprintf("  %8s  %8s  %s", value(count(r.Count)), b, inert(site))
+		if r.MaxCount > 0 {
+			line += label(" (at most " + strconv.FormatInt(r.MaxCount, 10) + ")")
+		}
+		out = append(out, line)
+	}
+	if n == 0 {
+		out = append(out, "  "+st.Muted.Render("none for this class"))
+	}
+	return out
+}
+
+func censusLabel(s *state.Snapshot) string {
+	if s.Objects.CensusAt.IsZero() {
+		return "(no census taken: rbkit's object-space snapshot, for one)"
+	}
+	return fmt.Sprintf("(%s objects counted at %s, by site)", count(s.Objects.CensusTotal), s.Objects.CensusAt.Local().Format("15:04:05"))
+}
+
+// noObjects says why the pane is empty.
+func noObjects(st *Styles) []string {
+	return []string{
+		st.Muted.Render("This source reports no objects."),
+		st.Muted.Render("Allocations show here from sources that report them: a TPTP"),
+		st.Muted.Render("profiler's objAlloc and objFree, rbkit's memory profiling,"),
+		st.Muted.Render("a Jinsight trace."),
+	}
+}
+
+// objectByID finds a class's name by its row id.
+func objectByID(s *state.Snapshot, id int64) (string, bool) {
+	for i := range s.Objects.Classes {
+		if int64(hashName(s.Objects.Classes[i].Class)) == id {
+			return s.Objects.Classes[i].Class, true
+		}
+	}
+	return "", false
+}
