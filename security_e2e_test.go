@@ -52,12 +52,15 @@ func TestOnlyTheJVMsUserGetsIn(t *testing.T) {
 
 	// proftop attach into a JVM without the agent, then the same user by host and port.
 	other, _ := javaWorkload(t)
-	out, errs, code := run(t, nil, "attach", strconv.Itoa(other.Process.Pid), "--batch", "--json", "-n", "1")
+	out, ok := watchUntil(t, nil, streams(other.Process.Pid), "attach", strconv.Itoa(other.Process.Pid))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	var doc struct{ Source string }
-	json.Unmarshal([]byte(strings.TrimSpace(out)), &doc)
-	_, attachedPort, ok := strings.Cut(doc.Source, ":")
-	if code != 0 || !ok {
-		t.Fatalf("attach: exit %d: %.300s\n%s", code, out, errs)
+	for i := len(lines) - 1; i >= 0 && doc.Source == ""; i-- {
+		json.Unmarshal([]byte(lines[i]), &doc)
+	}
+	_, attachedPort, found := strings.Cut(doc.Source, ":")
+	if !ok || !found {
+		t.Fatalf("attach:\n%.600s", out)
 	}
 	// (The agent frees its one place a moment after attach's proftop leaves: this one may retry.)
 	if out, ok := watchUntil(t, nil, streams(other.Process.Pid), "--host", "127.0.0.1", "--port", attachedPort); !ok {
@@ -101,11 +104,12 @@ func TestOnlyTheJVMsUserGetsIn(t *testing.T) {
 		}
 	}
 	// Widened on purpose: the owner hands the token over.
-	token, err := os.ReadFile(filepath.Join("/tmp", "proftop-0", "token-"+port))
+	data, err = os.ReadFile(filepath.Join("/tmp", "proftop-0", "token-"+port))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, ok := watchUntil(t, &proc{argv: runAsNobody, env: []string{"PROFTOP_TOKEN=" + strings.TrimSpace(string(token))}, dir: shared},
+	token, _, _ := strings.Cut(string(data), "\n") // the token's line; the writer's pid follows
+	if out, ok := watchUntil(t, &proc{argv: runAsNobody, env: []string{"PROFTOP_TOKEN=" + token}, dir: shared},
 		streams(jvm.Process.Pid), "--host", "127.0.0.1", "--port", port); !ok {
 		t.Fatalf("nobody, given the token:\n%.600s", out)
 	}

@@ -101,8 +101,11 @@ final class ControllerServer {
         String why = null;
         try {
             Path f = Handover.tokenFile(port());
-            Handover.writePrivate(f, token + "\n");
-            f.toFile().deleteOnExit();
+            // The token, then who wrote it: this JVM removes the file at its
+            // exit only while it is still its own.
+            String content = token + "\npid=" + ProcessHandle.current().pid() + "\n";
+            Handover.writePrivate(f, content);
+            Handover.removeAtExitIfUnchanged(f, content);
             tokenFile = f;
         } catch (IOException | RuntimeException e) {
             why = e.getMessage();

@@ -86,6 +86,24 @@ final class Handover {
     }
 
     /**
+     * Removes file when the JVM exits, unless it no longer holds content:
+     * the port may have been another agent's since (this one's server
+     * closed, or bound to another loopback address with the same port),
+     * and that agent's token must stay where its user's proftop finds it.
+     */
+    static void removeAtExitIfUnchanged(Path file, String content) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                if (Files.readString(file, StandardCharsets.UTF_8).equals(content)) {
+                    Files.deleteIfExists(file);
+                }
+            } catch (IOException | RuntimeException e) {
+                // gone already, or not readable: nothing of ours to remove
+            }
+        }, "proftop-token-cleanup"));
+    }
+
+    /**
      * Writes a file atomically (a reader sees a whole file or none), that
      * only this JVM's user may read where the file system has modes.
      */
