@@ -342,15 +342,25 @@ func TestTokenIsHandedToTheOwnerOnly(t *testing.T) {
 }
 
 // What held before the agent required a token still holds with it: a
-// thousand connections at once, random bytes, commands made to make a
-// regular expression work hard, none of them authenticated, a client
-// killed mid-stream; then the owner's proftop gets in, and the
+// client killed mid-stream, then a thousand connections at once, random
+// bytes, commands made to make a regular expression work hard, none of
+// them authenticated; then the owner's proftop gets in, and the
 // application runs on.
 func TestNoiseDoesNotHurtTheAgent(t *testing.T) {
 	// Ten minutes at most (it ends when told): the thousand connections
 	// and the noise take minutes on a loaded machine, and the owner must
 	// still find the JVM running.
 	j, port := startWithAgent(t, 600, false, "")
+	// First a client killed in the middle of the stream: its connection
+	// reset, as kill -9 leaves it; its session ends while the noise comes.
+	killed := dialRaw(t, port)
+	killed.startMonitoringUnread(t)
+	killed.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.ReadAtLeast(killed.Conn, make([]byte, 4096), 4096); err != nil {
+		t.Fatalf("no trace before the kill: %v", err)
+	}
+	killed.Conn.(*net.TCPConn).SetLinger(0)
+	killed.Close()
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	var conns []net.Conn
 	for range 1000 {
@@ -378,15 +388,6 @@ func TestNoiseDoesNotHurtTheAgent(t *testing.T) {
 		io.Copy(io.Discard, c) // answered or closed, within the deadline
 		c.Close()
 	}
-	// A client killed in the middle of the stream: its connection reset, as kill -9 leaves it.
-	killed := dialRaw(t, port)
-	killed.startMonitoringUnread(t)
-	killed.SetReadDeadline(time.Now().Add(20 * time.Second))
-	if _, err := io.ReadAtLeast(killed.Conn, make([]byte, 4096), 4096); err != nil {
-		t.Fatalf("no trace before the kill: %v", err)
-	}
-	killed.Conn.(*net.TCPConn).SetLinger(0)
-	killed.Close()
 	start := time.Now()
 	w, s, cancel := watch(t, port, client.FormatAuto)
 	// The killed client's session ends once JFR, which it had started, can
