@@ -44,6 +44,10 @@ const (
 	KindGCTotals
 	KindObjectCensus
 	KindAllocation
+	KindTelemetrySeries
+	KindTelemetryValue
+	KindTelemetryProblem
+	KindProbe
 	numKinds
 )
 

@@ -69,6 +69,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			b.WriteByte('\n')
 		}
 	}
+	writeTelemetryText(&b, s, width, &st, ascii)
 	if ascii {
 		return toASCII(b.String())
 	}

@@ -25,7 +25,7 @@ type helpGroup struct {
 func (m *Model) helpGroups() []helpGroup {
 	k := m.keys
 	return []helpGroup{
-		{"Panes", []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4], k.NextPane, k.PrevPane}},
+		{"Panes", []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4], k.Pane[5], k.Pane[6], k.NextPane, k.PrevPane}},
 		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Back}},
 		{"Sort and filter", []key.Binding{k.Sort, k.SortNext, k.Reverse, k.Filter}},
 		{"View", []key.Binding{k.Pause, k.Recent, k.Group, k.Faster, k.Slower, k.Reset, k.Help, k.Quit}},
@@ -42,6 +42,8 @@ func (m *Model) helpNotes() []string {
 		"a sampled method's time is the CPU time of the threads sampled in it.",
 		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching",
 		"began, contentions in progress included. m groups locks by class and site.",
+		"Telemetry: series \"X (1)\"…\"X (n)\" are one group (its sum, or most); enter shows",
+		"a series or group large, with its scale. Probes: the application's JFR events.",
 	}
 }
 
@@ -147,6 +149,9 @@ func (m *Model) footer() string {
 		items = []footerItem{{"↑↓", "scroll", true}, {"any key", "close", true}}
 	case m.detail != nil:
 		items = []footerItem{{"esc q", "back", true}, {"↑↓ pgup pgdn", "scroll", false}, {"?", "help", true}, {"space", "freeze", false}}
+	case m.focus == paneTelemetry:
+		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "chart", false}, {"/", "filter", false},
+			{"s < >", "sort", false}, {"space", "freeze", false}, {"q", "quit", true}}
 	case m.focus == paneGC:
 		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"space", "freeze", false}, {"+ -", "refresh", false}, {"q", "quit", true}}
 	default:

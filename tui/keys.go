@@ -32,6 +32,8 @@ func DefaultKeyMap() KeyMap {
 			k(w("3"), h("3", "monitors")),
 			k(w("4"), h("4", "GC")),
 			k(w("5"), h("5", "objects")),
+			k(w("6"), h("6", "telemetry")),
+			k(w("7"), h("7", "probes")),
 		},
 		Up:       k(w("up", "k"), h("↑ k", "up")),
 		Down:     k(w("down", "j"), h("↓ j", "down")),

@@ -21,6 +21,10 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
+	case paneTelemetry:
+		return telemetryRows{e: telemetryEntries(s), ascii: m.cfg.ASCII}
+	case paneProbes:
+		return newProbeRows(s.Probes)
 	}
 	return monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}
 }
@@ -81,9 +85,12 @@ func (m *Model) paneHeight() int {
 	if !l.grid {
 		return l.bodyH
 	}
-	top, bottom := m.gridRows(l.bodyH)
-	if m.focus == paneThreads || m.focus == paneMethods {
+	top, bottom, third := m.gridRows(l.bodyH)
+	switch m.focus {
+	case paneThreads, paneMethods:
 		return top
+	case paneTelemetry, paneProbes:
+		return third
 	}
 	return bottom
 }
@@ -161,6 +168,7 @@ func padLines(lines []string, h int) []string {
 	return lines[:h]
 }
 
+// tabBar names the panes, closer together on a narrow terminal.
 func (m *Model) tabBar() string {
 	var parts []string
 	for i, name := range paneNames {
@@ -171,13 +179,53 @@ func (m *Model) tabBar() string {
 			parts = append(parts, m.st.Tab.Render(label))
 		}
 	}
-	return clip(strings.Join(parts, "   "), m.width)
+	for _, sep := range []string{"   ", "  "} {
+		if line := strings.Join(parts, sep); widthOf(line) <= m.width {
+			return line
+		}
+	}
+	return clip(strings.Join(parts, " "), m.width)
 }
 
-// gridRows shares the body's height between the two rows of panes by
-// what they hold: each row gets what it needs when both fit, else the
-// one that needs more gets more, neither less than a third.
-func (m *Model) gridRows(h int) (top, bottom int) {
+// hasThirdRow says whether the grid shows a third row of panes, the
+// telemetry and probes: when the source sends them, or one is focused.
+func (m *Model) hasThirdRow() bool {
+	if m.focus == paneTelemetry || m.focus == paneProbes {
+		return true
+	}
+	s := m.snap
+	return s != nil && (len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0 || len(s.Probes) > 0)
+}
+
+// gridRows shares the body's height between the rows of panes: the
+// telemetry's, when there is one, gets what it needs up to a third (its
+// charts scroll); the two others share the rest by what they hold.
+func (m *Model) gridRows(h int) (top, bottom, third int) {
+	if m.hasThirdRow() {
+		need := m.telemetryNeed(m.width - m.probesWidth())
+		if m.snap != nil && len(m.snap.Probes) > 0 {
+			need = max(need, 3+min(len(m.snap.Probes), 6))
+		}
+		third = min(max(need, 6), h/3)
+		h -= third
+	}
+	top, bottom = m.twoRows(h)
+	return top, bottom, third
+}
+
+// probesWidth is the width of the probes beside the telemetry in the
+// grid's third row: none when there are no probes.
+func (m *Model) probesWidth() int {
+	if m.snap == nil || len(m.snap.Probes) == 0 && m.focus != paneProbes {
+		return 0
+	}
+	return m.width / 3
+}
+
+// twoRows shares a height between the two first rows of panes by what
+// they hold: each row gets what it needs when both fit, else the one that
+// needs more gets more, neither less than a third.
+func (m *Model) twoRows(h int) (top, bottom int) {
 	need := func(panes ...paneID) int {
 		n := 0
 		for _, p := range panes {
@@ -216,19 +264,34 @@ func (m *Model) paneNeed(p paneID) int {
 	return 3 + max(m.rows(p, m.snap).Len(), 2)
 }
 
+// thirdRow draws the grid's third row: the telemetry, and the probes
+// beside it when there are any.
+func (m *Model) thirdRow(h int) []string {
+	pw := m.probesWidth()
+	if pw == 0 {
+		return m.pane(paneTelemetry, m.width, h)
+	}
+	return joinColumns(m.pane(paneTelemetry, m.width-pw, h), m.pane(paneProbes, pw, h))
+}
+
 func (m *Model) gridBody(h int) []string {
 	lw := m.width / 2
 	rw := m.width - lw
-	th, bh := m.gridRows(h)
+	th, bh, third := m.gridRows(h)
 	top := joinColumns(m.pane(paneThreads, lw, th), m.pane(paneMethods, rw, th))
+	var bottom []string
 	if m.snap != nil && m.snap.HasObjects {
 		// Objects beside GC, under the methods.
 		gw := rw / 2
-		bottom := joinColumns(m.pane(paneMonitors, lw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
-		return append(top, bottom...)
+		bottom = joinColumns(m.pane(paneMonitors, lw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+	} else {
+		bottom = joinColumns(m.pane(paneMonitors, lw, bh), m.pane(paneGC, rw, bh))
 	}
-	bottom := joinColumns(m.pane(paneMonitors, lw, bh), m.pane(paneGC, rw, bh))
-	return append(top, bottom...)
+	out := append(top, bottom...)
+	if third > 0 {
+		out = append(out, m.thirdRow(third)...)
+	}
+	return out
 }
 
 func joinColumns(a, b []string) []string {
@@ -258,6 +321,11 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		body = renderGC(m.snap, innerW, innerH, &m.st, m.cfg.ASCII)
 	case p == paneObjects && !m.snap.HasObjects:
 		body = noObjects(&m.st)
+	case p == paneTelemetry:
+		body = m.renderTelemetry(innerW, innerH, focused)
+		title = telemetryTitle(m.snap, t, len(telemetryEntries(m.snap)), m.filters[p])
+	case p == paneProbes && len(m.snap.Probes) == 0:
+		body = noProbes(&m.st)
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
@@ -266,6 +334,8 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			title = methodsTitle(m.snap)
 		case paneObjects:
 			title = objectsTitle(m.snap)
+		case paneProbes:
+			title = "Probes · since the start"
 		}
 		title += tableTitle(t, d.Len(), m.filters[p])
 	}
@@ -325,7 +395,15 @@ func frame(title string, body []string, w, h int, focused bool, st *Styles, asci
 
 func (m *Model) detailBody(h int) []string {
 	d := m.detail
-	lines := wrapLines(detailLines(d.kind, d.key, m.snap, &m.st), m.width-2)
+	var lines []string
+	if d.kind == paneTelemetry {
+		lines = []string{m.st.Muted.Render("this series is no longer listed")}
+		if e := entryByID(m.snap, d.key); e != nil {
+			lines = telemetryDetail(e, m.width-2, h-2, &m.st, m.cfg.ASCII, m.snap.TelemetryWindow)
+		}
+	} else {
+		lines = wrapLines(detailLines(d.kind, d.key, m.snap, &m.st), m.width-2)
+	}
 	d.offset = min(d.offset, max(len(lines)-(h-2), 0))
 	body := lines[d.offset:]
 	title := "Drill-in: " + paneNames[d.kind]

@@ -75,6 +75,7 @@ type Model struct {
 type detailView struct {
 	kind   paneID
 	key    int64
+	name   string // a telemetry entry's: the series (or group) whose older points the query asks for
 	offset int
 }
 
@@ -113,6 +114,10 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 			paneMethods:  newTable(methodCols, 3),
 			paneMonitors: newTable(monitorCols, 6),
 			paneObjects:  newTable(objectCols, 1),
+			// Telemetry in the order the source declared its series;
+			// probes by total time.
+			paneTelemetry: newTable(telemetryCols, 0),
+			paneProbes:    newTable(probeCols, 3),
 		},
 	}
 	m.filterInput = textinput.New()
@@ -150,6 +155,8 @@ func (m *Model) query() state.Query {
 			q.StackOf = d.key >> 12
 		case paneMethods:
 			q.CallersOf = int32(d.key)
+		case paneTelemetry:
+			q.Telemetry = d.name
 		}
 	}
 	return q

@@ -9,7 +9,7 @@ import (
 	"github.com/proftop/proftop/state"
 )
 
-// paneID names the four panes.
+// paneID names the panes.
 type paneID int
 
 const (
@@ -18,10 +18,12 @@ const (
 	paneMonitors
 	paneGC
 	paneObjects
+	paneTelemetry
+	paneProbes
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Telemetry", "Probes"}
 
 // --- threads ---
 
@@ -316,8 +318,9 @@ type monitorRows struct {
 	deadlocked map[int64]bool // monitors in a deadlock
 }
 
-func (r monitorRows) Len() int          { return len(r.s) }
-func (r monitorRows) ID(i int) int64    { return r.s[i].Object }
+func (r monitorRows) Len() int       { return len(r.s) }
+func (r monitorRows) ID(i int) int64 { return r.s[i].Object }
+
 // Name is what the filter matches: the lock's name, its owner and its site.
 func (r monitorRows) Name(i int) string {
 	m := &r.s[i]
