@@ -18,16 +18,37 @@ func (s *Session) chooseTelemetry(c *control) ([]decode.Event, error) {
 	if len(s.cfg.Telemetry) == 0 && len(s.cfg.Probes) == 0 {
 		return nil, nil
 	}
+	// What no agent takes is refused here: a spec too long, more specs
+	// than the protocol allows.
+	var out []decode.Event
 	cmd := &protocol.ChooseTelemetry{}
+	var sent []string
+	seen := map[string]bool{}
+	take := func(spec string, to *[]protocol.SpecItem) {
+		switch {
+		case seen[spec]:
+			return
+		case len(spec) > protocol.MaxSpecLength:
+			out = append(out, &decode.TelemetryProblem{Spec: spec, Problem: fmt.Sprintf("%d bytes, longer than the %d a spec may have", len(spec), protocol.MaxSpecLength)})
+		case len(sent) == protocol.MaxTelemetrySpecs:
+			out = append(out, &decode.TelemetryProblem{Spec: spec, Problem: fmt.Sprintf("not asked for: at most %d series and probes together", protocol.MaxTelemetrySpecs)})
+		default:
+			*to = append(*to, protocol.SpecItem{Spec: spec})
+			sent = append(sent, spec)
+		}
+		seen[spec] = true
+	}
 	for _, spec := range s.cfg.Telemetry {
-		cmd.Series = append(cmd.Series, protocol.SpecItem{Spec: spec})
+		take(spec, &cmd.Series)
 	}
 	for _, spec := range s.cfg.Probes {
-		cmd.Probes = append(cmd.Probes, protocol.SpecItem{Spec: spec})
+		take(spec, &cmd.Probes)
+	}
+	if len(sent) == 0 {
+		return out, nil
 	}
 	everySpec := func(why string) []decode.Event {
-		var out []decode.Event
-		for _, spec := range append(append([]string(nil), s.cfg.Telemetry...), s.cfg.Probes...) {
+		for _, spec := range sent {
 			out = append(out, &decode.TelemetryProblem{Spec: spec, Problem: why})
 		}
 		return out
@@ -49,7 +70,6 @@ func (s *Session) chooseTelemetry(c *control) ([]decode.Event, error) {
 	if err := m.Decode(&chosen); err != nil {
 		return nil, fmt.Errorf("chooseTelemetry: %w", err)
 	}
-	var out []decode.Event
 	for _, it := range append(chosen.Series, chosen.Probes...) {
 		if it.Error != "" {
 			out = append(out, &decode.TelemetryProblem{Spec: it.Spec, Problem: it.Error})
