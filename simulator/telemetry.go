@@ -49,11 +49,11 @@ type seriesSpec struct {
 // The series of the JVM the agent publishes (the memory pools' come from
 // the memoryPool messages).
 var jvmSeries = []seriesSpec{
-	{"Threads (live)", decode.UnitPlain, 1},
-	{"Threads (daemon)", decode.UnitPlain, 1},
+	{"Live threads", decode.UnitPlain, 1},
+	{"Daemon threads", decode.UnitPlain, 1},
 	{"Classes loaded", decode.UnitPlain, 1},
-	{"CPU load (process)", decode.UnitPercent, 100},
-	{"CPU load (machine)", decode.UnitPercent, 100},
+	{"Process CPU load", decode.UnitPercent, 100},
+	{"Machine CPU load", decode.UnitPercent, 100},
 	{"GC activity", decode.UnitPercent, 100},
 	{"Allocations per second", decode.UnitBytes, 1},
 	{"Open file descriptors", decode.UnitPlain, 1},

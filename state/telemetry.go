@@ -248,8 +248,8 @@ type Series struct {
 	Name    string  `json:"name"`
 	Unit    string  `json:"unit"`
 	Divisor float64 `json:"divisor"`
-	// Group is the X of series named "X (1)" … "X (n)" (and of the
-	// series of memory pools, "Heap used (G1 Eden Space)"…), "" when alone.
+	// Group is the X of series named "X (1)" … "X (n)" (any parenthesised
+	// suffix shared by two series or more), "" when alone.
 	Group string `json:"group,omitempty"`
 	// Derived: from another message (a memory pool's), not declared.
 	Derived bool `json:"derived,omitempty"`
@@ -342,16 +342,17 @@ func (tt *telemetryTable) snapshot(focus string) ([]Series, []TelemetryProblem) 
 	return out, problems
 }
 
-// groupNames gives each series the X of its name "X (n)", n a number,
-// when another series shares it (the runtime's "Tasks in Non-blocking
-// Queue (1)" … (n)), and the pools' series theirs ("Heap used (G1 Eden
-// Space)" beside the other heap pools): the members of a group add up.
-// "Threads (live)" and "Threads (daemon)" do not, and stay apart.
+// groupNames gives each series named "X (…)" the X when another series
+// shares it: the runtime's "Tasks in Non-blocking Queue (1)" … (n), a
+// pool's "Heap used (G1 Eden Space)" beside the other heap pools, the
+// MBeans an object-name pattern matched, "Balance (bank:…,name=a)". Its
+// members are parts of one whole: sources name series that are not
+// otherwise ("Live threads", "Daemon threads").
 func groupNames(series []*tseries) []string {
 	bases := make([]string, len(series))
 	count := map[string]int{}
 	for i, s := range series {
-		if b, member, ok := groupBase(s.name); ok && (s.derived || digits(member) == len(member)) {
+		if b, _, ok := groupBase(s.name); ok {
 			bases[i] = b
 			count[b]++
 		}

@@ -31,6 +31,7 @@ func TestDeclaredSeriesAndTheirValues(t *testing.T) {
 	evs := []decode.Event{
 		&decode.TelemetrySeries{Time: sec(0), Series: 1, Name: "CPU load (process)", Unit: decode.UnitPercent, Divisor: 100},
 		&decode.TelemetrySeries{Time: sec(0), Series: 2, Name: "CPU load (machine)", Unit: decode.UnitPercent, Divisor: 100},
+		&decode.TelemetrySeries{Time: sec(0), Series: 4, Name: "Alone (in its group)", Unit: decode.UnitPlain, Divisor: 1},
 		&decode.TelemetrySeries{Time: sec(0), Series: 3, Name: "Classes loaded", Unit: decode.UnitPlain, Divisor: 1},
 	}
 	for i := range 5 {
@@ -41,7 +42,7 @@ func TestDeclaredSeriesAndTheirValues(t *testing.T) {
 	a.Apply(evs, 1, decode.Clock{}, tel0)
 	s := a.Snapshot(tel0, Query{CallersOf: -1})
 	cpu := seriesNamed(s, "CPU load (process)")
-	if cpu == nil || cpu.Unit != decode.UnitPercent || cpu.Divisor != 100 || cpu.Group != "" || len(cpu.Points) != 5 {
+	if cpu == nil || cpu.Unit != decode.UnitPercent || cpu.Divisor != 100 || cpu.Group != "CPU load" || len(cpu.Points) != 5 {
 		t.Fatalf("%+v", cpu)
 	}
 	if last, _ := cpu.Last(); last.Value != 1400 || !last.At.Equal(tel0.Add(4*time.Second)) || cpu.Scaled(last.Value) != 14 {
@@ -53,8 +54,11 @@ func TestDeclaredSeriesAndTheirValues(t *testing.T) {
 	if c := seriesNamed(s, "Classes loaded"); c.Group != "" || GroupMember(c) != "Classes loaded" {
 		t.Fatalf("%+v", c)
 	}
-	if GroupMember(cpu) != "CPU load (process)" {
+	if GroupMember(cpu) != "process" {
 		t.Fatal(GroupMember(cpu))
+	}
+	if a := seriesNamed(s, "Alone (in its group)"); a.Group != "" {
+		t.Fatalf("a group of one: %+v", a)
 	}
 	if s.TelemetryUndeclared != 1 {
 		t.Fatalf("undeclared %d", s.TelemetryUndeclared)
@@ -66,7 +70,7 @@ func TestDeclaredSeriesAndTheirValues(t *testing.T) {
 		&decode.TelemetryValue{Time: sec(10), Series: 1, Value: 1}, // the old id means nothing now
 	}, 2, decode.Clock{}, tel0)
 	s = a.Snapshot(tel0, Query{CallersOf: -1})
-	if c := seriesNamed(s, "Classes loaded"); len(c.Points) != 6 || c.Max != 4100 || len(s.Telemetry) != 3 {
+	if c := seriesNamed(s, "Classes loaded"); len(c.Points) != 6 || c.Max != 4100 || len(s.Telemetry) != 4 {
 		t.Fatalf("%+v", c)
 	}
 	if s.TelemetryUndeclared != 2 {

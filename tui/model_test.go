@@ -202,7 +202,7 @@ func TestTelemetryGoldenScreens(t *testing.T) {
 		{"telemetry-80x24", 80, 24, false, []string{"6"}},
 		{"telemetry-200x60", 200, 60, false, []string{"6"}},
 		{"telemetry-ascii-200x60", 200, 60, true, []string{"6"}},
-		{"telemetry-series-drill-in-80x24", 80, 24, false, []string{"6", "/", "C", "P", "U", " ", "l", "o", "a", "d", " ", "(", "p", "enter", "enter"}},
+		{"telemetry-series-drill-in-80x24", 80, 24, false, []string{"6", "/", "P", "r", "o", "c", "e", "s", "s", " ", "C", "P", "U", "enter", "enter"}},
 		{"telemetry-group-drill-in-200x60", 200, 60, false, []string{"6", "/", "i", "n", " ", "N", "o", "n", "enter", "enter"}},
 		{"probes-80x24", 80, 24, false, []string{"7"}},
 		{"probe-drill-in-80x24", 80, 24, false, []string{"7", "enter"}},

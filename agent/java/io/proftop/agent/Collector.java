@@ -75,6 +75,8 @@ final class Collector {
     private final Sampler sampler;
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
+    // The JVM's series and the application's the client chose (Telemetry): declared once a stream.
+    private final Telemetry telemetry = new Telemetry();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
     private final Set<Long> announced = new HashSet<>();
@@ -166,6 +168,7 @@ final class Collector {
         }
         hookShutdown(this);
         memory.start();
+        telemetry.start();
         pollNow();
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "proftop-poll"));
         long every = opts.poll().toMillis();
@@ -184,6 +187,7 @@ final class Collector {
         RecordingStream rs = new RecordingStream();
         try {
             contentions.enable(rs, this::handle);
+            telemetry.enable(rs, this::handle);
             rs.enable("jdk.ThreadStart");
             rs.enable("jdk.ThreadEnd");
             rs.enable("jdk.GarbageCollection");
@@ -228,6 +232,7 @@ final class Collector {
             }
             scheduler = null;
         }
+        telemetry.stop();
         if (stream != null) {
             stream.close();
             stream = null;
@@ -278,6 +283,7 @@ final class Collector {
         }
         heldUp = held;
         Map<Long, String> groups = groupsOfNew(p);
+        Telemetry.Reading reading = telemetry.read();
         synchronized (lock) {
             if (stopped) {
                 return;
@@ -312,7 +318,15 @@ final class Collector {
             sampler.polled(p);
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
+            telemetry.report(now, reading, enc);
             flushLocked();
+        }
+    }
+
+    /** The application's series and probes for the next start (ControllerServer's chooseTelemetry). */
+    void choose(TelemetryChoice c) {
+        synchronized (lock) {
+            telemetry.choose(c);
         }
     }
 

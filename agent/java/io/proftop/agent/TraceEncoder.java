@@ -69,6 +69,9 @@ abstract class TraceEncoder {
 
     abstract void gcTotals(long time, String collector, long count, long totalTime);
 
+    /** A custom message (1041): a free-form body; telemetry's in proftop's convention (Convention). */
+    abstract void custom(String body);
+
     static TraceEncoder forFormat(String format) {
         return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();
     }

@@ -335,4 +335,11 @@ final class XmlEncoder extends TraceEncoder {
         time("totalTime", totalTime);
         close();
     }
+
+    @Override
+    void custom(String body) {
+        open("custom");
+        attr("body", body);
+        close();
+    }
 }
