@@ -22,7 +22,7 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
 	case paneTelemetry:
-		return telemetryRows{e: telemetryEntries(s), ascii: m.cfg.ASCII}
+		return telemetryRows{e: m.entries.of(s), ascii: m.cfg.ASCII}
 	case paneProbes:
 		return newProbeRows(s.Probes)
 	}
@@ -323,7 +323,7 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		body = noObjects(&m.st)
 	case p == paneTelemetry:
 		body = m.renderTelemetry(innerW, innerH, focused)
-		title = telemetryTitle(m.snap, t, len(telemetryEntries(m.snap)), m.filters[p])
+		title = telemetryTitle(m.snap, t, len(m.entries.of(m.snap)), m.filters[p])
 	case p == paneProbes && len(m.snap.Probes) == 0:
 		body = noProbes(&m.st)
 	default:

@@ -69,7 +69,8 @@ type Model struct {
 	filterPrev  string
 	filters     [numPanes]string
 
-	cache [numPanes]paneCache
+	cache   [numPanes]paneCache
+	entries entriesCache // the telemetry's, of the snapshot shown
 }
 
 type detailView struct {

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,11 +91,21 @@ func telemetryEntries(s *state.Snapshot) []*telemetryEntry {
 }
 
 func sortMembers(ms []*state.Series) {
-	for i := 1; i < len(ms); i++ {
-		for j := i; j > 0 && state.NaturalCompare(ms[j].Name, ms[j-1].Name) < 0; j-- {
-			ms[j], ms[j-1] = ms[j-1], ms[j]
-		}
+	slices.SortStableFunc(ms, func(a, b *state.Series) int { return state.NaturalCompare(a.Name, b.Name) })
+}
+
+// entriesCache keeps the entries of the snapshot shown: a frame asks for
+// them several times (the layout, the pane, the keys).
+type entriesCache struct {
+	snap    *state.Snapshot
+	entries []*telemetryEntry
+}
+
+func (c *entriesCache) of(s *state.Snapshot) []*telemetryEntry {
+	if c.snap != s {
+		c.snap, c.entries = s, telemetryEntries(s)
 	}
+	return c.entries
 }
 
 // combine gives an entry's values in its unit: a series' points, or its
@@ -263,7 +274,7 @@ func (m *Model) renderTelemetry(w, h int, focused bool) []string {
 		lines = append(lines, m.st.Warn.Render(fmt.Sprintf("⚠ %d series not kept: more than the %d this proftop keeps (telemetry-series)", s.TelemetryDropped, len(s.Telemetry))))
 	}
 	h -= len(lines)
-	entries := telemetryEntries(s)
+	entries := m.entries.of(s)
 	if len(entries) == 0 {
 		return append(lines, noTelemetry(&m.st)...)
 	}
@@ -322,7 +333,7 @@ func (m *Model) chartCell(e *telemetryEntry, w int, selected bool) []string {
 // telemetryNeed is the height the pane would fill at width w.
 func (m *Model) telemetryNeed(w int) int {
 	s := m.snap
-	n := len(telemetryEntries(s))
+	n := len(m.entries.of(s))
 	extra := len(s.TelemetryProblems)
 	if n == 0 {
 		return 3 + max(extra, 3)

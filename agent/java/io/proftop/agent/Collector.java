@@ -138,6 +138,7 @@ final class Collector {
                     enc.threadState(s.id(), p.from(), s.state(), s.flags(), s.lock(), s.lockClass(), s.owner(), s.cpu(), s.stack());
                 }
                 new MemoryWatcher().report(now(), enc, false);
+                new Telemetry().report(now(), new Telemetry().read(), enc);
                 Class.forName("jdk.jfr.consumer.RecordingStream");
             } catch (Throwable t) {
                 // only a head start: the first poll does it all again

@@ -320,6 +320,11 @@ final class Telemetry {
                 continue;
             }
             String label = s.key() == null ? s.attribute() : s.attribute() + "." + s.key();
+            if (names.size() > MAX_SERIES) {
+                // A pattern as wide as *:* would have every poll read thousands of attributes.
+                problems.put(s.spec(), s.name() + " matches " + names.size() + " MBeans: the first " + MAX_SERIES + " are read");
+                names = new TreeSet<>(names.stream().limit(MAX_SERIES).toList());
+            }
             for (ObjectName name : names) {
                 try {
                     Object v = mbs.getAttribute(name, s.attribute());
