@@ -19,7 +19,7 @@ func TestTelemetryInTmux(t *testing.T) {
 	tm.waitFor("the telemetry and probes in the grid", 20*time.Second,
 		"Telemetry · last 5m00s", "Probes · since the start", "Live threads", "Heap used ×3 Σ", "⚠ bogus:x: the simulated profiler",
 		"jfr:aem", "WAITING_FOR_CHILDREN", "⣿")
-	tm.keys("6", "/")
+	tm.keys("7", "/")
 	tm.keys("-l", "in Non")
 	tm.keys("Enter", "Enter")
 	tm.waitFor("a group large, each member with its scale", 10*time.Second,
@@ -27,7 +27,7 @@ func TestTelemetryInTmux(t *testing.T) {
 		"Tasks in Non-blocking Queue (1) last", "Tasks in Non-blocking Queue (4) last", "now")
 	tm.keys("Escape") // alone: an escape followed at once by a key reads as alt+key
 	tm.waitFor("the panes again", 5*time.Second, "Probes · since the start")
-	tm.keys("7", "Enter")
+	tm.keys("8", "Enter")
 	tm.waitFor("a probe row's hot spots", 10*time.Second, "Drill-in: Probes", "Hot spots", "at aeminium.runtime")
 	tm.keys("q") // back from the drill-in
 	tm.waitFor("the panes again", 5*time.Second, "Probes · since the start")
@@ -37,8 +37,8 @@ func TestTelemetryInTmux(t *testing.T) {
 	small := newTmux(t, 80, 24)
 	small.keys(fmt.Sprintf("%s --host 127.0.0.1 --port %d --refresh 300ms", proftopBin, port), "Enter")
 	small.waitFor("the threads pane", 15*time.Second, "1 Threads")
-	small.keys("6")
-	screen := small.waitFor("one line per series", 10*time.Second, "6 Telemetry", "SERIES", "TREND", "Live threads", "Classes loaded")
+	small.keys("7")
+	screen := small.waitFor("one line per series", 10*time.Second, "7 Telemetry", "SERIES", "TREND", "Live threads", "Classes loaded")
 	for i, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
 		if n := len([]rune(line)); n > 80 {
 			t.Fatalf("line %d has %d cells: %q", i, n, line)

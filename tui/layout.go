@@ -18,9 +18,11 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneThreads:
 		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
 	case paneMethods:
-		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+		return m.methodRows(s)
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
+	case paneCoverage:
+		return coverageRows{s: s.Coverage}
 	case paneTelemetry:
 		return telemetryRows{e: m.entries.of(s), ascii: m.cfg.ASCII}
 	case paneProbes:
@@ -65,7 +67,7 @@ type layout struct {
 // layout works out the frame: the panes together when the terminal is
 // large enough, else one pane with a tab bar.
 func (m *Model) layout() layout {
-	h := headerInfo{status: m.status, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
+	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
 	l := layout{header: append(renderHeader(h, m.snap, m.width, &m.st), renderDeadlocks(m.snap, m.width, &m.st)...)}
 	l.bodyH = m.height - len(l.header) - 1
 	l.grid = m.width >= 160 && l.bodyH >= 30
@@ -168,23 +170,30 @@ func padLines(lines []string, h int) []string {
 	return lines[:h]
 }
 
-// tabBar names the panes, closer together on a narrow terminal.
+// tabBar names the panes, closer together on a narrow terminal, and by
+// their short names when even that is too wide (all eight at 80 columns).
 func (m *Model) tabBar() string {
-	var parts []string
-	for i, name := range paneNames {
-		label := fmt.Sprintf("%d %s", i+1, name)
-		if paneID(i) == m.focus {
-			parts = append(parts, m.st.TabActive.Render(label))
-		} else {
-			parts = append(parts, m.st.Tab.Render(label))
+	var line string
+	for _, names := range []*[numPanes]string{&paneNames, &paneShortNames} {
+		var parts []string
+		for i, name := range names {
+			if !m.paneShown(paneID(i)) {
+				continue
+			}
+			label := fmt.Sprintf("%d %s", i+1, name)
+			if paneID(i) == m.focus {
+				parts = append(parts, m.st.TabActive.Render(label))
+			} else {
+				parts = append(parts, m.st.Tab.Render(label))
+			}
+		}
+		for _, sep := range []string{"   ", "  ", " "} {
+			if line = strings.Join(parts, sep); widthOf(line) <= m.width {
+				return line
+			}
 		}
 	}
-	for _, sep := range []string{"   ", "  "} {
-		if line := strings.Join(parts, sep); widthOf(line) <= m.width {
-			return line
-		}
-	}
-	return clip(strings.Join(parts, " "), m.width)
+	return clip(line, m.width)
 }
 
 // hasThirdRow says whether the grid shows a third row of panes, the
@@ -234,7 +243,7 @@ func (m *Model) twoRows(h int) (top, bottom int) {
 		return n
 	}
 	tn := need(paneThreads, paneMethods)
-	bn := need(paneMonitors, paneGC, paneObjects)
+	bn := need(paneMonitors, paneGC, paneObjects, paneCoverage)
 	switch {
 	case tn+bn <= h:
 		return h - bn, bn // the rest to the top: threads and methods grow
@@ -260,6 +269,10 @@ func (m *Model) paneNeed(p paneID) int {
 		if !m.snap.HasObjects {
 			return 0
 		}
+	case paneCoverage:
+		if !m.paneShown(p) {
+			return 0
+		}
 	}
 	return 3 + max(m.rows(p, m.snap).Len(), 2)
 }
@@ -280,11 +293,17 @@ func (m *Model) gridBody(h int) []string {
 	th, bh, third := m.gridRows(h)
 	top := joinColumns(m.pane(paneThreads, lw, th), m.pane(paneMethods, rw, th))
 	var bottom []string
-	if m.snap != nil && m.snap.HasObjects {
+	switch {
+	case m.paneShown(paneCoverage):
+		// Coverage beside monitors, and objects beside GC.
+		mw, gw := lw/2, rw/2
+		left := joinColumns(m.pane(paneMonitors, mw, bh), m.pane(paneCoverage, lw-mw, bh))
+		bottom = joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+	case m.snap != nil && m.snap.HasObjects:
 		// Objects beside GC, under the methods.
 		gw := rw / 2
 		bottom = joinColumns(m.pane(paneMonitors, lw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
-	} else {
+	default:
 		bottom = joinColumns(m.pane(paneMonitors, lw, bh), m.pane(paneGC, rw, bh))
 	}
 	out := append(top, bottom...)
@@ -305,7 +324,7 @@ func joinColumns(a, b []string) []string {
 // pane draws one pane in its frame, from the cache when nothing changed.
 func (m *Model) pane(p paneID, w, h int) []string {
 	focused := p == m.focus
-	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused}
+	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler}
 	t := m.tables[p]
 	if t != nil {
 		key.sortCol, key.flipped, key.filter, key.selID, key.hasSel, key.offset = t.sortCol, t.flipped, m.filters[p], t.selID, t.hasSel, t.offset
@@ -321,6 +340,8 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		body = renderGC(m.snap, innerW, innerH, &m.st, m.cfg.ASCII)
 	case p == paneObjects && !m.snap.HasObjects:
 		body = noObjects(&m.st)
+	case p == paneCoverage && len(m.snap.Coverage) == 0:
+		body = noCoverage(&m.st)
 	case p == paneTelemetry:
 		body = m.renderTelemetry(innerW, innerH, focused)
 		title = telemetryTitle(m.snap, t, len(m.entries.of(m.snap)), m.filters[p])
@@ -329,11 +350,16 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
+		if why := unfilled(m.status, p, innerW, &m.st); why != nil && d.Len() == 0 {
+			body = append(body[:min(len(body), 1)], why...)
+		}
 		switch p {
 		case paneMethods:
-			title = methodsTitle(m.snap)
+			title = methodsViewTitle(m.snap, m.sampler, true)
 		case paneObjects:
 			title = objectsTitle(m.snap)
+		case paneCoverage:
+			title = coverageTitle(m.snap)
 		case paneProbes:
 			title = "Probes · since the start"
 		}

@@ -199,13 +199,13 @@ func TestTelemetryGoldenScreens(t *testing.T) {
 		ascii bool
 		keys  []string
 	}{
-		{"telemetry-80x24", 80, 24, false, []string{"6"}},
-		{"telemetry-200x60", 200, 60, false, []string{"6"}},
-		{"telemetry-ascii-200x60", 200, 60, true, []string{"6"}},
-		{"telemetry-series-drill-in-80x24", 80, 24, false, []string{"6", "/", "P", "r", "o", "c", "e", "s", "s", " ", "C", "P", "U", "enter", "enter"}},
-		{"telemetry-group-drill-in-200x60", 200, 60, false, []string{"6", "/", "i", "n", " ", "N", "o", "n", "enter", "enter"}},
-		{"probes-80x24", 80, 24, false, []string{"7"}},
-		{"probe-drill-in-80x24", 80, 24, false, []string{"7", "enter"}},
+		{"telemetry-80x24", 80, 24, false, []string{"7"}},
+		{"telemetry-200x60", 200, 60, false, []string{"7"}},
+		{"telemetry-ascii-200x60", 200, 60, true, []string{"7"}},
+		{"telemetry-series-drill-in-80x24", 80, 24, false, []string{"7", "/", "P", "r", "o", "c", "e", "s", "s", " ", "C", "P", "U", "enter", "enter"}},
+		{"telemetry-group-drill-in-200x60", 200, 60, false, []string{"7", "/", "i", "n", " ", "N", "o", "n", "enter", "enter"}},
+		{"probes-80x24", 80, 24, false, []string{"8"}},
+		{"probe-drill-in-80x24", 80, 24, false, []string{"8", "enter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, agg := longRunModel(t, tc.w, tc.h, tc.ascii)
