@@ -390,7 +390,8 @@ func telemetryDetail(e *telemetryEntry, w, h int, st *Styles, ascii bool, window
 	if e.group() {
 		head = st.Title.Render("Group ") + value(inert(e.name)) + label(fmt.Sprintf(" · %d series · the chart shows their %s", len(e.members), map[bool]string{true: "sum", false: "most"}[e.summed()]))
 	}
-	out = append(out, head)
+	// An MBean's name is long: the heading wraps rather than losing its end.
+	out = append(out, strings.Split(ansi.Hardwrap(head, max(w, 1), true), "\n")...)
 	sr := e.members[0]
 	unitText := "unit " + unit
 	if sr.Divisor != 1 && sr.Divisor > 0 {
