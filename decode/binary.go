@@ -261,11 +261,17 @@ func (d *BinaryDecoder) u64(b []byte) uint64 {
 
 // decodeBody fills the struct at p from a message body, attribute by
 // attribute as the table says. Bytes after the last known attribute belong
-// to a later minor version and are ignored.
+// to a later minor version and are ignored; a message of an earlier
+// version ends before the attributes appended since (optional), which
+// are left at zero.
 func (d *BinaryDecoder) decodeBody(sp *kindSpec, p unsafe.Pointer, body []byte, start int64) error {
 	pos := 0
 	for i := range sp.fields {
 		f := &sp.fields[i]
+		if f.optional && pos == len(body) {
+			zeroFields(p, sp.fields[i:])
+			return nil
+		}
 		switch f.typ {
 		case fieldLong, fieldTicks, fieldDouble:
 			if len(body)-pos < 8 {
@@ -301,6 +307,27 @@ func (d *BinaryDecoder) decodeBody(sp *kindSpec, p unsafe.Pointer, body []byte, 
 		}
 	}
 	return nil
+}
+
+// zeroFields sets the fields to their zero values: the event struct is
+// reused from message to message.
+func zeroFields(p unsafe.Pointer, fields []field) {
+	for i := range fields {
+		f := &fields[i]
+		switch f.typ {
+		case fieldLong, fieldTicks, fieldDouble:
+			*fieldAt[uint64](p, f.off) = 0
+		case fieldInt:
+			*fieldAt[uint32](p, f.off) = 0
+		case fieldByte:
+			*fieldAt[byte](p, f.off) = 0
+		case fieldString:
+			*fieldAt[string](p, f.off) = ""
+		case fieldStack:
+			st := fieldAt[Stack](p, f.off)
+			st.Methods, st.Lines = st.Methods[:0], st.Lines[:0]
+		}
+	}
 }
 
 // readString reads a NUL-terminated string at pos and returns it with the

@@ -44,6 +44,10 @@ const (
 	KindGCTotals
 	KindObjectCensus
 	KindAllocation
+	KindThreadGroup
+	KindVirtualThreads
+	KindSourceNote
+	KindVirtualPinned
 	numKinds
 )
 

@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -44,6 +45,10 @@ type field struct {
 	name string
 	typ  fieldType
 	off  uintptr
+	// optional says the attribute was appended to its message by a later
+	// version: a binary message may end before it (and every attribute
+	// after it), which then keep their zero values.
+	optional bool
 }
 
 // kindSpec is one row of the event table: everything a codec needs to know
@@ -56,7 +61,7 @@ type kindSpec struct {
 	byName  map[string]int // XML attribute name to field index ("stackDepth" to the stack field)
 	stack   int            // index of the Stack field, or -1
 	time    int            // index of the "time" field, or -1
-	minBody int            // bytes of the attributes when every string is empty and every stack has depth 0
+	minBody int            // bytes of the required attributes when every string is empty and every stack has depth 0
 
 	fresh  func() Event               // a new zero event of this kind
 	base   func(Event) unsafe.Pointer // the address of the event's struct
@@ -66,7 +71,7 @@ type kindSpec struct {
 
 // maxWireID is the largest message id the table knows: TPTP's run to 1041,
 // proftop's extensions start at 1100.
-const maxWireID = 1107
+const maxWireID = 1143
 
 var (
 	specs       [numKinds]*kindSpec
@@ -117,6 +122,10 @@ func init() {
 	register[GCTotals](1105, "gcTotals")
 	register[ObjectCensus](1106, "objectCensus")
 	register[Allocation](1107, "allocation")
+	register[ThreadGroup](1140, "threadGroup")
+	register[VirtualThreads](1141, "virtualThreads")
+	register[SourceNote](1142, "sourceNote")
+	register[VirtualPinned](1143, "virtualPinned")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))
@@ -158,7 +167,9 @@ func register[T any, PT interface {
 		if f.name == "time" {
 			sp.time = i
 		}
-		sp.minBody += f.typ.wireSize()
+		if !f.optional {
+			sp.minBody += f.typ.wireSize()
+		}
 	}
 	specs[k] = sp
 	specsByName[name] = sp
@@ -181,11 +192,18 @@ func appendFields(out []field, t reflect.Type, base uintptr) []field {
 			out = appendFields(out, sf.Type, base+sf.Offset)
 			continue
 		}
-		name, ok := sf.Tag.Lookup("tptp")
+		tag, ok := sf.Tag.Lookup("tptp")
 		if !ok {
 			continue
 		}
-		out = append(out, field{name: name, typ: fieldTypeOf(t, sf), off: base + sf.Offset})
+		name, opt, _ := strings.Cut(tag, ",")
+		if opt != "" && opt != "optional" {
+			panic(fmt.Sprintf("decode: %s.%s has tag option %q; the only one is optional", t.Name(), sf.Name, opt))
+		}
+		if len(out) > 0 && out[len(out)-1].optional && opt == "" {
+			panic(fmt.Sprintf("decode: %s.%s follows an optional attribute and must be optional too", t.Name(), sf.Name))
+		}
+		out = append(out, field{name: name, typ: fieldTypeOf(t, sf), off: base + sf.Offset, optional: opt == "optional"})
 	}
 	return out
 }

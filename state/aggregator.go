@@ -27,6 +27,11 @@ type Options struct {
 	// of the Objects pane (default 20,000).
 	MaxTrackedObjects int
 	MaxClasses        int
+	// MaxVirtualListed bounds the virtual threads of a listing kept one
+	// by one (default 5,000); the others are counted in groups, of which
+	// MaxVirtualGroups are kept (default 1,000).
+	MaxVirtualListed int
+	MaxVirtualGroups int
 }
 
 func (o Options) withDefaults() Options {
@@ -53,6 +58,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxClasses <= 0 {
 		o.MaxClasses = 20_000
+	}
+	if o.MaxVirtualListed <= 0 {
+		o.MaxVirtualListed = 5_000
+	}
+	if o.MaxVirtualGroups <= 0 {
+		o.MaxVirtualGroups = 1_000
 	}
 	return o
 }
@@ -86,6 +97,10 @@ type Aggregator struct {
 	pollMark  uint32
 	poll      pollBuffer
 	badStates int64 // thread states of a name this aggregator does not know
+	// Virtual threads (virtual.go), and the contentions reported of
+	// threads no poll lists (virtual ones), which count for their locks.
+	virtual   virtualTable
+	strangers map[int64]histOpen
 
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
@@ -95,8 +110,9 @@ type Aggregator struct {
 // New returns an empty aggregator.
 func New(opts Options) *Aggregator {
 	opts = opts.withDefaults()
-	a := &Aggregator{opts: opts, classes: map[int64]string{}}
+	a := &Aggregator{opts: opts, classes: map[int64]string{}, strangers: map[int64]histOpen{}}
 	a.threads.init()
+	a.virtual.init()
 	a.methods.init(opts.Window)
 	a.monitors.init()
 	a.gc.init(opts.History)
@@ -131,6 +147,8 @@ func (a *Aggregator) newStream(stream int) {
 	a.objects.newStream()
 	a.gc.pending = 0
 	a.polled, a.poll.entries = false, a.poll.entries[:0]
+	a.virtual.newStream()
+	clear(a.strangers)
 	for _, t := range a.threads.all {
 		t.live, t.pending, t.hist = nil, nil, histOpen{}
 	}
@@ -205,12 +223,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		a.methods.record(slot, e.NumCalls, max(measured(e.BaseTime), 0), -1, measured(e.MinTime), measured(e.MaxTime), cpu)
 	case *decode.MonContendedEnter:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyBegins(t, e.ObjIDRef, false, now, &e.Stack)
+			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now, &e.Stack)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, false)
 			break
@@ -224,12 +242,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.block(now, e.ObjIDRef)
 		a.monitors.contend(e.ObjIDRef, t, owner, now)
 	case *decode.MonContendedEntered:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyEnds(t, e.ObjIDRef, false, now)
+			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if d, late := t.endLate(now, e.ObjIDRef, false); late {
 			a.monitors.lateEntered(e.ObjIDRef, now, d)
 			break
@@ -241,12 +259,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		waited := t.unblock(now)
 		a.monitors.entered(e.ObjIDRef, t, now, waited)
 	case *decode.MonWait:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyBegins(t, e.ObjIDRef, true, now, &e.Stack)
+			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now, &e.Stack)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, true)
 			break
@@ -256,12 +274,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.wait(now, e.ObjIDRef, e.Timeout)
 		a.monitors.wait(e.ObjIDRef, t, now)
 	case *decode.MonWaited:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyEnds(t, e.ObjIDRef, true, now)
+			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if _, late := t.endLate(now, e.ObjIDRef, true); late {
 			a.monitors.lateWaited(e.ObjIDRef, now)
 			break
@@ -270,14 +288,32 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.unwait(now)
 		a.monitors.waited(e.ObjIDRef, t, now)
 	case *decode.ThreadState:
-		a.addThreadState(e)
+		if isVirtualState(e) {
+			a.addVirtual(e)
+		} else {
+			a.addThreadState(e)
+		}
+	case *decode.ThreadGroup:
+		a.addThreadGroup(e)
+	case *decode.VirtualThreads:
+		a.virtualCounts(e)
+	case *decode.VirtualPinned:
+		a.virtualPinned(e)
+	case *decode.SourceNote:
+		a.sourceNote(e)
 	case *decode.ThreadPoll:
 		a.applyPoll(e)
 	case *decode.Sample:
 		a.at(e.Time)
 		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
 		if len(e.Stack.Methods) > 0 {
-			a.threads.get(e.ThreadIDRef, a.stream).sampleTop = e.Stack.Methods[0]
+			// A polled source's sample of a thread no poll lists (a
+			// virtual thread) counts for its methods only.
+			if t := a.threads.lookup(e.ThreadIDRef); t != nil {
+				t.sampleTop = e.Stack.Methods[0]
+			} else if !a.polled {
+				a.threads.get(e.ThreadIDRef, a.stream).sampleTop = e.Stack.Methods[0]
+			}
 		}
 	case *decode.Collection:
 		end := a.at(e.Time)
@@ -344,6 +380,7 @@ func (a *Aggregator) Reset() {
 	a.threads.reset(a.latest)
 	a.gc.reset()
 	a.objects.reset()
+	clear(a.virtual.pinning)
 	a.unpaired = 0
 }
 
@@ -393,14 +430,6 @@ func (a *Aggregator) className(id int64) string {
 	return "class#" + strconv.FormatInt(id, 10)
 }
 
-// threadName names a thread by id, for owners.
-func (a *Aggregator) threadName(id int64) string {
-	if t := a.threads.lookup(id); t != nil {
-		return t.name
-	}
-	return "thread-" + strconv.FormatInt(id, 10)
-}
-
 // Snapshot returns the live picture now.
 func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
@@ -428,7 +457,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.threadName, reuse(&a.freeThreads))
+	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	a.markCarriers(s.Threads)
+	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}
 	if n := len(a.freeMethods); n > 0 {
 		buf = a.freeMethods[n-1]

@@ -29,14 +29,17 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		t    *table
 		rows rows
 	}{
-		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}},
+		{paneThreads, newTable(threadCols, 4), newThreadRows(s)},
 		{paneMethods, newTable(methodCols, 3), methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}},
 		{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}},
 	}
 	for _, tb := range tables {
 		title := paneNames[tb.id]
-		if tb.id == paneMethods {
+		switch tb.id {
+		case paneMethods:
 			title = methodsTitle(s)
+		case paneThreads:
+			title += virtualTitle(s)
 		}
 		n := tb.rows.Len()
 		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(title), n)
@@ -59,6 +62,13 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteString(")\n")
 		for _, l := range newTable(objectCols, 1).render(rows, width, min(n, top)+1, &st, false) {
 			b.WriteString(strings.TrimRight(l, " "))
+			b.WriteByte('\n')
+		}
+	}
+	if lines := virtualLines(s, &st); len(lines) > 0 {
+		b.WriteString("\nVIRTUAL THREADS\n")
+		for _, l := range lines {
+			b.WriteString(strings.TrimRight(clip(l, width), " "))
 			b.WriteByte('\n')
 		}
 	}

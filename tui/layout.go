@@ -16,7 +16,7 @@ import (
 func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	switch p {
 	case paneThreads:
-		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
+		return newThreadRows(s)
 	case paneMethods:
 		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
 	case paneObjects:
@@ -262,6 +262,8 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
 		switch p {
+		case paneThreads:
+			title += virtualTitle(m.snap)
 		case paneMethods:
 			title = methodsTitle(m.snap)
 		case paneObjects:
