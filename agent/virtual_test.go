@@ -23,8 +23,9 @@ import (
 // moment. The workload holds still, so that both see the same.
 
 // virtualWorkload compiles testdata/VirtualWorkload.java with the JDK's
-// javac and starts it with the agent; extra goes to the workload.
-func virtualWorkload(t testing.TB, j jdk, jvmArgs []string, extra ...string) (*jvm, int) {
+// javac and starts it with the agent, for seconds at most; extra goes to
+// the workload.
+func virtualWorkload(t testing.TB, j jdk, seconds int, jvmArgs []string, extra ...string) (*jvm, int) {
 	t.Helper()
 	classes := t.TempDir()
 	if out, err := exec.Command(j.tool("javac"), "-d", classes, "testdata/VirtualWorkload.java").CombinedOutput(); err != nil {
@@ -32,7 +33,7 @@ func virtualWorkload(t testing.TB, j jdk, jvmArgs []string, extra ...string) (*j
 	}
 	_, jar := workload(t)
 	portFile := filepath.Join(t.TempDir(), "port")
-	args := append(jvmArgs, fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile), "-cp", classes, "VirtualWorkload", "300")
+	args := append(jvmArgs, fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile), "-cp", classes, "VirtualWorkload", strconv.Itoa(seconds))
 	vm := startJava(t, j.tool("java"), append(args, extra...)...)
 	at, err := waitForPort(portFile, 20*time.Second, vm.cmd.Process.Pid)
 	if err != nil {
@@ -181,7 +182,7 @@ func TestVirtualThreadsMatchTheThreadDump(t *testing.T) {
 		t.Skipf("no JDK 24 or later here (the newest is %s): virtual threads are tested on JDK 24 and later", installedJDKs(t)[len(installedJDKs(t))-1].version)
 	}
 	t.Logf("on %s", j.version)
-	vm, port := virtualWorkload(t, j, nil, "churn")
+	vm, port := virtualWorkload(t, j, 300, nil, "churn")
 	w, _, cancel := watch(t, port, client.FormatAuto)
 	defer cancel()
 

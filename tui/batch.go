@@ -38,11 +38,13 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		switch tb.id {
 		case paneMethods:
 			title = methodsTitle(s)
-		case paneThreads:
+		}
+		title = strings.ToUpper(title)
+		if tb.id == paneThreads {
 			title += virtualTitle(s)
 		}
 		n := tb.rows.Len()
-		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(title), n)
+		fmt.Fprintf(&b, "\n%s (%d", title, n)
 		if n > top {
 			fmt.Fprintf(&b, ", first %d", top)
 		}

@@ -19,7 +19,11 @@ func groupCell(g *state.VirtualGroup, col int) string {
 	switch col {
 	case 1:
 		if g.Count == 1 && len(g.Threads) == 1 {
-			return "virtual " + inert(g.Threads[0].Name)
+			name := g.Threads[0].Name
+			if !strings.HasPrefix(name, "virtual-") {
+				name = "virtual " + name
+			}
+			return inert(name)
 		}
 		return commas(g.Count) + " virtual"
 	case 2:
@@ -212,6 +216,12 @@ func groupDetail(g *state.VirtualGroup, s *state.Snapshot, st *Styles) []string 
 	}
 	if v := s.Virtual; v != nil && !v.ListedAt.IsZero() {
 		out = append(out, "  "+label("as the listing of ")+value(since(s.Clock, v.ListedAt))+label(" ago saw them"))
+	}
+	for _, p := range s.VirtualPinning {
+		if p.Site == g.Site {
+			out = append(out, "  "+st.Blocked.Render("pinned here")+label(fmt.Sprintf(" %s times since watching began, %s in all, the longest %s %s",
+				count(p.Count), dur(p.Total), dur(p.Max), pinWhy(&p))))
+		}
 	}
 	out = append(out, "")
 	if len(g.Threads) == 0 {

@@ -235,12 +235,21 @@ final class ThreadDumpReader {
             literal("null");
             return -1;
         }
-        String s = c == '"' ? string() : number();
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return -1;
+        if (c == '"') {
+            scan();
+        } else {
+            number();
         }
+        // Digits only, no String: 100,000 threads, 100,000 ids.
+        long v = 0;
+        for (int i = 0; i < sb.length(); i++) {
+            char d = sb.charAt(i);
+            if (d < '0' || d > '9' || i >= 18) {
+                return -1;
+            }
+            v = v * 10 + (d - '0');
+        }
+        return sb.length() == 0 ? -1 : v;
     }
 
     private boolean bool() throws IOException {
@@ -333,7 +342,32 @@ final class ThreadDumpReader {
         throw error("expected ',' or '" + close + "', found '" + c + "'");
     }
 
+    /**
+     * A string, shared with the earlier ones of the same content: keys,
+     * states, containers and frames repeat in every thread, and a dump of
+     * 100,000 threads would otherwise allocate a string for each.
+     */
     private String string() throws IOException {
+        scan();
+        int h = 0;
+        for (int i = 0; i < sb.length(); i++) {
+            h = 31 * h + sb.charAt(i);
+        }
+        int slot = (h ^ (h >>> 16)) & (cache.length - 1);
+        String s = cache[slot];
+        if (s != null && s.contentEquals(sb)) {
+            return s;
+        }
+        s = sb.toString();
+        cache[slot] = s;
+        return s;
+    }
+
+    /** The strings read lately, by hash: a small cache, not a table of them all. */
+    private final String[] cache = new String[1 << 14];
+
+    /** Reads a string into sb. */
+    private void scan() throws IOException {
         char c = next();
         if (c != '"') {
             throw error("expected a string, found '" + c + "'");
@@ -345,7 +379,7 @@ final class ThreadDumpReader {
             }
             c = buf[pos++];
             if (c == '"') {
-                return sb.toString();
+                return;
             }
             if (c == '\\') {
                 if (pos == len && !fill()) {

@@ -37,9 +37,9 @@ final class VirtualListing {
     /** Distinct frames remembered while reading (most stacks share them). */
     private static final int MAX_FRAMES = 16_384;
 
-    /** One virtual thread listed. */
+    /** One virtual thread listed; seenAt is the dump's time of it (ISO-8601, JDK 25), parsed only if it is listed. */
     record Entry(long id, String name, String container, String state, int flags, long lock, String lockClass,
-            long owner, long carrier, List<TraceEncoder.Frame> stack, long seenAt) {}
+            long owner, long carrier, List<TraceEncoder.Frame> stack, String seenAt) {}
 
     /**
      * A platform thread the dump saw blocked on a monitor a virtual thread
@@ -156,7 +156,7 @@ final class VirtualListing {
             String site = siteOf(stack);
             boolean detailed = lock != 0 || t.carrier >= 0 || !t.monitorsOwned.isEmpty();
             Entry e = new Entry(t.tid, t.name, t.container, state, flags, lock, lockClass, owner, Math.max(t.carrier, 0),
-                    stack, seenAt(t.time));
+                    stack, t.time);
             if (detailed && records.size() < MAX_RECORDS) {
                 records.add(e);
                 return;
@@ -266,9 +266,9 @@ final class VirtualListing {
             }
             List<ThreadPoller.Witness> witnesses = new ArrayList<>();
             for (Entry e : listed) {
-                if (e.lock() != 0 && e.seenAt() > 0) {
-                    witnesses.add(new ThreadPoller.Witness(e.id(), e.seenAt(), e.seenAt(), e.state(), e.lock(), e.lockClass(),
-                            e.owner()));
+                long seen = e.lock() == 0 ? 0 : seenAt(e.seenAt());
+                if (seen > 0) {
+                    witnesses.add(new ThreadPoller.Witness(e.id(), seen, seen, e.state(), e.lock(), e.lockClass(), e.owner()));
                 }
             }
             // Of the platform threads blocked, those on a monitor a virtual thread holds.
