@@ -376,7 +376,8 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 var jdkLocking = []string{"java.lang.Object.wait", "java.util.concurrent.locks.", "jdk.internal.misc.Unsafe.",
 	"sun.misc.Unsafe.", "java.lang.Thread.", "java.util.concurrent.SynchronousQueue", "java.util.concurrent.LinkedBlockingQueue",
 	"java.util.concurrent.ArrayBlockingQueue", "java.util.concurrent.CountDownLatch", "java.util.concurrent.Semaphore",
-	"java.util.concurrent.FutureTask", "java.util.concurrent.CompletableFuture", "java.util.concurrent.ForkJoinPool"}
+	"java.util.concurrent.FutureTask", "java.util.concurrent.CompletableFuture", "java.util.concurrent.ForkJoinPool",
+	"java.lang.VirtualThread."} // a virtual thread parks in VirtualThread.park, not Unsafe.park
 
 // siteOf is where a stack takes or waits on its lock: its first frame
 // outside the JDK's locking code, as "method:line".

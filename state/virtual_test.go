@@ -144,7 +144,9 @@ func TestVirtualListingIsThePresent(t *testing.T) {
 		t.Errorf("waiters: %+v", m.Waiters)
 	}
 	// A ReentrantLock whose owner the listing cannot tell: its waiters contend for it all the same.
-	if l := monitorByObj(s, 0x20); l == nil || l.VirtualUnlistedBlocked != 2 || len(l.Waiters) != 1 || l.Waiters[0].Waiting || !l.Synchronizer {
+	// Its site is the application's, below VirtualThread.park and the lock's own frames.
+	if l := monitorByObj(s, 0x20); l == nil || l.VirtualUnlistedBlocked != 2 || len(l.Waiters) != 1 || l.Waiters[0].Waiting || !l.Synchronizer ||
+		!strings.HasPrefix(l.Site, "com.acme.Stock.take") {
 		t.Errorf("the lock: %+v", l)
 	}
 	if l := monitorByObj(s, 0x30); l == nil || l.VirtualUnlistedWaiting != 3120 || l.VirtualWaiters != 3120 {
