@@ -304,10 +304,12 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 			if r.Site == "" {
 				r.Site = siteOf(st)
 			}
-			if !w.waiting && live == nil {
+			// A virtual thread's contention is in no report and no poll's
+			// episode (JFR records none): the listings' are all there is.
+			if !w.waiting && (live == nil || w.t.virtual) {
 				d := max(now-w.since, 0)
 				r.BlockedMax = max(r.BlockedMax, time.Duration(d))
-				r.BlockedSum += time.Duration(d) // its enter is already counted
+				r.BlockedSum += time.Duration(d) // a platform thread's enter is already counted
 				n++
 			}
 		}

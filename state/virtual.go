@@ -307,9 +307,12 @@ func (a *Aggregator) commitListing(at int64, complete bool) {
 		if t.name == "" {
 			t.name = "virtual-" + strconv.FormatInt(t.id, 10)
 		}
-		if t.pollStack == nil {
-			if old := prev[t.id]; old != nil {
+		if old := prev[t.id]; old != nil {
+			if t.pollStack == nil {
 				t.pollStack = old.pollStack
+			}
+			if old.state == t.state && old.monitor == t.monitor {
+				t.since = old.since // still as the previous listing saw it: since then at least
 			}
 		}
 		if e.carrier != 0 {

@@ -166,6 +166,21 @@ func TestVirtualListingIsThePresent(t *testing.T) {
 	if m := monitorByObj(s, 0x10); m.VirtualWaiters != 78 || m.Owner != 101 {
 		t.Fatalf("after a poll: %+v", m)
 	}
+	// The listed virtual waiters' contentions in progress count in its
+	// blocked time (JFR reports none for virtual threads), from the listing
+	// that first saw them so.
+	if m := monitorByObj(s, 0x10); m.BlockedMax != 900*time.Millisecond || m.BlockedSum != 1800*time.Millisecond {
+		t.Errorf("blocked time after a poll: max %v, total %v; want 900ms, 1.8s", m.BlockedMax, m.BlockedSum)
+	}
+	listing(a, 2050, 3204, []vthread{{id: 103, state: "blocked", lock: 0x10, class: "com.acme.Ledger", owner: 101, frames: ledger},
+		{id: 104, state: "blocked", lock: 0x20, class: rl, frames: ledger}})
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if m := monitorByObj(s, 0x10); len(m.Waiters) != 1 || !m.Waiters[0].Since.Equal(time.Unix(0, int64(ms(1100)))) {
+		t.Errorf("a waiter still blocked on its lock in the next listing: %+v", m.Waiters)
+	}
+	if m := monitorByObj(s, 0x20); len(m.Waiters) != 1 || !m.Waiters[0].Since.Equal(time.Unix(0, int64(ms(2050)))) {
+		t.Errorf("a waiter blocked on another lock in the next listing: %+v", m.Waiters)
+	}
 	next := vthread{id: 103, state: "sleeping", flags: decode.ThreadStackUnchanged}
 	listing(a, 2100, 1, []vthread{next})
 	s = a.Snapshot(t0, Query{CallersOf: -1})
