@@ -101,7 +101,7 @@ func sameValues(a, b []Event) bool {
 func binarySeeds(t testing.TB) [][]byte {
 	evs := mixedEvents(60, 1)
 	all := encodeBinary(t, evs, EncoderOptions{})
-	return [][]byte{
+	return append([][]byte{
 		all,
 		encodeBinary(t, mixedEvents(20, 2), EncoderOptions{BigEndian: true}),
 		encodeBinary(t, []Event{&Encoding{Encoding: "KOI8-R"}, &Custom{Body: "Привет"}, &Frequency{Frequency: 3}}, EncoderOptions{}),
@@ -112,7 +112,7 @@ func binarySeeds(t testing.TB) [][]byte {
 		encodeBinary(t, virtualEvents(), EncoderOptions{}),
 		// A threadState of 1.1, ending before the attributes 1.2 appended.
 		stream(rawMessage(1101, 0, le64(5), le64(100), cstr("parked"), le32(0), le64(0x1234), cstr("a.B"), le64(9), le64(-1), le32(0))),
-	}
+	}, stackSeeds(t)...)
 }
 
 // virtualEvents are the messages of a listing of virtual threads.
@@ -138,6 +138,11 @@ func FuzzBinaryDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		reencode(t, drain(t, NewBinaryDecoder(bytes.NewReader(data), Options{MaxMessageSize: 1 << 20})))
+		// The stack table changes nothing but the speed.
+		with := transcript(NewBinaryDecoder(bytes.NewReader(data), Options{MaxMessageSize: 1 << 20}))
+		if without := transcript(perFrame(data)); !reflect.DeepEqual(with, without) {
+			t.Fatalf("with the stack table\n%v\nframe by frame\n%v", with, without)
+		}
 	})
 }
 
