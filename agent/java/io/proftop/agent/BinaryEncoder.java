@@ -340,9 +340,19 @@ final class BinaryEncoder extends TraceEncoder {
         i64(lockOwner);
         i64(cpuTime);
         stack(stack);
-        i64(carrier);
-        str(threadName);
-        str(container);
+        // The attributes 1.2 appended, up to the last one not at its
+        // default: a platform thread's message stays as 1.1 wrote it.
+        boolean named = threadName != null && !threadName.isEmpty();
+        boolean contained = container != null && !container.isEmpty();
+        if (carrier != 0 || named || contained) {
+            i64(carrier);
+        }
+        if (named || contained) {
+            str(threadName);
+        }
+        if (contained) {
+            str(container);
+        }
         end();
     }
 
