@@ -137,6 +137,11 @@ func init() {
 	for _, k := range []Kind{KindTelemetrySeries, KindTelemetryValue, KindTelemetryProblem, KindProbe} {
 		carriedInCustom(k)
 	}
+	// 1140-1149: virtual threads (docs/trace-extensions.md).
+	register[ThreadGroup](1140, "threadGroup")
+	register[VirtualThreads](1141, "virtualThreads")
+	register[SourceNote](1142, "sourceNote")
+	register[VirtualPinned](1143, "virtualPinned")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))
