@@ -267,6 +267,8 @@ final class ControllerServer {
         // The stream of this attachment: its encoder and the names it has
         // sent live on across stop and start, until detach or a new attach.
         private Collector collector;
+        // The application's series and probes the client chose (TelemetryChoice).
+        private TelemetryChoice telemetry = TelemetryChoice.NONE;
 
         Session(Socket socket) {
             this.socket = socket;
@@ -407,7 +409,7 @@ final class ControllerServer {
                 return;
             }
             boolean agentCommand = switch (c.name()) {
-                case "setOutputFormat", "startMonitoring", "stopMonitoring", "detach" -> true;
+                case "setOutputFormat", "startMonitoring", "stopMonitoring", "detach", "chooseTelemetry" -> true;
                 default -> false;
             };
             if (agentCommand && !attached) {
@@ -427,6 +429,7 @@ final class ControllerServer {
                     attached = true;
                     format = "xml";
                     collector = null;
+                    telemetry = TelemetryChoice.NONE;
                     reply(c, "<attached agentId=\"" + AGENT_ID + "\"></attached>");
                 }
                 case "setOutputFormat" -> {
@@ -440,6 +443,14 @@ final class ControllerServer {
                     }
                 }
                 case "startMonitoring" -> startMonitoring(c);
+                case "chooseTelemetry" -> {
+                    if (monitoring) {
+                        reply(c, Wire.error("BAD_REQUEST", "monitoring has started: choose the telemetry before startMonitoring (or stop first)"));
+                    } else {
+                        telemetry = TelemetryChoice.parse(c.body());
+                        reply(c, telemetry.reply);
+                    }
+                }
                 case "stopMonitoring" -> {
                     stopMonitoring();
                     reply(c, "<monitoringStopped></monitoringStopped>");
@@ -484,6 +495,7 @@ final class ControllerServer {
                 }, why -> outbox.end("AGENT_FAILURE", "monitoring failed: " + why));
             }
             monitoring = true;
+            collector.choose(telemetry);
             try {
                 collector.start();
             } catch (RuntimeException | Error e) {
