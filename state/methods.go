@@ -81,7 +81,7 @@ type methodInfo struct {
 	cur       figures // the bucket being filled
 	classID   int64   // of the current stream, while the class is unknown
 	name, sig string
-	mark      uint32 // last snapshot that listed it (recent rows)
+	mark      uint32 // last stack sample that counted it (once per sample)
 	into      int32  // the slot a dead slot was merged into
 }
 
@@ -142,6 +142,7 @@ type methodTable struct {
 	buckets     [][]bucketEntry // completed buckets, oldest first
 	maxBuckets  int
 	bucketEnd   time.Time
+	window      windowSet
 }
 
 func (mt *methodTable) init(window time.Duration) {
@@ -176,6 +177,7 @@ func (mt *methodTable) newSlot(key, display string) int32 {
 	mt.gens = append(mt.gens, mt.gen)
 	mt.names = append(mt.names, display)
 	mt.callers = append(mt.callers, nil)
+	mt.window.at = append(mt.window.at, 0)
 	mt.byKey[key] = slot
 	return slot
 }
@@ -299,6 +301,10 @@ func (mt *methodTable) merge(from, into int32) {
 	}
 	f.dead = true
 	f.cum = figures{}
+	if w := windowOf(&mt.info[from], f.touched); w.has() {
+		mt.addWindowSelf(from, -w.self)
+	}
+	mt.leave(from)
 	mt.info[from].into = into
 	mt.gens[from], mt.gens[into], mt.members = mt.gen, mt.gen, mt.gen
 }
@@ -347,6 +353,10 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 		st.totalKnown = true
 	}
 	mt.info[slot].cur.add(calls, self, total, min, max, cpu)
+	mt.addWindowSelf(slot, self)
+	if mt.info[slot].cur.has() {
+		mt.join(slot)
+	}
 }
 
 // recordSamples adds stack samples to a method (see figures.addSamples).
@@ -358,6 +368,10 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	mt.samplerSelf += self
 	mt.sampledToo = true
 	mt.info[slot].cur.addSamples(n, nTotal, self, total)
+	mt.addWindowSelf(slot, self)
+	if mt.info[slot].cur.has() {
+		mt.join(slot)
+	}
 }
 
 // change readies a method's figures for an addition.
@@ -418,6 +432,10 @@ func (mt *methodTable) expireOldest() []bucketEntry {
 	mt.buckets = mt.buckets[:copy(mt.buckets, mt.buckets[1:])]
 	for _, e := range old {
 		st := &mt.info[e.slot]
+		mt.gens[e.slot] = mt.gen // its window figures change
+		if !mt.stats[e.slot].dead {
+			mt.addWindowSelf(e.slot, -e.f.self)
+		}
 		st.win.calls -= e.f.calls
 		st.win.self -= e.f.self
 		st.win.total -= e.f.total
@@ -426,6 +444,9 @@ func (mt *methodTable) expireOldest() []bucketEntry {
 		st.win.totalSamples -= e.f.totalSamples
 		if !st.win.has() {
 			st.win = figures{}
+			if !mt.stats[e.slot].touched || !st.cur.has() {
+				mt.leave(e.slot)
+			}
 			continue
 		}
 		// min and max cannot be subtracted: recompute them from the rest.
@@ -449,6 +470,7 @@ func (mt *methodTable) reset() {
 	}
 	mt.touched = mt.touched[:0]
 	mt.buckets = mt.buckets[:0]
+	mt.clearWindow()
 	mt.totalSelf, mt.samplerSelf, mt.members = 0, 0, mt.gen
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
@@ -473,40 +495,16 @@ func (mt *methodTable) methodRow(slot int, f *figures) Method {
 }
 
 // rows lists every method with calls, cumulative or over the window, with
-// the total self time and the names (a shared slice). A cumulative table
-// built at generation built (reused from a released snapshot) is patched
-// where methods changed since, instead of rebuilt; recent rows only visit
-// the methods of the window.
+// the total self time and the names (a shared slice). A table built at
+// generation built (reused from a released snapshot of the same view) is
+// patched where methods changed since, instead of rebuilt; recent rows only
+// visit the methods of the window (window.go).
 func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []Method, total selfTotals, gen uint32) {
 	gen = mt.gen
 	mt.gen++
 	mt.shared = true
 	if recent {
-		out := reused[:0]
-		mt.mark++
-		visit := func(slot int32) {
-			if in := &mt.info[slot]; in.mark != mt.mark {
-				in.mark = mt.mark
-				w := windowOf(in, mt.stats[slot].touched)
-				if w.has() && !mt.stats[slot].dead {
-					out = append(out, mt.methodRow(int(slot), &w))
-					if mt.stats[slot].sampler {
-						total.sampled += w.self
-					} else {
-						total.measured += w.self
-					}
-				}
-			}
-		}
-		for _, b := range mt.buckets {
-			for _, e := range b {
-				visit(e.slot)
-			}
-		}
-		for _, slot := range mt.touched {
-			visit(slot)
-		}
-		return out, total, noGen
+		return mt.recentRows(reused, built), mt.window.self, gen
 	}
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
