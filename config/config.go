@@ -39,6 +39,7 @@ type Settings struct {
 	Color              string // auto, always, never
 	Charset            string // auto, unicode, ascii
 	MaxMessageSize     int
+	MemoryLimit        int // MiB; 0: none
 	PubPort            int // rbkit's PUB socket
 	ReqPort            int // rbkit's REP socket
 }
@@ -96,6 +97,8 @@ var settings = []setting{
 		set: func(s *Settings, v any) { s.ReqPort = v.(int) }},
 	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
 		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
+	{key: "memory-limit", def: "512", usage: "soft limit of proftop's memory, in MiB: the garbage collector works harder near it (0: none)", kind: kInt,
+		lo: 0, hi: 1 << 20, set: func(s *Settings, v any) { s.MemoryLimit = v.(int) }},
 }
 
 // Origin says where a setting's value came from.

@@ -1,0 +1,24 @@
+package cli
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+func TestLimitMemorySetsTheRuntimesSoftLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	for _, tc := range []struct {
+		mib  int
+		want int64
+	}{
+		{512, 512 << 20},
+		{1, 1 << 20},
+		{0, math.MaxInt64},
+	} {
+		limitMemory(tc.mib)
+		if got := debug.SetMemoryLimit(-1); got != tc.want {
+			t.Errorf("limitMemory(%d): limit %d, want %d", tc.mib, got, tc.want)
+		}
+	}
+}
