@@ -2,7 +2,6 @@ package state
 
 import (
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +69,7 @@ type methodStat struct {
 	cum        figures
 	line       int64
 	totalKnown bool
-	touched    bool // info.cur holds something
+	touched    bool // the method has figures in the second being filled (curs)
 	dead       bool // merged into another slot
 	sampler    bool // a frame of stack samples, not of measured calls
 }
@@ -78,17 +77,11 @@ type methodStat struct {
 // methodInfo is the rest of a method: its window and its definition.
 type methodInfo struct {
 	win       figures // completed buckets of the window
-	cur       figures // the bucket being filled
 	classID   int64   // of the current stream, while the class is unknown
+	cur       int32   // its figures in curs, while touched
 	name, sig string
-	mark      uint32 // last stack sample that counted it (once per sample)
+	mark      uint32 // last pass that visited it (a stack sample, an expiry)
 	into      int32  // the slot a dead slot was merged into
-}
-
-// bucketEntry is one method's figures over one second of the window.
-type bucketEntry struct {
-	slot int32
-	f    figures
 }
 
 // callerCount counts the calls of a method from one caller.
@@ -128,8 +121,9 @@ type methodTable struct {
 	pending   map[int64][]int32 // class id -> slots waiting for its name
 	callers   [][]callerCount
 	touched   []int32
-	stackBuf  []int32 // a sample's slots, reused
-	sampled   bool    // stack samples have arrived
+	curs      []figures // the second being filled, of the touched methods only
+	stackBuf  []int32   // a sample's slots, reused
+	sampled   bool      // stack samples have arrived
 
 	// samplerSelf is the cumulative self time of the methods of stack
 	// samples: a source that measures calls and also samples (a ProfilerJ
@@ -139,7 +133,7 @@ type methodTable struct {
 	sampledToo  bool // and stack samples arrived (both: two views)
 
 	bucketWidth time.Duration
-	buckets     [][]bucketEntry // completed buckets, oldest first
+	buckets     []bucket // completed buckets, oldest first
 	maxBuckets  int
 	bucketEnd   time.Time
 	window      windowSet
@@ -194,6 +188,8 @@ func (mt *methodTable) byID(id int64) int32 {
 	return slot
 }
 
+// methodKey is a method's key: its display name (class.method) first, so
+// that the display name can be a part of it rather than a string of its own.
 func methodKey(class, name, sig string, line int64) string {
 	return class + "." + name + sig + ":" + strconv.FormatInt(line, 10)
 }
@@ -206,7 +202,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		class = "class#" + strconv.FormatInt(e.ClassIDRef, 10)
 	}
 	key := methodKey(class, e.Name, e.Signature, e.StartLineNumber)
-	display := class + "." + e.Name
+	display := key[:len(class)+1+len(e.Name)] // shares the key's bytes
 	slot, seen := mt.byKey[key]
 	if prov, ok := mt.ids[e.MethodID]; ok && (!seen || prov != slot) {
 		if seen {
@@ -263,8 +259,9 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		}
 		delete(mt.byKey, mt.keyOf(slot))
 		mt.byKey[key] = slot
-		mt.setName(slot, class+"."+in.name)
-		mt.apart(slot, class+"."+in.name)
+		display := key[:len(class)+1+len(in.name)] // shares the key's bytes
+		mt.setName(slot, display)
+		mt.apart(slot, display)
 		in.classID = 0
 	}
 	delete(mt.pending, id)
@@ -301,7 +298,7 @@ func (mt *methodTable) merge(from, into int32) {
 	}
 	f.dead = true
 	f.cum = figures{}
-	if w := windowOf(&mt.info[from], f.touched); w.has() {
+	if w := mt.windowOf(from); w.has() {
 		mt.addWindowSelf(from, -w.self)
 	}
 	mt.leave(from)
@@ -352,9 +349,10 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	if total >= 0 {
 		st.totalKnown = true
 	}
-	mt.info[slot].cur.add(calls, self, total, min, max, cpu)
+	cur := &mt.curs[mt.info[slot].cur]
+	cur.add(calls, self, total, min, max, cpu)
 	mt.addWindowSelf(slot, self)
-	if mt.info[slot].cur.has() {
+	if cur.has() {
 		mt.join(slot)
 	}
 }
@@ -367,9 +365,10 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	st.totalKnown = true
 	mt.samplerSelf += self
 	mt.sampledToo = true
-	mt.info[slot].cur.addSamples(n, nTotal, self, total)
+	cur := &mt.curs[mt.info[slot].cur]
+	cur.addSamples(n, nTotal, self, total)
 	mt.addWindowSelf(slot, self)
-	if mt.info[slot].cur.has() {
+	if cur.has() {
 		mt.join(slot)
 	}
 }
@@ -384,6 +383,8 @@ func (mt *methodTable) change(slot int32) *methodStat {
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
+		mt.info[slot].cur = int32(len(mt.curs))
+		mt.curs = append(mt.curs, figures{})
 	}
 	return st
 }
@@ -408,67 +409,13 @@ func (mt *methodTable) rotate(now time.Time) {
 	}
 }
 
-func (mt *methodTable) closeBucket() {
-	var b []bucketEntry
-	if len(mt.buckets) >= mt.maxBuckets {
-		b = mt.expireOldest()
-	}
-	b = b[:0]
-	slices.Sort(mt.touched)
-	for _, slot := range mt.touched {
-		in := &mt.info[slot]
-		b = append(b, bucketEntry{slot: slot, f: in.cur})
-		in.win.merge(&in.cur)
-		in.cur, mt.stats[slot].touched = figures{}, false
-	}
-	mt.touched = mt.touched[:0]
-	mt.buckets = append(mt.buckets, b)
-}
-
-// expireOldest drops the oldest bucket from the window; it returns the
-// bucket's storage for reuse.
-func (mt *methodTable) expireOldest() []bucketEntry {
-	old := mt.buckets[0]
-	mt.buckets = mt.buckets[:copy(mt.buckets, mt.buckets[1:])]
-	for _, e := range old {
-		st := &mt.info[e.slot]
-		mt.gens[e.slot] = mt.gen // its window figures change
-		if !mt.stats[e.slot].dead {
-			mt.addWindowSelf(e.slot, -e.f.self)
-		}
-		st.win.calls -= e.f.calls
-		st.win.self -= e.f.self
-		st.win.total -= e.f.total
-		st.win.cpu -= e.f.cpu
-		st.win.samples -= e.f.samples
-		st.win.totalSamples -= e.f.totalSamples
-		if !st.win.has() {
-			st.win = figures{}
-			if !mt.stats[e.slot].touched || !st.cur.has() {
-				mt.leave(e.slot)
-			}
-			continue
-		}
-		// min and max cannot be subtracted: recompute them from the rest.
-		st.win.min, st.win.max = math.MaxInt64, -1
-		for _, b := range mt.buckets {
-			i := sort.Search(len(b), func(i int) bool { return b[i].slot >= e.slot })
-			if i < len(b) && b[i].slot == e.slot {
-				st.win.min = min(st.win.min, b[i].f.min)
-				st.win.max = max(st.win.max, b[i].f.max)
-			}
-		}
-	}
-	return old
-}
-
 func (mt *methodTable) reset() {
 	for i := range mt.stats {
 		st, in := &mt.stats[i], &mt.info[i]
 		st.cum, st.touched, st.totalKnown = figures{}, false, false
-		in.win, in.cur = figures{}, figures{}
+		in.win = figures{}
 	}
-	mt.touched = mt.touched[:0]
+	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
 	mt.buckets = mt.buckets[:0]
 	mt.clearWindow()
 	mt.totalSelf, mt.samplerSelf, mt.members = 0, 0, mt.gen
@@ -534,10 +481,11 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 const noGen = ^uint32(0)
 
 // windowOf is a method's figures over the window, the current second included.
-func windowOf(in *methodInfo, touched bool) figures {
+func (mt *methodTable) windowOf(slot int32) figures {
+	in := &mt.info[slot]
 	w := in.win
-	if touched {
-		c := in.cur
+	if mt.stats[slot].touched {
+		c := mt.curs[in.cur]
 		w.merge(&c)
 	}
 	return w
@@ -548,7 +496,7 @@ func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
 	if slot < 0 || int(slot) >= len(mt.stats) {
 		return Method{}, Method{}, false
 	}
-	w := windowOf(&mt.info[slot], mt.stats[slot].touched)
+	w := mt.windowOf(slot)
 	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &mt.stats[slot].cum), true
 }
 

@@ -121,7 +121,7 @@ func (mt *methodTable) recentRows(reused []Method, built uint32) []Method {
 		if len(rows) == len(w.slots) {
 			for slot, g := range mt.gens {
 				if g > built && w.at[slot] != 0 {
-					win := windowOf(&mt.info[slot], mt.stats[slot].touched)
+					win := mt.windowOf(int32(slot))
 					rows[w.at[slot]-1] = mt.methodRow(slot, &win)
 				}
 			}
@@ -131,7 +131,7 @@ func (mt *methodTable) recentRows(reused []Method, built uint32) []Method {
 	}
 	out := reused[:0]
 	for _, slot := range w.slots {
-		win := windowOf(&mt.info[slot], mt.stats[slot].touched)
+		win := mt.windowOf(slot)
 		out = append(out, mt.methodRow(int(slot), &win))
 	}
 	return out

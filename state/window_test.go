@@ -15,7 +15,7 @@ func windowByBruteForce(mt *methodTable) ([]Method, selfTotals) {
 	var out []Method
 	var total selfTotals
 	for slot := range mt.stats {
-		w := windowOf(&mt.info[slot], mt.stats[slot].touched)
+		w := mt.windowOf(int32(slot))
 		if !w.has() || mt.stats[slot].dead {
 			continue
 		}
