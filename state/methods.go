@@ -115,9 +115,9 @@ type methodTable struct {
 	names     []string // display names by slot; shared with snapshots
 	shared    bool     // names is shared: copy before changing an element
 	byKey     map[string]int32
-	byFrame   map[string]int32 // stack frame name -> slot, for samples
-	byDisplay map[string]int32 // display name -> the first slot named so
-	ids       map[int64]int32
+	byFrame   map[string]int32  // stack frame name -> slot, for samples
+	byDisplay map[string]int32  // display name -> the first slot named so
+	ids       idTable           // method id -> slot, of the current stream
 	pending   map[int64][]int32 // class id -> slots waiting for its name
 	callers   [][]callerCount
 	touched   []int32
@@ -142,7 +142,6 @@ type methodTable struct {
 func (mt *methodTable) init(window time.Duration) {
 	mt.byKey = map[string]int32{}
 	mt.byFrame = map[string]int32{}
-	mt.ids = map[int64]int32{}
 	mt.pending = map[int64][]int32{}
 	mt.bucketWidth = time.Second
 	// The window is the second being filled plus the completed ones before it.
@@ -150,7 +149,7 @@ func (mt *methodTable) init(window time.Duration) {
 }
 
 func (mt *methodTable) newStream() {
-	clear(mt.ids)
+	mt.ids.reset()
 	clear(mt.pending)
 }
 
@@ -179,12 +178,12 @@ func (mt *methodTable) newSlot(key, display string) int32 {
 // byID returns the slot of a method id, a provisional one when the
 // method's definition has not arrived yet.
 func (mt *methodTable) byID(id int64) int32 {
-	if slot, ok := mt.ids[id]; ok {
+	if slot, ok := mt.ids.get(id); ok {
 		return slot
 	}
 	name := "method#" + strconv.FormatInt(id, 10)
 	slot := mt.newSlot("\x00"+name+"\x00"+strconv.Itoa(len(mt.stats)), name)
-	mt.ids[id] = slot
+	mt.ids.set(id, slot, len(mt.stats))
 	return slot
 }
 
@@ -204,7 +203,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	key := methodKey(class, e.Name, e.Signature, e.StartLineNumber)
 	display := key[:len(class)+1+len(e.Name)] // shares the key's bytes
 	slot, seen := mt.byKey[key]
-	if prov, ok := mt.ids[e.MethodID]; ok && (!seen || prov != slot) {
+	if prov, ok := mt.ids.get(e.MethodID); ok && (!seen || prov != slot) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
@@ -217,7 +216,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	if !seen {
 		slot = mt.newSlot(key, display)
 	}
-	mt.ids[e.MethodID] = slot
+	mt.ids.set(e.MethodID, slot, len(mt.stats))
 	in := &mt.info[slot]
 	in.name, in.sig = e.Name, e.Signature
 	mt.stats[slot].line = e.StartLineNumber
@@ -250,11 +249,7 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		key := methodKey(class, in.name, in.sig, st.line)
 		if other, ok := mt.byKey[key]; ok && other != slot {
 			mt.merge(slot, other)
-			for mid, s := range mt.ids {
-				if s == slot {
-					mt.ids[mid] = other
-				}
-			}
+			mt.ids.replace(slot, other)
 			continue
 		}
 		delete(mt.byKey, mt.keyOf(slot))
