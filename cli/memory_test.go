@@ -9,16 +9,15 @@ import (
 func TestLimitMemorySetsTheRuntimesSoftLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	for _, tc := range []struct {
-		mib  int
-		want int64
+		limit, want int64
 	}{
-		{512, 512 << 20},
-		{1, 1 << 20},
+		{512 << 20, 512 << 20},
+		{1, 1},
 		{0, math.MaxInt64},
 	} {
-		limitMemory(tc.mib)
+		limitMemory(tc.limit)
 		if got := debug.SetMemoryLimit(-1); got != tc.want {
-			t.Errorf("limitMemory(%d): limit %d, want %d", tc.mib, got, tc.want)
+			t.Errorf("limitMemory(%d): limit %d, want %d", tc.limit, got, tc.want)
 		}
 	}
 }

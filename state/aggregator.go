@@ -27,6 +27,12 @@ type Options struct {
 	// of the Objects pane (default 20,000).
 	MaxTrackedObjects int
 	MaxClasses        int
+	// TelemetryWindow is how long telemetry series keep every point
+	// (default 5 min); older points are kept downsampled, within
+	// TelemetryMemory bytes for MaxSeries series (defaults 32 MiB, 512).
+	TelemetryWindow time.Duration
+	TelemetryMemory int64
+	MaxSeries       int
 }
 
 func (o Options) withDefaults() Options {
@@ -54,6 +60,15 @@ func (o Options) withDefaults() Options {
 	if o.MaxClasses <= 0 {
 		o.MaxClasses = 20_000
 	}
+	if o.TelemetryWindow <= 0 {
+		o.TelemetryWindow = 5 * time.Minute
+	}
+	if o.TelemetryMemory <= 0 {
+		o.TelemetryMemory = 32 << 20
+	}
+	if o.MaxSeries <= 0 {
+		o.MaxSeries = 512
+	}
 	return o
 }
 
@@ -70,16 +85,18 @@ type Aggregator struct {
 	events int64
 	latest int64 // latest event time, ns since the epoch
 
-	threads  threadTable
-	methods  methodTable
-	monitors monitorTable
-	classes  map[int64]string // class id -> name, for the current stream
-	gc       gcState
-	objects  objectTable
-	deadlog  deadlockLog
-	coverage coverageTable
-	process  Process
-	unpaired int64
+	threads   threadTable
+	methods   methodTable
+	monitors  monitorTable
+	classes   map[int64]string // class id -> name, for the current stream
+	gc        gcState
+	objects   objectTable
+	deadlog   deadlockLog
+	telemetry telemetryTable
+	probes    probeTable
+	coverage  coverageTable
+	process   Process
+	unpaired  int64
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -102,6 +119,8 @@ func New(opts Options) *Aggregator {
 	a.monitors.init()
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
+	a.telemetry.init(opts.TelemetryWindow, opts.TelemetryMemory, opts.MaxSeries)
+	a.probes.init()
 	a.coverage.init(opts.MaxClasses)
 	return a
 }
@@ -131,6 +150,7 @@ func (a *Aggregator) newStream(stream int) {
 	a.monitors.newStream()
 	clear(a.classes)
 	a.objects.newStream()
+	a.telemetry.newStream()
 	a.gc.pending = 0
 	a.polled, a.poll.entries = false, a.poll.entries[:0]
 	for _, t := range a.threads.all {
@@ -303,7 +323,22 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.at(e.Time)
 		a.gc.collectorTotals(e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
 	case *decode.MemoryPool:
-		a.gc.pool(a.at(e.Time), e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
+		at := a.at(e.Time)
+		a.gc.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
+		a.telemetry.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed)
+	case *decode.TelemetrySeries:
+		a.telemetry.declare(e)
+	case *decode.TelemetryValue:
+		a.telemetry.value(a.at(e.Time), e.Series, e.Value)
+	case *decode.TelemetryProblem:
+		at := int64(0) // a refusal before the stream began has no time
+		if e.Time != 0 {
+			at = a.at(e.Time)
+		}
+		a.telemetry.problem(at, e.Spec, e.Problem)
+	case *decode.Probe:
+		a.at(e.Time)
+		a.probes.record(e, int64(a.clock.Duration(e.Total)), int64(a.clock.Duration(e.Max)))
 	case *decode.RuntimeShutdown:
 		now := a.at(e.Time)
 		a.process.Exited = time.Unix(0, now)
@@ -361,6 +396,8 @@ func (a *Aggregator) Reset() {
 	a.threads.reset(a.latest)
 	a.gc.reset()
 	a.objects.reset()
+	a.telemetry.reset()
+	a.probes.reset()
 	a.unpaired = 0
 }
 
@@ -478,6 +515,10 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	s.Objects, s.HasObjects = a.objects.rows(nowNS)
+	s.Telemetry, s.TelemetryProblems = a.telemetry.snapshot(q.Telemetry)
+	s.TelemetryWindow = a.opts.TelemetryWindow
+	s.TelemetryDropped, s.TelemetryUndeclared = a.telemetry.dropped, a.telemetry.undeclared
+	s.Probes = a.probes.snapshot()
 	s.Coverage = a.coverage.rows()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)

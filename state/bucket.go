@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// bucket is one second of the window: the figures of the methods with
+// windowBucket is one second of the window: the figures of the methods with
 // calls or samples in it, in slot order, packed as varints. A wide window
 // (100,000 methods active every second) holds a million of them: packed,
 // an entry takes some 10 to 20 bytes instead of 72.
@@ -14,7 +14,7 @@ import (
 // An entry is the slot's distance from the previous entry's, a byte of
 // flags saying which of the rarer fields follow, then calls, self, total,
 // and those fields.
-type bucket []byte
+type windowBucket []byte
 
 const (
 	hasCPU     = 1 << iota // cpu follows
@@ -24,7 +24,7 @@ const (
 )
 
 // appendEntry packs one method's figures; prev is the previous entry's slot.
-func (b bucket) appendEntry(prev, slot int32, f *figures) bucket {
+func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
 	var flags byte
 	if f.cpu != 0 {
 		flags |= hasCPU
@@ -61,7 +61,7 @@ func (b bucket) appendEntry(prev, slot int32, f *figures) bucket {
 
 // entry unpacks the entry at pos, after the one of slot prev; it returns
 // the position of the next entry.
-func (b bucket) entry(pos int, prev int32) (slot int32, f figures, next int) {
+func (b windowBucket) entry(pos int, prev int32) (slot int32, f figures, next int) {
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b[pos:])
 		pos += n
@@ -94,7 +94,7 @@ func (b bucket) entry(pos int, prev int32) (slot int32, f figures, next int) {
 
 // closeBucket closes the second being filled into the window.
 func (mt *methodTable) closeBucket() {
-	var b bucket
+	var b windowBucket
 	if len(mt.buckets) >= mt.maxBuckets {
 		b = mt.expireOldest()
 	}
@@ -115,7 +115,7 @@ func (mt *methodTable) closeBucket() {
 
 // expireOldest drops the oldest bucket from the window; it returns the
 // bucket's storage for reuse.
-func (mt *methodTable) expireOldest() bucket {
+func (mt *methodTable) expireOldest() windowBucket {
 	old := mt.buckets[0]
 	mt.buckets = mt.buckets[:copy(mt.buckets, mt.buckets[1:])]
 	// min and max cannot be subtracted: the methods still in the window

@@ -20,7 +20,7 @@ func TestBucketEntriesRoundTrip(t *testing.T) {
 			samples: math.MaxInt64, totalSamples: 1}},
 		{1<<31 - 1, figures{min: math.MaxInt64, max: -1}},
 	}
-	var b bucket
+	var b windowBucket
 	prev := int32(0)
 	for _, e := range entries {
 		b = b.appendEntry(prev, e.slot, &e.f)

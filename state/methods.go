@@ -133,7 +133,7 @@ type methodTable struct {
 	sampledToo  bool // and stack samples arrived (both: two views)
 
 	bucketWidth time.Duration
-	buckets     []bucket // completed buckets, oldest first
+	buckets     []windowBucket // completed buckets, oldest first
 	maxBuckets  int
 	bucketEnd   time.Time
 	window      windowSet

@@ -379,6 +379,13 @@ final class BinaryEncoder extends TraceEncoder {
     }
 
     @Override
+    void custom(String body) {
+        begin(1041);
+        str(body);
+        end();
+    }
+
+    @Override
     void gcTotals(long time, String collector, long count, long totalTime) {
         begin(1105);
         i64(time);

@@ -72,6 +72,9 @@ abstract class TraceEncoder {
     /** What was seen allocated of a class since its previous report: count -1 when sampled by size. */
     abstract void allocation(long time, String className, long count, long bytes);
 
+    /** A custom message (1041): a free-form body; telemetry's in proftop's convention (Convention). */
+    abstract void custom(String body);
+
     static TraceEncoder forFormat(String format) {
         return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();
     }

@@ -345,4 +345,11 @@ final class XmlEncoder extends TraceEncoder {
         attr("bytes", bytes);
         close();
     }
+
+    @Override
+    void custom(String body) {
+        open("custom");
+        attr("body", body);
+        close();
+    }
 }
