@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -204,16 +203,6 @@ func replayWideFile(b *testing.B, path string) {
 	if fi, err := os.Stat(path); err == nil {
 		b.SetBytes(fi.Size())
 	}
-}
-
-// processCPU is the CPU time this process has used, user and system, all
-// threads (the garbage collector's included).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // peakRSS is the largest resident set size this process has had, from
