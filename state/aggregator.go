@@ -27,6 +27,9 @@ type Options struct {
 	// of the Objects pane (default 20,000).
 	MaxTrackedObjects int
 	MaxClasses        int
+	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
+	// about 18 MB at most); stacks beyond are cut, and counted.
+	MaxTreeNodes int
 }
 
 func (o Options) withDefaults() Options {
@@ -54,6 +57,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxClasses <= 0 {
 		o.MaxClasses = 20_000
 	}
+	if o.MaxTreeNodes <= 0 {
+		o.MaxTreeNodes = 200_000
+	}
 	return o
 }
 
@@ -77,6 +83,7 @@ type Aggregator struct {
 	gc       gcState
 	objects  objectTable
 	deadlog  deadlockLog
+	tree     stackTree // the call tree (calltree.go)
 	process  Process
 	unpaired int64
 
@@ -101,6 +108,7 @@ func New(opts Options) *Aggregator {
 	a.monitors.init()
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
+	a.tree.init(opts.Window, opts.MaxTreeNodes)
 	return a
 }
 
@@ -114,6 +122,7 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	}
 	a.clock = clock
 	a.methods.rotate(now)
+	a.tree.rotate(now)
 	for _, ev := range events {
 		a.apply(ev)
 	}
@@ -164,7 +173,8 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if e.ThreadCPUTime > 0 {
 			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
 		}
-		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark()})
+		node, cut := a.tree.enter(t, slot)
+		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark(), node: node, cut: cut})
 	case *decode.MethodExit:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
@@ -186,6 +196,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 			cpu = max(t.cpu-c.cpuStart, 0)
 		}
 		a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+		a.tree.exit(&c, self)
 	case *decode.AgMethodEntry:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		slot := a.methods.byID(e.MethodIDRef)
@@ -275,9 +286,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.applyPoll(e)
 	case *decode.Sample:
 		a.at(e.Time)
-		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
+		n, w := max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0)
+		a.methods.sample(&e.Stack, n, w)
 		if len(e.Stack.Methods) > 0 {
-			a.threads.get(e.ThreadIDRef, a.stream).sampleTop = e.Stack.Methods[0]
+			t := a.threads.get(e.ThreadIDRef, a.stream)
+			t.sampleTop = e.Stack.Methods[0]
+			a.tree.addStack(t, a.methods.stackBuf, w, n)
 		}
 	case *decode.Collection:
 		end := a.at(e.Time)
@@ -344,6 +358,7 @@ func (a *Aggregator) Reset() {
 	a.threads.reset(a.latest)
 	a.gc.reset()
 	a.objects.reset()
+	a.tree.reset()
 	a.unpaired = 0
 }
 
@@ -351,7 +366,7 @@ func (a *Aggregator) Reset() {
 // snapshots reuse its tables instead of allocating: an interface that
 // refreshes every 100 ms then makes no garbage worth speaking of.
 func (a *Aggregator) Release(s *Snapshot) {
-	if s == nil {
+	if s == nil || s.picture {
 		return
 	}
 	a.mu.Lock()
@@ -406,6 +421,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.methods.rotate(now)
+	a.tree.rotate(now)
 	nowNS := a.latest
 	if nowNS == 0 {
 		nowNS = now.UnixNano()
@@ -428,7 +444,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.threadName, reuse(&a.freeThreads))
+	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.threadName, reuse(&a.freeThreads))
 	buf := methodBuffer{gen: noGen}
 	if n := len(a.freeMethods); n > 0 {
 		buf = a.freeMethods[n-1]

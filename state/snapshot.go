@@ -322,7 +322,8 @@ type Snapshot struct {
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
 
-	gen uint32 // generation of the method table, for reuse
+	gen     uint32 // generation of the method table, for reuse
+	picture bool   // a picture of the history: its tables are not the aggregator's to reuse
 }
 
 // Percent is a method's share of all self time.
@@ -414,8 +415,10 @@ func MonitorName(m *Monitor) string {
 type Query struct {
 	// Recent asks for method figures over the window instead of cumulative.
 	Recent bool
-	// StackOf fills the Stack of this thread (0: none).
-	StackOf int64
+	// StackOf fills the Stack of this thread (0: none); AllStacks those of
+	// every thread (shared with the aggregator, not copied, where it can).
+	StackOf   int64
+	AllStacks bool
 	// CallersOf fills Callers for this method slot (-1: none).
 	CallersOf int32
 	// GroupMonitors lists one row per lock class and site instead of one

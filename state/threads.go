@@ -14,6 +14,8 @@ type openCall struct {
 	start    int64 // ns
 	child    int64 // time spent in callees, ns
 	cpuStart int64 // the thread's CPU time at entry, ns
+	node     int32 // its node in the call tree (-1: none)
+	cut      bool  // the call tree's bound cut it: node is its caller's
 }
 
 // maxOpenCalls bounds a thread's stack of open calls: a stream that loses
@@ -64,6 +66,8 @@ type thread struct {
 	hist histOpen
 	// The method on top of its latest stack sample.
 	sampleTop string
+	// Its root in the call tree, plus one (0: none yet).
+	treeRoot int32
 }
 
 // setCPU takes a reading of the thread's CPU time. The first one is a
@@ -358,7 +362,7 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 // spent between two marks of the table at least cpuWindow apart in trace
 // time, over that span: both come from the same clock, so a replay at any
 // speed (or a simulated clock) reads the same, and no thread exceeds 100%.
-func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names func(int64) string, out []Thread) []Thread {
+func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names func(int64) string, out []Thread) []Thread {
 	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
 		tt.prevAt, tt.markAt = tt.markAt, now
 		for _, t := range tt.all {
@@ -412,7 +416,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 		if tt.prevAt != 0 && span > 0 {
 			r.CPUPercent = min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100)
 		}
-		if t.id == stackOf && t.state != ThreadEnded {
+		if (allStacks || t.id == stackOf) && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)
 		}
 	}
