@@ -10,13 +10,14 @@ import (
 )
 
 // Sniff tells the format of a stream from its first bytes: "0TBF" is
-// binary, a zip signature is a zipped trace, and '<' (after an optional
-// byte-order mark and white space) is XML. zipped reports the zip case.
+// binary, a zip signature is a zipped trace, gzip's a gzipped trace or a
+// proftop bundle (archive.go), and '<' (after an optional byte-order mark
+// and white space) is XML. zipped reports an archive.
 func Sniff(prefix []byte) (f Format, zipped bool, ok bool) {
 	switch {
 	case bytes.HasPrefix(prefix, []byte(Magic)):
 		return FormatBinary, false, true
-	case bytes.HasPrefix(prefix, []byte("PK\x03\x04")):
+	case bytes.HasPrefix(prefix, []byte("PK\x03\x04")), bytes.HasPrefix(prefix, []byte(gzipMagic)):
 		return 0, true, true
 	}
 	p := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
@@ -41,7 +42,7 @@ func Open(r io.Reader, opts Options) (Decoder, error) {
 		return nil, err
 	}
 	if zipped {
-		return openZip(r, whole, opts)
+		return openArchive(r, whole, opts)
 	}
 	return NewDecoder(f, whole, opts), nil
 }
@@ -70,7 +71,7 @@ func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error
 		return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
 	}
 	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true,
-		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip) or '<' (XML)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
+		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip), gzip or '<' (XML)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
 }
 
 // undecided reports whether more bytes could still change what Sniff says.
@@ -82,7 +83,7 @@ func undecided(prefix []byte) bool {
 		return false
 	}
 	if len(prefix) < 4 {
-		return bytes.HasPrefix([]byte(Magic), prefix) || bytes.HasPrefix([]byte("PK\x03\x04"), prefix) ||
+		return bytes.HasPrefix([]byte(Magic), prefix) || bytes.HasPrefix([]byte("PK\x03\x04"), prefix) || bytes.HasPrefix([]byte(gzipMagic), prefix) ||
 			len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0 ||
 			bytes.HasPrefix([]byte("\xef\xbb\xbf"), prefix)
 	}

@@ -1,0 +1,68 @@
+package client
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/simulator"
+)
+
+// The ring keeps the latest events within its bound, with every
+// definition, as a trace that decodes.
+func TestStreamRingKeepsTheLatestEventsAsATrace(t *testing.T) {
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)})
+	ring := NewStreamRing(256<<10, 1<<20)
+	var last decode.Event
+	for range 100 {
+		b := &Batch{Stream: 1}
+		for range 1000 {
+			b.Add(w.Next())
+		}
+		ring.Add(b)
+		last = decode.Clone(b.Events()[b.Len()-1])
+	}
+	c := ring.Contents()
+	if c.Bytes > 256<<10+1<<20 || c.Bytes < 128<<10 || !c.To.After(c.From) && c.To != c.From {
+		t.Fatalf("%d bytes kept", c.Bytes)
+	}
+	var out bytes.Buffer
+	if n, err := c.WriteTo(&out); err != nil || n != c.Bytes {
+		t.Fatalf("wrote %d of %d: %v", n, c.Bytes, err)
+	}
+	dec, err := decode.Open(&out, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[decode.Kind]int{}
+	var final decode.Event
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[ev.Kind()]++
+		final = decode.Clone(ev)
+	}
+	if kinds[decode.KindMethodDef] == 0 || kinds[decode.KindThreadStart] == 0 || kinds[decode.KindMethodEntry] == 0 {
+		t.Fatalf("kinds %v", kinds)
+	}
+	if kinds[decode.KindMethodEntry] > 50_000 {
+		t.Fatalf("%d method entries: the oldest were not dropped", kinds[decode.KindMethodEntry])
+	}
+	if final.Kind() != last.Kind() {
+		t.Fatalf("the last event is a %v, want %v", final.Kind(), last.Kind())
+	}
+	// A new stream starts the ring again.
+	b := &Batch{Stream: 2}
+	b.Add(&decode.ThreadStart{ThreadID: 1, ThreadName: "main"})
+	ring.Add(b)
+	if c := ring.Contents(); len(c.chunks) != 0 || c.Bytes > 100 {
+		t.Fatalf("after a new stream: %d chunks, %d bytes", len(c.chunks), c.Bytes)
+	}
+}
