@@ -63,7 +63,7 @@ func TestGzipAndTarArchives(t *testing.T) {
 		data []byte
 		want string
 	}{
-		"no trace in the tar": {gzipped(tarred([2]string{"README.txt", "x"})), "holds no .trcbin"},
+		"no trace in the tar":  {gzipped(tarred([2]string{"README.txt", "x"})), "holds no .trcbin"},
 		"no trace in the gzip": {gzipped([]byte("hello")), "want \"0TBF\""},
 		"a broken gzip":        {[]byte("\x1f\x8b\x00\x00"), "gzip"},
 		"a zip in a gzip":      {gzipped([]byte("PK\x03\x04rest")), "an archive inside a gzip"},
