@@ -193,13 +193,13 @@ func (h *History) Deadlocks() []DeadlockRecord {
 	return slices.Clone(h.deadlocks)
 }
 
-// AddDeadlock remembers a deadlock read back from a bundle.
-func (h *History) AddDeadlock(d DeadlockRecord) {
+// RestoreDeadlocks replaces the deadlocks remembered with those read back
+// from a bundle (they may predate its oldest picture).
+func (h *History) RestoreDeadlocks(ds []DeadlockRecord) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.deadlocks) < maxDeadlockRecords {
-		h.deadlocks = append(h.deadlocks, d)
-	}
+	h.deadlocks = slices.Clone(ds[:min(len(ds), maxDeadlockRecords)])
+	h.live = map[string]int{}
 }
 
 // marksFor says what makes a picture stand out from those before it.
