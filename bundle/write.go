@@ -157,7 +157,9 @@ func (src *Source) entries(now time.Time, sum *Summary) ([]entry, error) {
 		status = src.Status()
 	}
 	var out []entry
-	add := func(name string, data []byte) { out = append(out, entry{name: name, data: data, size: int64(len(data))}) }
+	add := func(name string, data []byte) {
+		out = append(out, entry{name: name, data: data, size: int64(len(data))})
+	}
 
 	picture, err := tui.RenderJSON(snap, status, 0)
 	if err != nil {
