@@ -110,6 +110,7 @@ func (src *Source) Write(path string, now time.Time) (Summary, error) {
 			return fail(err)
 		}
 	}
+	tmp.Chmod(0o644) // CreateTemp's 0600 is for the partial file; the bundle is to be handed over
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return sum, fmt.Errorf("writing the bundle %s failed: %w", path, explain(err))
@@ -194,6 +195,9 @@ func (src *Source) entries(now time.Time, sum *Summary) ([]entry, error) {
 	var dl bytes.Buffer
 	WriteDeadlocks(&dl, deadlocks)
 	add(FileDeadlocks, dl.Bytes())
+	if deadlocks == nil {
+		deadlocks = []state.DeadlockRecord{} // [] in JSON, not null
+	}
 	dj, err := json.Marshal(deadlocks)
 	if err != nil {
 		return nil, err

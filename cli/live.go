@@ -28,6 +28,10 @@ type View struct {
 	Count int  // snapshots to print, 0: until interrupted (or the end of a file)
 	JSON  bool // one JSON document per snapshot
 	Top   int  // rows per table in text snapshots (methods in JSON; 0: all)
+	// History prints, at the end, the history as JSON lines instead of
+	// the snapshots; Bundle writes a triage bundle there at the end.
+	History bool
+	Bundle  string
 }
 
 // Interruptible returns a context that ends on SIGINT or SIGTERM.
@@ -54,16 +58,49 @@ func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
 }
 
 // Watch shows a source: the interface, or batch snapshots.
-func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer) error {
-	agg := state.New(state.Options{Window: s.Window})
+func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer, opts ...WatchOption) error {
+	if err := v.check(); err != nil {
+		return err
+	}
+	w := newWatching(src, s, opts)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.record(ctx)
 	if !v.Batch {
 		if !term.IsTerminal(os.Stdout.Fd()) {
 			return errors.New("standard output is not a terminal: use --batch for text snapshots (or --batch --json)")
 		}
-		cfg := tui.Config{Refresh: s.Refresh, Theme: s.Theme, ASCII: ascii(s.Charset), Recent: true}
-		return tui.Run(ctx, cfg, tui.ColorMode(s.Color), src, agg)
+		cfg := tui.Config{Refresh: s.Refresh, Theme: s.Theme, ASCII: ascii(s.Charset), Recent: true, History: w.history, Bundle: w.writeBundle}
+		return tui.Run(ctx, cfg, tui.ColorMode(s.Color), w.src, w.agg)
 	}
-	return runBatch(ctx, src, agg, s, v, out)
+	err := runBatch(ctx, w.src, w.agg, s, v, out)
+	if v.History {
+		if w.recorder != nil && w.src.Status().Events > 0 {
+			w.recorder.Take(time.Now()) // the end of the run
+		}
+		if perr := printHistory(out, w.history); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if v.Bundle != "" {
+		what, berr := w.writeBundle(v.Bundle, time.Now())
+		if berr != nil {
+			return errors.Join(err, berr)
+		}
+		fmt.Fprintln(os.Stderr, "proftop: "+what)
+	}
+	return err
+}
+
+// check refuses options that do not go together.
+func (v View) check() error {
+	switch {
+	case v.History && (!v.Batch || !v.JSON):
+		return errors.New("--history prints the history as JSON lines: use it with --batch --json")
+	case v.Bundle != "" && !v.Batch:
+		return errors.New("--bundle writes a bundle when a --batch run ends; in the interface, w writes one")
+	}
+	return nil
 }
 
 // ascii resolves the charset setting: auto follows the locale.
@@ -104,6 +141,9 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	ran := make(chan error, 1)
 	go func() { ran <- src.Run(ctx) }()
 	print := func() error {
+		if v.History {
+			return nil // the history is printed at the end instead
+		}
 		snap := agg.Snapshot(time.Now(), state.Query{Recent: true, CallersOf: -1})
 		st := src.Status()
 		if v.JSON {

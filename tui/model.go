@@ -18,6 +18,12 @@ type Config struct {
 	Theme   string        // "dark" or "light"
 	ASCII   bool          // an ASCII terminal: no symbols, sparklines or borders beyond ASCII
 	Recent  bool          // start the methods pane on the window rather than cumulative
+	// History holds the pictures of the last minutes, for time travel
+	// (nil: none kept).
+	History *state.History
+	// Bundle writes a triage bundle to a path and says what it holds; it
+	// runs off the UI goroutine (nil: w is not offered).
+	Bundle func(path string, now time.Time) (string, error)
 }
 
 // Refresh bounds.
