@@ -29,6 +29,8 @@ func (m *Model) helpGroups() []helpGroup {
 		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Back}},
 		{"Sort and filter", []key.Binding{k.Sort, k.SortNext, k.Reverse, k.Filter}},
 		{"View", []key.Binding{k.Pause, k.Recent, k.Group, k.Faster, k.Slower, k.Reset, k.Help, k.Quit}},
+		{"History (frozen)", []key.Binding{k.StepBack, k.StepOn, k.MinuteBack, k.MinuteOn, k.Oldest, k.Latest, k.NextMark}},
+		{"Call tree and files", []key.Binding{k.Tree, k.Expand, k.Collapse, k.Flame, k.Export, k.Bundle}},
 	}
 }
 
@@ -42,6 +44,9 @@ func (m *Model) helpNotes() []string {
 		"a sampled method's time is the CPU time of the threads sampled in it.",
 		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching",
 		"began, contentions in progress included. m groups locks by class and site.",
+		m.historyNote(),
+		"Marks on the timeline: D a deadlock began, G a GC pause far above the median,",
+		"C contention peaked. Every pane and drill-in shows the moment shown.",
 	}
 }
 
@@ -145,6 +150,15 @@ func (m *Model) footer() string {
 	switch {
 	case m.help != nil:
 		items = []footerItem{{"↑↓", "scroll", true}, {"any key", "close", true}}
+	case m.ctree != nil:
+		items = []footerItem{{"esc q", "back", true}, {"enter l h", "open/close", false}, {"/", "threads", false}, {"f", "flame", false},
+			{"e", "export", false}, {"?", "help", true}}
+		if m.paused {
+			items = append(items, footerItem{"← →", "step", false})
+		}
+	case m.paused && m.trip != nil:
+		items = []footerItem{{"space", "live", true}, {"← →", "step", false}, {"[ ]", "minute", false}, {"n N", "marks", false},
+			{"home end", "ends", false}, {"t", "call tree", false}, {"w", "bundle", false}, {"?", "help", true}, {"q", "quit", true}}
 	case m.detail != nil:
 		items = []footerItem{{"esc q", "back", true}, {"↑↓ pgup pgdn", "scroll", false}, {"?", "help", true}, {"space", "freeze", false}}
 	case m.focus == paneGC:
