@@ -17,7 +17,7 @@ type headerInfo struct {
 	cpu     float64 // proftop's own CPU, % of one core
 	mem     int64   // proftop's own memory, bytes (0: unknown)
 	paused  bool
-	moment  string // the moment of the history shown ("-2m14s, 03:12:05"), "" for the present
+	moment  string        // the moment of the history shown ("-2m14s, 03:12:05"), "" for the present
 	refresh time.Duration // 0 in batch output, which has neither refresh nor own CPU
 	now     time.Time
 }
