@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"compress/flate"
 	"io"
 	"sync"
 	"time"
@@ -11,8 +12,11 @@ import (
 
 // StreamRing keeps the latest minutes of a source's events, re-encoded as a
 // binary trace (.trcbin), for a triage bundle: whatever the source spoke
-// (XML, a zip), the bundle holds one format every reader takes. It is
-// bounded in bytes: the oldest batches go first. Definitions (the node,
+// (XML, a zip), the bundle holds one format every reader takes. The events
+// are kept compressed (flate, fastest), in chunks of 256 KiB of trace,
+// which makes the ring hold five to ten times more minutes than its
+// bytes would as they are. It is bounded in (compressed) bytes: the
+// oldest chunks go first. Definitions (the node,
 // process and agent, classes, methods, thread starts, the tick frequency)
 // are kept apart, from the stream's start, so that the events kept still
 // name their threads and methods; they have a bound of their own, beyond
@@ -26,17 +30,26 @@ type StreamRing struct {
 	defs        bytes.Buffer
 	defsDropped int64
 	chunks      []ringChunk
-	bytes       int64
+	bytes       int64 // compressed bytes of the chunks
+	raw         int64 // their bytes of trace
 	failed      int64 // events that could not be encoded (unknown messages of an XML stream)
 	defEnc      *decode.Encoder
 	evEnc       *decode.Encoder
-	evBuf       bytes.Buffer
+	evBuf       bytes.Buffer // the events of the open chunk
+	openFrom    time.Time    // when its first batch arrived
+	latest      time.Time    // when the latest batch arrived
+	zw          *flate.Writer
+	zbuf        bytes.Buffer
 }
 
-// ringChunk is one batch's events, encoded.
+// ringChunkSize is how much trace a chunk holds before it is compressed.
+const ringChunkSize = 256 << 10
+
+// ringChunk is a run of batches' events, encoded and compressed.
 type ringChunk struct {
-	at   time.Time
-	data []byte
+	from time.Time // when its first batch arrived
+	raw  int       // bytes of trace
+	z    []byte
 }
 
 // NewStreamRing returns a ring keeping maxBytes of events and maxDefs of
@@ -69,7 +82,8 @@ func (r *StreamRing) restart(stream int) {
 	r.defs.Reset()
 	r.defsDropped, r.failed = 0, 0
 	clear(r.chunks)
-	r.chunks, r.bytes = r.chunks[:0], 0
+	r.chunks, r.bytes, r.raw = r.chunks[:0], 0, 0
+	r.evBuf.Reset()
 	r.defEnc = decode.NewEncoder(&headerless{w: &r.defs, skip: decode.HeaderSize}, decode.EncoderOptions{})
 	r.evEnc = decode.NewEncoder(&headerless{w: &r.evBuf, skip: decode.HeaderSize}, decode.EncoderOptions{})
 }
@@ -110,17 +124,38 @@ func (r *StreamRing) Add(b *Batch) {
 		}
 	}
 	r.defEnc.Flush()
+	was := r.evBuf.Len()
 	r.evEnc.Flush()
-	if r.evBuf.Len() > 0 {
-		r.chunks = append(r.chunks, ringChunk{at: time.Now(), data: bytes.Clone(r.evBuf.Bytes())})
-		r.bytes += int64(r.evBuf.Len())
-		r.evBuf.Reset()
+	now := time.Now()
+	if was == 0 && r.evBuf.Len() > 0 {
+		r.openFrom = now
 	}
-	for len(r.chunks) > 1 && r.bytes > r.maxBytes {
-		r.bytes -= int64(len(r.chunks[0].data))
+	r.latest = now
+	if r.evBuf.Len() >= ringChunkSize {
+		r.seal()
+	}
+	for len(r.chunks) > 0 && r.bytes+int64(r.evBuf.Len()) > r.maxBytes {
+		r.bytes -= int64(len(r.chunks[0].z))
+		r.raw -= int64(r.chunks[0].raw)
 		r.chunks[0] = ringChunk{}
 		r.chunks = r.chunks[1:]
 	}
+}
+
+// seal compresses the open chunk.
+func (r *StreamRing) seal() {
+	r.zbuf.Reset()
+	if r.zw == nil {
+		r.zw, _ = flate.NewWriter(&r.zbuf, flate.BestSpeed)
+	} else {
+		r.zw.Reset(&r.zbuf)
+	}
+	r.zw.Write(r.evBuf.Bytes())
+	r.zw.Close()
+	r.chunks = append(r.chunks, ringChunk{from: r.openFrom, raw: r.evBuf.Len(), z: bytes.Clone(r.zbuf.Bytes())})
+	r.bytes += int64(r.zbuf.Len())
+	r.raw += int64(r.evBuf.Len())
+	r.evBuf.Reset()
 }
 
 // RingContents is what a ring holds at one moment, to be written out off
@@ -128,8 +163,10 @@ func (r *StreamRing) Add(b *Batch) {
 type RingContents struct {
 	defs        []byte
 	chunks      []ringChunk
+	open        []byte
 	From, To    time.Time // when the oldest and the newest batch kept arrived
 	Bytes       int64     // of the trace written
+	Compressed  int64     // what the events take in the ring
 	DefsDropped int64     // definitions left out beyond their bound
 	Failed      int64     // events that could not be encoded
 }
@@ -138,12 +175,17 @@ type RingContents struct {
 func (r *StreamRing) Contents() RingContents {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := RingContents{defs: bytes.Clone(r.defs.Bytes()), chunks: append([]ringChunk(nil), r.chunks...),
-		DefsDropped: r.defsDropped, Failed: r.failed}
-	if n := len(r.chunks); n > 0 {
-		c.From, c.To = r.chunks[0].at, r.chunks[n-1].at
+	c := RingContents{defs: bytes.Clone(r.defs.Bytes()), chunks: append([]ringChunk(nil), r.chunks...), open: bytes.Clone(r.evBuf.Bytes()),
+		DefsDropped: r.defsDropped, Failed: r.failed, To: r.latest, Compressed: r.bytes + int64(r.evBuf.Len())}
+	switch {
+	case len(r.chunks) > 0:
+		c.From = r.chunks[0].from
+	case len(c.open) > 0:
+		c.From = r.openFrom
+	default:
+		c.To = time.Time{}
 	}
-	c.Bytes = int64(decode.HeaderSize+len(c.defs)) + r.bytes
+	c.Bytes = int64(decode.HeaderSize+len(c.defs)+len(c.open)) + r.raw
 	return c
 }
 
@@ -162,11 +204,13 @@ func (c RingContents) WriteTo(w io.Writer) (int64, error) {
 		return total, err
 	}
 	for _, ch := range c.chunks {
-		if err := write(ch.data); err != nil {
+		n, err := io.Copy(w, flate.NewReader(bytes.NewReader(ch.z)))
+		total += n
+		if err != nil {
 			return total, err
 		}
 	}
-	return total, nil
+	return total, write(c.open)
 }
 
 // Recording returns a source that hands every batch its consumer recycles
