@@ -489,6 +489,7 @@ func TestAgentEncodersConform(t *testing.T) {
 		&decode.Collection{Time: tt + 15, Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 4_500_000,
 			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30},
 		&decode.GCTotals{Time: tt + 15, Collector: "G1 Young Generation", Count: 12, TotalTime: 81_000_000},
+		&decode.AgentCost{Time: tt + 15, AgentCPU: 12_000_000, JFRCPU: 3_000_000, AgentThreads: 4, JFRThreads: 2, ProcessCPU: -1},
 		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
 		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: tt + 16}},
 	}

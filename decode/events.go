@@ -44,6 +44,7 @@ const (
 	KindGCTotals
 	KindObjectCensus
 	KindAllocation
+	KindAgentCost
 	numKinds
 )
 

@@ -66,7 +66,7 @@ type kindSpec struct {
 
 // maxWireID is the largest message id the table knows: TPTP's run to 1041,
 // proftop's extensions start at 1100.
-const maxWireID = 1107
+const maxWireID = 1130
 
 var (
 	specs       [numKinds]*kindSpec
@@ -117,6 +117,7 @@ func init() {
 	register[GCTotals](1105, "gcTotals")
 	register[ObjectCensus](1106, "objectCensus")
 	register[Allocation](1107, "allocation")
+	register[AgentCost](1130, "agentCost")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))

@@ -84,6 +84,7 @@ type Aggregator struct {
 	objects  objectTable
 	deadlog  deadlockLog
 	tree     stackTree // the call tree (calltree.go)
+	cost     costState // what watching costs the JVM (agentcost.go)
 	process  Process
 	unpaired int64
 
@@ -345,6 +346,8 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.process.Started = time.Unix(0, a.ns(e.Time))
 	case *decode.AgentCreate:
 		a.process.Agent, a.process.Version = e.AgentName, e.Version
+	case *decode.AgentCost:
+		a.agentCost(e)
 	}
 }
 
@@ -469,6 +472,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	s.Objects, s.HasObjects = a.objects.rows(nowNS)
+	s.AgentCost = a.cost.snapshot()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
 		s.FocusRecent, s.FocusCumulative, _ = a.methods.both(q.CallersOf)

@@ -321,6 +321,8 @@ type Snapshot struct {
 	FocusCumulative Method   `json:"-"`
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
+	// AgentCost is what watching costs the JVM, when its agent says.
+	AgentCost *AgentCost `json:"agentCost,omitempty"`
 
 	gen     uint32 // generation of the method table, for reuse
 	picture bool   // a picture of the history: its tables are not the aggregator's to reuse

@@ -75,6 +75,7 @@ final class Collector {
     private final Sampler sampler;
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
+    private final AgentCost cost = new AgentCost();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
     private final Set<Long> announced = new HashSet<>();
@@ -312,6 +313,7 @@ final class Collector {
             sampler.polled(p);
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
+            cost.report(now, enc);
             flushLocked();
         }
     }

@@ -69,6 +69,8 @@ abstract class TraceEncoder {
 
     abstract void gcTotals(long time, String collector, long count, long totalTime);
 
+    abstract void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu);
+
     static TraceEncoder forFormat(String format) {
         return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();
     }
