@@ -88,6 +88,11 @@ type Kept struct {
 	Monitors int `json:"monitors"`
 }
 
+// IsPicture says a snapshot is a picture of the history: cut down, and
+// without what only the aggregator knows (callers, thread stacks beyond
+// its rows).
+func (s *Snapshot) IsPicture() bool { return s.picture }
+
 // Bytes is an estimate of the memory the picture holds.
 func (p *Picture) Bytes() int64 { return p.bytes }
 
@@ -374,12 +379,7 @@ func keepThreads(s *Snapshot, rows int) []Thread {
 
 // keepMethods keeps the methods of most self time, with names of their own.
 func keepMethods(s *Snapshot, rows int) ([]Method, []string) {
-	idx := make([]int, len(s.Methods))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(s.Methods[b].Self, s.Methods[a].Self) })
-	idx = idx[:min(rows, len(idx))]
+	idx := topBySelf(s.Methods, rows)
 	methods := make([]Method, len(idx))
 	names := make([]string, len(idx))
 	for i, j := range idx {
@@ -388,6 +388,53 @@ func keepMethods(s *Snapshot, rows int) ([]Method, []string) {
 		methods[i].Slot = int32(i)
 	}
 	return methods, names
+}
+
+// topBySelf is the rows of most self time, most first: a bounded heap,
+// since a snapshot may list 100,000 methods and a picture keeps a hundred.
+func topBySelf(ms []Method, rows int) []int {
+	less := func(a, b int) bool { // a ranks below b
+		if ms[a].Self != ms[b].Self {
+			return ms[a].Self < ms[b].Self
+		}
+		return a > b
+	}
+	h := make([]int, 0, rows) // a min-heap: the lowest kept on top
+	down := func(i int) {
+		for {
+			l, small := 2*i+1, i
+			if l < len(h) && less(h[l], h[small]) {
+				small = l
+			}
+			if r := l + 1; r < len(h) && less(h[r], h[small]) {
+				small = r
+			}
+			if small == i {
+				return
+			}
+			h[i], h[small] = h[small], h[i]
+			i = small
+		}
+	}
+	for i := range ms {
+		switch {
+		case len(h) < rows:
+			h = append(h, i)
+			for j := len(h) - 1; j > 0 && less(h[j], h[(j-1)/2]); j = (j - 1) / 2 {
+				h[j], h[(j-1)/2] = h[(j-1)/2], h[j]
+			}
+		case rows > 0 && less(h[0], i):
+			h[0] = i
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b int) int {
+		if less(a, b) {
+			return 1
+		}
+		return -1
+	})
+	return h
 }
 
 // keepMonitors keeps the monitors with owners or waiters, then those that
