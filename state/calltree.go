@@ -49,6 +49,19 @@ type mergedNode struct {
 	slot   int32
 }
 
+// nodeLinks finds a node's children: kept apart from frameNode (which
+// shapes share) and small, so that a lookup touches one cache line.
+type nodeLinks struct {
+	slot    int32 // the node's method slot, as in frameNode
+	last    int32 // the child found last (stacks repeat: it is often the next one)
+	kid     int32 // its first child (-1: none), the latest found first
+	sibling int32 // its parent's next child
+}
+
+// nodeFigs are a node's weights since the start (or the latest reset),
+// over the closed buckets of the window, and in the open second.
+type nodeFigs struct{ cum, win, cur treeFig }
+
 // closedBucket is one second of the window: the nodes that got weight in it.
 type closedBucket struct {
 	seq   uint64
@@ -62,12 +75,12 @@ type stackTree struct {
 	limit   int
 	nodes   []frameNode
 	mnodes  []mergedNode
-	lastKid []int32          // by node: the child found last (stacks repeat: it is often the next one)
-	kids    map[uint64]int32 // parent node, slot -> node
+	links   []nodeLinks      // by node: how to find its children, on the hot path
+	kids    map[uint64]int32 // parent node, slot -> node, for parents of many children
 	mkids   map[uint64]int32 // merged parent+1, slot -> merged node
 	owners  map[int32]*thread
 
-	cum, win, cur []treeFig // by node: since the start (or reset), over the closed window buckets, the open second
+	figs    []nodeFigs // by node
 	touched       []int32   // nodes with weight in cur
 	cut           treeFig   // stacks cut at the node bound
 	used          bool      // a stack has arrived
@@ -113,21 +126,34 @@ func (st *stackTree) threadRoot(t *thread) int32 {
 
 // grow extends the per-node tables to the nodes.
 func (st *stackTree) grow() {
-	st.lastKid = append(st.lastKid, -1)
-	st.cum = append(st.cum, treeFig{})
-	st.win = append(st.win, treeFig{})
-	st.cur = append(st.cur, treeFig{})
+	st.links = append(st.links, nodeLinks{slot: st.nodes[len(st.nodes)-1].slot, last: -1, kid: -1, sibling: -1})
+	st.figs = append(st.figs, nodeFigs{})
 }
 
 // child is the node for slot under parent, made if need be (-1 when the
 // bound is reached).
 func (st *stackTree) child(parent, slot int32) int32 {
-	if k := st.lastKid[parent]; k >= 0 && st.nodes[k].slot == slot {
+	links := st.links
+	if k := links[parent].last; k >= 0 && links[k].slot == slot {
 		return k
+	}
+	// Most frames have a few callees: a short walk of the children, the
+	// latest found first, costs less than a map; a parent of many
+	// children falls back to the map.
+	prev := int32(-1)
+	for k, n := links[parent].kid, 0; k >= 0 && n < maxWalk; k, n = links[k].sibling, n+1 {
+		if links[k].slot == slot {
+			if prev >= 0 { // to the front
+				links[prev].sibling, links[k].sibling, links[parent].kid = links[k].sibling, links[parent].kid, k
+			}
+			links[parent].last = k
+			return k
+		}
+		prev = k
 	}
 	key := kidKey(parent, slot)
 	if k, ok := st.kids[key]; ok {
-		st.lastKid[parent] = k
+		links[parent].last = k
 		return k
 	}
 	// Room for the node, and for its counterpart when that is new too.
@@ -143,9 +169,13 @@ func (st *stackTree) child(parent, slot int32) int32 {
 	st.nodes = append(st.nodes, frameNode{parent: parent, slot: slot, merged: m, root: st.nodes[parent].root})
 	st.grow()
 	st.kids[key] = n
-	st.lastKid[parent] = n
+	st.links[parent].last = n
+	st.links[n].sibling, st.links[parent].kid = st.links[parent].kid, n
 	return n
 }
+
+// maxWalk is how many children child looks at before the map.
+const maxWalk = 8
 
 func (st *stackTree) mergedChild(parent, slot int32) int32 {
 	key := kidKey(parent+1, slot)
@@ -161,11 +191,12 @@ func (st *stackTree) mergedChild(parent, slot int32) int32 {
 // add gives a node weight w and count n.
 func (st *stackTree) add(node int32, w, n int64) {
 	f := treeFig{w, n}
-	st.cum[node].add(f)
-	if st.cur[node].zero() {
+	nf := &st.figs[node]
+	nf.cum.add(f)
+	if nf.cur.zero() {
 		st.touched = append(st.touched, node)
 	}
-	st.cur[node].add(f)
+	nf.cur.add(f)
 	st.used = true
 	if w > 0 {
 		st.weighted = true
@@ -243,15 +274,16 @@ func (st *stackTree) closeBucket() {
 		old := st.buckets[0]
 		st.buckets = st.buckets[:copy(st.buckets, st.buckets[1:])]
 		for _, f := range old.figs {
-			st.win[f.Node].add(treeFig{-f.W, -f.N})
+			st.figs[f.Node].win.add(treeFig{-f.W, -f.N})
 		}
 		figs = old.figs[:0]
 	}
 	for _, node := range st.touched {
-		c := st.cur[node]
+		nf := &st.figs[node]
+		c := nf.cur
 		figs = append(figs, NodeFig{Node: node, W: c.w, N: c.n})
-		st.win[node].add(c)
-		st.cur[node] = treeFig{}
+		nf.win.add(c)
+		nf.cur = treeFig{}
 	}
 	st.touched = st.touched[:0]
 	st.seq++
@@ -271,9 +303,7 @@ func (st *stackTree) closedSince(seq uint64) ([]NodeFig, uint64) {
 }
 
 func (st *stackTree) reset() {
-	clear(st.cum)
-	clear(st.win)
-	clear(st.cur)
+	clear(st.figs)
 	st.touched = st.touched[:0]
 	st.buckets = st.buckets[:0]
 	st.cut = treeFig{}
@@ -283,17 +313,12 @@ func (st *stackTree) reset() {
 // weights lists the nodes with weight: since the start, or over the window.
 func (st *stackTree) weights(recent bool) []NodeFig {
 	var out []NodeFig
-	if recent {
-		for i := range st.win {
-			f := st.win[i]
-			f.add(st.cur[i])
-			if !f.zero() {
-				out = append(out, NodeFig{Node: int32(i), W: f.w, N: f.n})
-			}
+	for i := range st.figs {
+		f := st.figs[i].cum
+		if recent {
+			f = st.figs[i].win
+			f.add(st.figs[i].cur)
 		}
-		return out
-	}
-	for i, f := range st.cum {
 		if !f.zero() {
 			out = append(out, NodeFig{Node: int32(i), W: f.w, N: f.n})
 		}
