@@ -72,19 +72,19 @@ type closedBucket struct {
 // stackTree is the trie and its weights. Not safe for concurrent use: the
 // aggregator's lock guards it.
 type stackTree struct {
-	limit   int
-	nodes   []frameNode
-	mnodes  []mergedNode
-	links   []nodeLinks      // by node: how to find its children, on the hot path
-	kids    map[uint64]int32 // parent node, slot -> node, for parents of many children
-	mkids   map[uint64]int32 // merged parent+1, slot -> merged node
-	owners  map[int32]*thread
+	limit  int
+	nodes  []frameNode
+	mnodes []mergedNode
+	links  []nodeLinks      // by node: how to find its children, on the hot path
+	kids   map[uint64]int32 // parent node, slot -> node, for parents of many children
+	mkids  map[uint64]int32 // merged parent+1, slot -> merged node
+	owners map[int32]*thread
 
-	figs    []nodeFigs // by node
-	touched       []int32   // nodes with weight in cur
-	cut           treeFig   // stacks cut at the node bound
-	used          bool      // a stack has arrived
-	weighted      bool      // a stack with a weight has arrived
+	figs     []nodeFigs // by node
+	touched  []int32    // nodes with weight in cur
+	cut      treeFig    // stacks cut at the node bound
+	used     bool       // a stack has arrived
+	weighted bool       // a stack with a weight has arrived
 
 	bucketWidth time.Duration
 	buckets     []closedBucket
