@@ -36,7 +36,7 @@ func (m *Model) helpGroups() []helpGroup {
 
 // helpNotes are the lines under the keys: what the figures are.
 func (m *Model) helpNotes() []string {
-	return []string{
+	notes := []string{
 		"Refresh every " + dur(m.refresh) + " (100ms to 10s). Frozen, the data keeps being gathered.",
 		"Threads: the state is the source's latest thread poll (jstack's states); CPU is",
 		"measured (ThreadMXBean). STARTED – : the thread was running before watching began.",
@@ -44,10 +44,11 @@ func (m *Model) helpNotes() []string {
 		"a sampled method's time is the CPU time of the threads sampled in it.",
 		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching",
 		"began, contentions in progress included. m groups locks by class and site.",
-		m.historyNote(),
-		"Marks on the timeline: D a deadlock began, G a GC pause far above the median,",
-		"C contention peaked. Every pane and drill-in shows the moment shown.",
 	}
+	notes = append(notes, m.historyNotes()...)
+	return append(notes,
+		"Marks on the timeline: D a deadlock began, G a GC pause far above the median,",
+		"C contention peaked. Every pane and drill-in shows the moment shown.")
 }
 
 // helpLines draws the help screen in h lines.
@@ -68,7 +69,9 @@ func (m *Model) helpLines(h int) []string {
 	body := layoutColumns(cols, inner)
 	body = append(body, "")
 	for _, n := range m.helpNotes() {
-		body = append(body, m.st.Muted.Render(n))
+		for _, l := range wrapWords(n, inner, 3) {
+			body = append(body, m.st.Muted.Render(l))
+		}
 	}
 	room := max(h-2, 1)
 	m.help.offset = min(m.help.offset, max(len(body)-room, 0))

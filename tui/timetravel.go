@@ -192,20 +192,15 @@ func (m *Model) pause() {
 	}
 }
 
-// momentText says which moment is shown: how long before the newest data,
-// and its time of day ("-2m14s, 03:12:05").
+// momentText says which moment is shown: how long before the newest
+// picture (a second ago, live; the end of a bundle reopened), and its time
+// of day ("-2m14s, 03:12:05").
 func (m *Model) momentText() string {
 	p := m.trip.shown()
 	if p == nil {
 		return ""
 	}
-	newest := p.At
-	if m.latest != nil && m.latest.Taken.After(newest) {
-		newest = m.latest.Taken
-	}
-	if n := len(m.trip.pics); n > 0 && m.trip.pics[n-1].At.After(newest) {
-		newest = m.trip.pics[n-1].At
-	}
+	newest := m.trip.pics[len(m.trip.pics)-1].At
 	ago := newest.Sub(p.At).Round(time.Second)
 	return fmt.Sprintf("-%s, %s", agoText(ago), p.At.Local().Format("15:04:05"))
 }
@@ -280,20 +275,32 @@ func (m *Model) timeline(width int) string {
 	return b.String()
 }
 
-// historyNote says what the history holds and could hold, for the help.
-func (m *Model) historyNote() string {
+// historyNotes say what the history holds and could hold, for the help.
+func (m *Model) historyNotes() []string {
 	h := m.cfg.History
 	if h == nil {
-		return "History: none is kept."
+		return []string{"History: none is kept."}
 	}
 	o := h.Options()
-	n, bytes, covers, capacity := h.Usage()
-	text := fmt.Sprintf("History: a picture a refresh, the last %s, at most %s", agoText(o.Span), size(o.MaxBytes))
-	if n > 1 {
-		text += fmt.Sprintf("; now %d pictures over %s in %s", n, agoText(covers.Round(time.Second)), size(bytes))
+	out := []string{fmt.Sprintf("History: a picture every refresh (a second apart at least), the last %s, within %s.",
+		spanText(o.Span), size(o.MaxBytes))}
+	if n, bytes, covers, capacity := h.Usage(); n > 1 {
+		now := fmt.Sprintf("It holds %d pictures over %s in %s", n, agoText(covers.Round(time.Second)), size(bytes))
 		if capacity > 0 {
-			text += fmt.Sprintf(", room for about %s at this size", agoText(capacity.Round(time.Minute)))
+			now += fmt.Sprintf("; at that size the bound holds about %s", spanText(capacity.Round(time.Minute)))
 		}
+		out = append(out, now+".")
 	}
-	return text + "."
+	return out
+}
+
+// spanText renders a long span: 15m, 1h30m, 2m14s.
+func spanText(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		if d >= time.Hour {
+			return strings.TrimSuffix(fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute)), "00m")
+		}
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return agoText(d)
 }
