@@ -17,8 +17,9 @@ import java.util.Set;
  * the agent began watching, with the JVM's whole CPU time beside. Totals
  * add each thread's growth from one poll to the next, so that a thread
  * that ends takes nothing back. Reported as agentCost (1130,
- * docs/trace-extensions.md). Names come from ThreadMXBean without stacks:
- * no safepoint.
+ * docs/trace-extensions.md). Measured by the poll's thread before it takes
+ * the collector's lock; names come from ThreadMXBean without stacks: no
+ * safepoint.
  */
 final class AgentCost {
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -27,8 +28,18 @@ final class AgentCost {
     private long agentCpu;
     private long jfrCpu;
 
-    /** Measures and encodes one report. Called under the collector's lock. */
-    void report(long now, TraceEncoder enc) {
+    /** One measure, taken off the collector's lock. */
+    record Reading(long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu) {}
+
+    /** Encodes a measure. Called under the collector's lock. */
+    static void report(long now, TraceEncoder enc, Reading r) {
+        if (r != null) {
+            enc.agentCost(now, r.agentCpu(), r.jfrCpu(), r.agentThreads(), r.jfrThreads(), r.processCpu());
+        }
+    }
+
+    /** Measures, off the collector's lock (only the poll's thread calls it); null when CPU times are not measured. */
+    Reading measure() {
         boolean cpuTime;
         try {
             cpuTime = mx.isThreadCpuTimeSupported() && mx.isThreadCpuTimeEnabled();
@@ -36,7 +47,7 @@ final class AgentCost {
             cpuTime = false;
         }
         if (!cpuTime) {
-            return;
+            return null;
         }
         long[] ids = mx.getAllThreadIds();
         ThreadInfo[] infos = mx.getThreadInfo(ids, 0);
@@ -74,6 +85,6 @@ final class AgentCost {
         if (os instanceof com.sun.management.OperatingSystemMXBean b) {
             process = b.getProcessCpuTime();
         }
-        enc.agentCost(now, agentCpu, jfrCpu, agentThreads, jfrThreads, process);
+        return new Reading(agentCpu, jfrCpu, agentThreads, jfrThreads, process);
     }
 }

@@ -279,6 +279,7 @@ final class Collector {
         }
         heldUp = held;
         Map<Long, String> groups = groupsOfNew(p);
+        AgentCost.Reading spent = cost.measure();
         synchronized (lock) {
             if (stopped) {
                 return;
@@ -313,7 +314,7 @@ final class Collector {
             sampler.polled(p);
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
-            cost.report(now, enc);
+            AgentCost.report(now, enc, spent);
             flushLocked();
         }
     }
