@@ -46,7 +46,8 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
   proftop --host prod-1      watch the profiler on prod-1 (port 10002)
   proftop demo               watch the built-in simulated profiler
   proftop replay FILE        watch a recorded trace
-  proftop attach PID         load the agent into a local JVM and watch it`,
+  proftop attach PID         load the agent into a local JVM and watch it
+  proftop rbkit              watch a Ruby process profiled by rbkit`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -104,6 +105,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 		cli.NewDemoCommand(&settings, &view),
 		cli.NewAttachCommand(&settings, &view),
 		cli.NewReplayCommand(&settings, &view),
+		cli.NewRbkitCommand(&settings, &view),
 		exportCmd,
 		cli.NewConfigCommand(&origins, &usedFile))
 	return root

@@ -86,7 +86,7 @@ func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, e
 	if err := checkTrace(path, s); err != nil {
 		return nil, export.Span{}, err
 	}
-	src := newFileSource(path, 0, s)
+	src := newFileSource(path, 0, false, s)
 	agg := state.New(state.Options{Window: s.Window, MaxTreeNodes: s.TreeNodes})
 	fed := make(chan struct{})
 	go func() {

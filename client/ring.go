@@ -3,6 +3,8 @@ package client
 import (
 	"bytes"
 	"compress/flate"
+	"context"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -228,6 +230,22 @@ type ringSource struct {
 func (r *ringSource) Recycle(b *Batch) {
 	r.ring.Add(b)
 	r.Source.Recycle(b)
+}
+
+// Commands passes on the commands of a source that takes them (none else).
+func (r *ringSource) Commands() []Command {
+	if c, ok := r.Source.(Commander); ok {
+		return c.Commands()
+	}
+	return nil
+}
+
+// Do runs a command of the source.
+func (r *ringSource) Do(ctx context.Context, key string) (string, error) {
+	if c, ok := r.Source.(Commander); ok {
+		return c.Do(ctx, key)
+	}
+	return "", fmt.Errorf("this source takes no commands (key %q)", key)
 }
 
 // SelectAgent passes the choice of an agent on to a session.

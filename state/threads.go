@@ -68,6 +68,9 @@ type thread struct {
 	sampleTop string
 	// Its root in the call tree, plus one (0: none yet).
 	treeRoot int32
+	// Stack samples of a source that says nothing of their time: the
+	// thread's share of them stands for its share of the CPU.
+	samples, samplesAtSnap, samplesAtPrev int64
 }
 
 // setCPU takes a reading of the thread's CPU time. The first one is a
@@ -282,6 +285,8 @@ type threadTable struct {
 	// cpuWindow apart (trace time, ns): CPU readings arrive in batches (a
 	// poll a second), so a rate over one refresh would flicker.
 	markAt, prevAt int64
+	// Every thread's unweighted samples, and the count at the two marks.
+	samples, samplesAtSnap, samplesAtPrev int64
 }
 
 const cpuWindow = 2 * time.Second
@@ -289,6 +294,12 @@ const cpuWindow = 2 * time.Second
 func (tt *threadTable) init() { tt.byID = map[int64]*thread{} }
 
 func (tt *threadTable) lookup(id int64) *thread { return tt.byID[id] }
+
+// sampled counts n stack samples of a thread that stand for no known time.
+func (tt *threadTable) sampled(t *thread, n int64) {
+	t.samples += n
+	tt.samples += n
+}
 
 // get returns the thread, creating a placeholder for one whose start was
 // not seen (it was running before tracing began).
@@ -365,8 +376,10 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names func(int64) string, out []Thread) []Thread {
 	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
 		tt.prevAt, tt.markAt = tt.markAt, now
+		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
 		for _, t := range tt.all {
 			t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
+			t.samplesAtPrev, t.samplesAtSnap = t.samplesAtSnap, t.samples
 		}
 	}
 	span := now - tt.prevAt
@@ -415,6 +428,9 @@ func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *method
 		}
 		if tt.prevAt != 0 && span > 0 {
 			r.CPUPercent = min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100)
+		}
+		if r.Samples = t.samples; !t.cpuKnown && t.samples > 0 && tt.samples > tt.samplesAtPrev {
+			r.CPUPercent = 100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev)
 		}
 		if (allStacks || t.id == stackOf) && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)

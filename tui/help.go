@@ -24,14 +24,28 @@ type helpGroup struct {
 
 func (m *Model) helpGroups() []helpGroup {
 	k := m.keys
-	return []helpGroup{
-		{"Panes", []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4], k.NextPane, k.PrevPane}},
+	var source []helpGroup
+	if len(m.commands) > 0 {
+		// First, so that a short terminal shows them without scrolling.
+		source = []helpGroup{{"Source", commandBindings(m.commands)}}
+	}
+	// Keys of what the source has: coverage's pane, the methods' two views.
+	panes := []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4]}
+	if m.paneShown(paneCoverage) {
+		panes = append(panes, k.Pane[5])
+	}
+	view := []key.Binding{k.Pause, k.Recent, k.Group}
+	if m.snap != nil && m.snap.Views {
+		view = append(view, k.View)
+	}
+	return append(source, []helpGroup{
+		{"Panes", append(panes, k.NextPane, k.PrevPane)},
 		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Back}},
 		{"Sort and filter", []key.Binding{k.Sort, k.SortNext, k.Reverse, k.Filter}},
-		{"View", []key.Binding{k.Pause, k.Recent, k.Group, k.Faster, k.Slower, k.Reset, k.Help, k.Quit}},
+		{"View", append(view, k.Faster, k.Slower, k.Reset, k.Help, k.Quit)},
 		{"History (frozen)", []key.Binding{k.StepBack, k.StepOn, k.MinuteBack, k.MinuteOn, k.Oldest, k.Latest, k.NextMark}},
 		{"Call tree and files", []key.Binding{k.Tree, k.Expand, k.Collapse, k.Flame, k.Export, k.Bundle}},
-	}
+	}...)
 }
 
 // helpNotes are the lines under the keys: what the figures are.
@@ -169,6 +183,9 @@ func (m *Model) footer() string {
 	default:
 		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}, {"/", "filter", false},
 			{"s < >", "sort", false}, {"space", "freeze", false}, {"c", "methods span", false}, {"m", "group locks", false}, {"q", "quit", true}}
+	}
+	if m.help == nil && len(m.commands) > 0 {
+		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
 	}
 	render := func(keep func(footerItem) bool) string {
 		var parts []string

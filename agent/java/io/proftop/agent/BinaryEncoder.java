@@ -389,6 +389,16 @@ final class BinaryEncoder extends TraceEncoder {
     }
 
     @Override
+    void allocation(long time, String className, long count, long bytes) {
+        begin(1107);
+        i64(time);
+        str(className);
+        i64(count);
+        i64(bytes);
+        end();
+    }
+
+    @Override
     void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu) {
         begin(1130);
         i64(time);

@@ -45,7 +45,7 @@ final class Collector {
      */
     private static final long WITNESS_MS = 200;
     /** How often the agent samples stacks itself until JFR's samples begin (a second or two). */
-    private static final long OWN_SAMPLING_MS = 50;
+    private static final long OWN_SAMPLING_MS = 100;
 
     /** Sends encoded trace bytes to the client; queues them, never waits for the network. */
     interface Sink {
@@ -75,6 +75,7 @@ final class Collector {
     private final Sampler sampler;
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
+    private final Allocations allocations = new Allocations();
     private final AgentCost cost = new AgentCost();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
@@ -190,6 +191,7 @@ final class Collector {
             rs.enable("jdk.GarbageCollection");
             rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
             rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
+            allocations.enable(rs);
             rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
             rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
             rs.onEvent("jdk.GarbageCollection", e -> handle(() -> {
@@ -198,11 +200,13 @@ final class Collector {
             }));
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.NativeMethodSample", e -> handle(() -> onSample(e)));
+            rs.onEvent("jdk.ObjectAllocationSample", e -> handle(() -> allocations.add(e)));
             // A batch's events leave together, without waiting for the poll.
             rs.onFlush(() -> handle(() -> {
                 long now = now();
                 contentions.release(now, false);
                 sampler.attribute(now, enc);
+                allocations.report(now, enc);
                 flushLocked();
             }));
         } catch (Throwable t) {
@@ -346,7 +350,7 @@ final class Collector {
                 }
                 return;
             }
-            ThreadPoller.Poll p = poller.take(false, false);
+            ThreadPoller.Poll p = poller.running();
             synchronized (lock) {
                 for (ThreadPoller.Seen s : p.threads()) {
                     if (s.running()) {

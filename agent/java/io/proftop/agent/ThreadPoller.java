@@ -4,9 +4,12 @@ import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Looks at every thread at once: its exact state as the JVM knows it, the
@@ -79,29 +82,134 @@ final class ThreadPoller {
         cpuTime = cpu;
     }
 
-    /** Polls every thread but the agent's own, with CPU times and witnesses when asked. */
+    /**
+     * What the poller remembers of a thread between polls: what it read of
+     * it without a stack, and what it made of that with one.
+     */
+    private record Known(Thread.State state, long lock, boolean inNative, Seen seen, long polledAt) {}
+
+    private final Map<Long, Known> known = new HashMap<>();
+    private final ArrayDeque<Long> refreshQueue = new ArrayDeque<>();
+
+    /**
+     * Stacks of threads that nothing else calls for (they wait where they
+     * waited) refreshed per poll, in turn: every stack is re-read now and
+     * then, at a bounded cost per poll however many threads wait.
+     */
+    static final int REFRESH_PER_POLL = 32;
+
+    /**
+     * Stacks read at one safepoint at most. The first poll of a JVM of
+     * thousands of threads needs every stack; read at once, they would
+     * pause the application for as long as jstack does (hundreds of
+     * milliseconds for 3,000 threads); in slices, each pause stays short.
+     */
+    static final int STACKS_PER_SAFEPOINT = 256;
+
+    /**
+     * Polls every thread but the agent's own, with CPU times and witnesses
+     * when asked. Two steps, as jstack's accuracy needs and production
+     * allows: every thread without its stack (no safepoint, cheap however
+     * many threads there are), then one safepoint for the stacks of the
+     * threads that need one: those that run (their stacks move), those
+     * whose state or lock changed since the last poll, and a few others in
+     * turn. A thread that waits where it waited keeps its stack.
+     */
     Poll take(boolean cpu, boolean witnesses) {
         long[] ids = mx.getAllThreadIds();
         long from = Collector.now();
-        ThreadInfo[] infos = mx.getThreadInfo(ids, STACK_DEPTH);
-        long to = Collector.now();
-        long[] cpus = null;
-        if (cpu && cpuTime) {
-            cpus = cpuTimes(ids);
-        }
-        long cpuAt = Collector.now();
-        List<Seen> out = new ArrayList<>(infos.length);
-        for (int i = 0; i < infos.length; i++) {
-            ThreadInfo info = infos[i];
+        ThreadInfo[] brief = mx.getThreadInfo(ids, 0);
+        List<Long> need = new ArrayList<>();
+        Map<Long, ThreadInfo> byId = new HashMap<>();
+        for (ThreadInfo info : brief) {
             if (info == null || Collector.own(info.getThreadName())) {
                 continue;
             }
-            Seen s = seen(info, cpus == null ? -1 : cpus[i]);
-            if (s != null) {
-                out.add(s);
+            long id = info.getThreadId();
+            byId.put(id, info);
+            Known k = known.get(id);
+            if (k == null || info.getThreadState() == Thread.State.RUNNABLE || k.state != info.getThreadState()
+                    || k.lock != briefLock(info) || k.inNative != info.isInNative()) {
+                need.add(id);
             }
         }
+        known.keySet().retainAll(byId.keySet());
+        for (int n = 0; n < REFRESH_PER_POLL && !refreshQueue.isEmpty(); n++) {
+            long id = refreshQueue.pollFirst();
+            if (byId.containsKey(id) && !need.contains(id)) {
+                need.add(id);
+            }
+        }
+        if (refreshQueue.isEmpty()) {
+            refreshQueue.addAll(byId.keySet());
+        }
+        long[] needed = need.stream().mapToLong(Long::longValue).toArray();
+        for (int at = 0; at < needed.length; at += STACKS_PER_SAFEPOINT) {
+            long[] chunk = Arrays.copyOfRange(needed, at, Math.min(needed.length, at + STACKS_PER_SAFEPOINT));
+            for (ThreadInfo info : mx.getThreadInfo(chunk, STACK_DEPTH)) {
+                if (info != null) {
+                    byId.put(info.getThreadId(), info); // the later look, with its stack, is the truth
+                    Seen s = seen(info, -1);
+                    if (s == null) {
+                        byId.remove(info.getThreadId());
+                        known.remove(info.getThreadId());
+                    } else {
+                        known.put(info.getThreadId(), new Known(info.getThreadState(), briefLock(info), info.isInNative(), s, from));
+                    }
+                }
+            }
+        }
+        long to = Collector.now();
+        long[] seenIds = byId.keySet().stream().mapToLong(Long::longValue).toArray();
+        long[] cpus = cpu && cpuTime ? cpuTimes(seenIds) : null;
+        long cpuAt = Collector.now();
+        List<Seen> out = new ArrayList<>(seenIds.length);
+        for (int i = 0; i < seenIds.length; i++) {
+            Known k = known.get(seenIds[i]);
+            if (k == null) {
+                Seen s = seen(byId.get(seenIds[i]), -1); // a thread too new for the stacks' look: without its stack
+                if (s == null) {
+                    continue;
+                }
+                k = new Known(byId.get(seenIds[i]).getThreadState(), briefLock(byId.get(seenIds[i])), false, s, from);
+            }
+            ThreadInfo info = byId.get(seenIds[i]);
+            Seen s = k.seen();
+            int flags = (s.flags() & ~(DAEMON | SUSPENDED)) | (info.isDaemon() ? DAEMON : 0) | (info.isSuspended() ? SUSPENDED : 0);
+            // The owner is read fresh: a lock changes hands while its waiters wait on.
+            long owner = s.lock() == 0 || info.getLockOwnerId() == s.id() ? 0 : Math.max(info.getLockOwnerId(), 0);
+            out.add(new Seen(s.id(), info.getThreadName(), info.isDaemon(), s.state(), flags, s.lock(), s.lockClass(), owner,
+                    cpus == null ? -1 : cpus[i], s.stack()));
+        }
         return new Poll(from, to, cpuAt, out, witnesses ? witness(out) : List.of());
+    }
+
+    /** The stacks of the threads that run now, for sampling; nothing else is read or remembered. */
+    Poll running() {
+        long[] ids = mx.getAllThreadIds();
+        long from = Collector.now();
+        List<Long> run = new ArrayList<>();
+        for (ThreadInfo info : mx.getThreadInfo(ids, 0)) {
+            if (info != null && info.getThreadState() == Thread.State.RUNNABLE && !Collector.own(info.getThreadName())) {
+                run.add(info.getThreadId());
+            }
+        }
+        List<Seen> out = new ArrayList<>(run.size());
+        if (!run.isEmpty()) {
+            for (ThreadInfo info : mx.getThreadInfo(run.stream().mapToLong(Long::longValue).toArray(), STACK_DEPTH)) {
+                Seen s = info == null ? null : seen(info, -1);
+                if (s != null) {
+                    out.add(s);
+                }
+            }
+        }
+        long to = Collector.now();
+        return new Poll(from, to, to, out, List.of());
+    }
+
+    /** The lock a look without a stack says a thread waits for (0: none). */
+    private static long briefLock(ThreadInfo info) {
+        return info.getLockInfo() == null ? 0 : lockId(info.getLockInfo());
     }
 
     /** Looks again, one by one and without stacks (no safepoint), at the threads the poll saw held up by a lock. */

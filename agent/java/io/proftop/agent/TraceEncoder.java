@@ -69,6 +69,10 @@ abstract class TraceEncoder {
 
     abstract void gcTotals(long time, String collector, long count, long totalTime);
 
+    /** What was seen allocated of a class since its previous report: count -1 when sampled by size. */
+    abstract void allocation(long time, String className, long count, long bytes);
+
+    /** What watching costs: the agent's threads' CPU and JFR's since the agent began, the JVM's beside (-1: unknown). */
     abstract void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu);
 
     static TraceEncoder forFormat(String format) {

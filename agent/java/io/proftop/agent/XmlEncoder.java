@@ -337,6 +337,16 @@ final class XmlEncoder extends TraceEncoder {
     }
 
     @Override
+    void allocation(long time, String className, long count, long bytes) {
+        open("allocation");
+        time("time", time);
+        attr("className", className);
+        attr("count", count);
+        attr("bytes", bytes);
+        close();
+    }
+
+    @Override
     void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu) {
         open("agentCost");
         time("time", time);
