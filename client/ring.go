@@ -107,6 +107,9 @@ func (r *StreamRing) Add(b *Batch) {
 	if b.Stream != r.stream {
 		r.restart(b.Stream)
 	}
+	// Measured before encoding: the encoder may write through to the chunk
+	// before its flush.
+	was := r.evBuf.Len()
 	for _, ev := range b.Events() {
 		switch {
 		case ev.Kind() == decode.KindEncoding:
@@ -126,7 +129,6 @@ func (r *StreamRing) Add(b *Batch) {
 		}
 	}
 	r.defEnc.Flush()
-	was := r.evBuf.Len()
 	r.evEnc.Flush()
 	now := time.Now()
 	if was == 0 && r.evBuf.Len() > 0 {
