@@ -81,11 +81,19 @@ func (w *watching) writeBundle(path string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	what := fmt.Sprintf("bundle written: %s (%s; %d pictures, %d deadlocks", sum.Path, sizeText(sum.Bytes), sum.Pictures, sum.Deadlocks)
+	what := fmt.Sprintf("bundle written: %s (%s; %s, %s", sum.Path, sizeText(sum.Bytes), counted(sum.Pictures, "picture"), counted(sum.Deadlocks, "deadlock"))
 	if sum.Stream > 0 {
 		what += fmt.Sprintf(", %s of raw stream", sum.Stream.Round(time.Second))
 	}
 	return what + ")", nil
+}
+
+// counted says how many of a thing: "1 deadlock", "3 deadlocks".
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func sizeText(n int64) string {
