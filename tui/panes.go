@@ -27,7 +27,7 @@ var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Ob
 // --- threads ---
 
 var threadCols = []column{
-	{title: "ID", width: 6, right: true, asc: true},
+	{title: "ID", width: 6, grow: 10, right: true, asc: true, shorten: tail}, // rbkit ids are long: their end tells apart
 	{title: "NAME", width: 22, grow: 18, text: true, asc: true, shorten: middle},
 	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 3, shorten: middle},
 	{title: "STATE", width: 10, asc: true},
@@ -273,6 +273,9 @@ func (r methodRows) Cell(i, col int) string {
 	case 6, 7, 8:
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: no single call is measured
+		}
+		if m.Max == 0 && m.Total > 0 {
+			return "–" // a call tree's totals: no single call is measured
 		}
 		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
 	}
