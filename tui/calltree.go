@@ -257,8 +257,10 @@ func (m *Model) treeTitle() string {
 	}
 	what := "calls' self time"
 	switch {
-	case m.snap != nil && m.snap.Sampled:
+	case m.snap != nil && m.snap.Sampled && t.Weighted:
 		what = "sampled CPU"
+	case m.snap != nil && m.snap.Sampled:
+		what = "stack samples" // a sampler that says nothing of their time (rbkit)
 	case !t.Weighted:
 		what = "counts"
 	}
