@@ -305,7 +305,11 @@ func (a *Aggregator) apply(ev decode.Event) {
 			if e.Flags&decode.SampleAggregate == 0 {
 				t.sampleTop = e.Stack.Methods[0]
 			}
-			a.tree.addStack(t, a.methods.stackBuf, w, n)
+			// A snapshot's sampler hits beside its measured call tree are a
+			// second view of the same calls: the call tree keeps the first.
+			if e.Flags&decode.SampleAggregate == 0 || !a.methods.measured {
+				a.tree.addStack(t, a.methods.stackBuf, w, n)
+			}
 		}
 		if e.Weight == 0 {
 			a.threads.sampled(t, n)

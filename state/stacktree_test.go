@@ -162,3 +162,27 @@ func sum(figs []NodeFig) int64 {
 	}
 	return n
 }
+
+// A snapshot with an instrumented call tree and a sampler's hits of the
+// same calls (ProfilerJ): the call tree is the measured one, not both
+// added up.
+func TestCallTreeOfASnapshotKeepsTheMeasuredCalls(t *testing.T) {
+	a := New(Options{})
+	measured := decode.SampleCalls | decode.SampleAggregate
+	evs := []decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main"},
+		&decode.Sample{ThreadIDRef: 1, Flags: measured, Count: 1, Weight: 10, Stack: frames("app.main")},
+		&decode.Sample{ThreadIDRef: 1, Flags: measured, Count: 4, Weight: 30, Stack: frames("app.work", "app.main")},
+		&decode.Sample{ThreadIDRef: 1, Flags: decode.SampleAggregate, Count: 7, Weight: 25, Stack: frames("app.work", "app.main")},
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, figs)
+	want := `main 0/40
+  app.main 10/40
+    app.work 30/30
+`
+	if got := treeText(tree); got != want {
+		t.Fatalf("got\n%swant\n%s", got, want)
+	}
+}
