@@ -63,7 +63,9 @@ func TestAttachCommand(t *testing.T) {
 		t.Fatalf("list: exit %d\n%s\n%s", code, out, errs)
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	out, errs, code = run(t, nil, "attach", strconv.Itoa(pid), "--batch", "--json", "-n", "6", "--refresh", "1s")
+	// 15 snapshots: on a loaded machine the agent's first events can take
+	// several seconds after it is loaded; the last snapshot is read.
+	out, errs, code = run(t, nil, "attach", strconv.Itoa(pid), "--batch", "--json", "-n", "15", "--refresh", "1s")
 	if code != 0 {
 		t.Fatalf("attach: exit %d\n%s", code, errs)
 	}
