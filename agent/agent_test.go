@@ -50,7 +50,8 @@ func workload(t testing.TB) (classes, jar string) {
 		if workloadErr != nil {
 			return
 		}
-		out, err := exec.Command("javac", "--release", "17", "-d", workloadDir, "testdata/Workload.java").CombinedOutput()
+		// Bank.java (the telemetry tests') compiles with it: one javac, not two, on a busy machine.
+		out, err := exec.Command("javac", "--release", "17", "-d", workloadDir, "testdata/Workload.java", "testdata/bank/Bank.java").CombinedOutput()
 		if err != nil {
 			workloadErr = fmt.Errorf("javac: %v\n%s", err, out)
 			return
@@ -501,6 +502,14 @@ func TestAgentEncodersConform(t *testing.T) {
 			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30},
 		&decode.GCTotals{Time: tt + 15, Collector: "G1 Young Generation", Count: 12, TotalTime: 81_000_000},
 		&decode.Allocation{Time: tt + 15, Class: "byte[]", Count: -1, Bytes: 3 << 20},
+		&decode.TelemetrySeries{Time: tt + 17, Series: 1, Name: "Live threads", Unit: decode.UnitPlain, Divisor: 1},
+		&decode.TelemetrySeries{Time: tt + 17, Series: 2, Name: "HeapMemoryUsage.used (java.lang:type=Memory) <&\"'>+~*% Ж線", Unit: decode.UnitBytes, Divisor: 1000},
+		&decode.TelemetryValue{Time: tt + 17, Series: 1, Value: 42},
+		&decode.TelemetryValue{Time: tt + 17, Series: 2, Value: -7},
+		&decode.TelemetryProblem{Time: tt + 18, Spec: "jmx:a:type=B:C", Problem: "no MBean named a:type=B"},
+		&decode.TelemetryProblem{Time: tt + 19, Spec: "jmx:a:type=B:C"},
+		&decode.Probe{Time: tt + 20, Name: "jfr:bank.Transfer#state", Group: "RUNNING", Count: 3, Total: 4_500_000, Max: 2_000_000, Stack: stack},
+		&decode.Custom{Body: "com.acme.shop"},
 		&decode.AgentCost{Time: tt + 15, AgentCPU: 12_000_000, JFRCPU: 3_000_000, AgentThreads: 4, JFRThreads: 2, ProcessCPU: -1},
 		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
 		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: tt + 16}},

@@ -87,7 +87,7 @@ func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, e
 		return nil, export.Span{}, err
 	}
 	src := newFileSource(path, 0, false, s)
-	agg := state.New(state.Options{Window: s.Window, MaxTreeNodes: s.TreeNodes})
+	agg := state.New(StateOptions(s))
 	fed := make(chan struct{})
 	go func() {
 		agg.Feed(src)

@@ -32,6 +32,9 @@ type View struct {
 	// the snapshots; Bundle writes a triage bundle there at the end.
 	History bool
 	Bundle  string
+	// Errors receives what batch mode reports beside the snapshots (the
+	// problems with the telemetry asked for); nil: standard error.
+	Errors io.Writer
 }
 
 // Interruptible returns a context that ends on SIGINT or SIGTERM.
@@ -45,8 +48,14 @@ func SessionConfig(s config.Settings) client.Config {
 		Host: s.Host, Port: s.Port, Agent: s.Agent, Token: s.Token, Format: client.FormatChoice(s.Format),
 		ConnectTimeout: s.ConnectTimeout, NegotiationTimeout: s.NegotiationTimeout,
 		Reconnect: s.Reconnect, ReconnectMin: s.ReconnectMin, ReconnectMax: s.ReconnectMax,
-		Record: s.Record, MaxMessageSize: s.MaxMessageSize,
+		Record: s.Record, MaxMessageSize: s.MaxMessageSize, Telemetry: s.Telemetry, Probes: s.Probes,
 	}
+}
+
+// StateOptions turns settings into the aggregator's options.
+func StateOptions(s config.Settings) state.Options {
+	return state.Options{Window: s.Window, TelemetryWindow: s.TelemetryWindow, TelemetryMemory: s.TelemetryMemory, MaxSeries: s.TelemetrySeries,
+		MaxTreeNodes: s.TreeNodes}
 }
 
 // Live watches the profiler the settings name.
@@ -140,6 +149,7 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	}()
 	ran := make(chan error, 1)
 	go func() { ran <- src.Run(ctx) }()
+	problems := newProblemReporter(v.Errors)
 	print := func() error {
 		if v.History {
 			return nil // the history is printed at the end instead
@@ -147,6 +157,7 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 		st := src.Status()
 		// A still picture (a snapshot file) has no timeline: its figures are cumulative.
 		snap := agg.Snapshot(time.Now(), state.Query{Recent: !st.Still, CallersOf: -1})
+		problems.report(snap)
 		if v.JSON {
 			b, err := tui.RenderJSON(snap, st, v.Top)
 			if err != nil {

@@ -51,7 +51,7 @@ func newWatching(src client.Source, s config.Settings, opts []WatchOption) *watc
 	for _, f := range opts {
 		f(&o)
 	}
-	w := &watching{agg: state.New(state.Options{Window: s.Window, MaxTreeNodes: s.TreeNodes}), step: max(s.Refresh, time.Second)}
+	w := &watching{agg: state.New(StateOptions(s)), step: max(s.Refresh, time.Second)}
 	var ring *client.StreamRing
 	if s.StreamRing > 0 {
 		ring = client.NewStreamRing(int64(s.StreamRing)<<20, int64(s.StreamRing)<<18)

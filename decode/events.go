@@ -46,6 +46,10 @@ const (
 	KindAllocation
 	KindThreadCPU
 	KindCoverage
+	KindTelemetrySeries
+	KindTelemetryValue
+	KindTelemetryProblem
+	KindProbe
 	KindAgentCost
 	numKinds
 )

@@ -179,3 +179,68 @@ func (*ThreadPoll) Kind() Kind   { return KindThreadPoll }
 func (*MemoryPool) Kind() Kind   { return KindMemoryPool }
 func (*Collection) Kind() Kind   { return KindCollection }
 func (*GCTotals) Kind() Kind     { return KindGCTotals }
+
+// The messages below travel inside TPTP custom messages (1041), in
+// proftop's convention (custom.go, docs/trace-extensions.md), so that any
+// agent that can send a custom message can publish them. Their ids (1130
+// and up) name them in proftop's table; a stream never carries them as
+// message ids of their own.
+
+// Units of a telemetry series, as JProfiler's probe API names them.
+const (
+	UnitPlain        = "plain"        // a count or a level
+	UnitPercent      = "percent"      // 0 to 100 (after the divisor)
+	UnitBytes        = "bytes"        // a size
+	UnitMicroseconds = "microseconds" // a duration
+)
+
+// Units lists the units a series may declare.
+func Units() []string { return []string{UnitPlain, UnitPercent, UnitBytes, UnitMicroseconds} }
+
+// TelemetrySeries declares a series of sampled values: its name, its unit
+// and the divisor its integer values are shown divided by (100 and percent:
+// 1234 is 12.34%). Its id is what the stream's TelemetryValue messages name
+// it by. A source sends it once per stream, before the series' first value.
+type TelemetrySeries struct {
+	Time    Ticks   `tptp:"time"`
+	Series  int64   `tptp:"series"`
+	Name    string  `tptp:"name"` // "Threads (live)", "Tasks in Non-blocking Queue (3)"
+	Unit    string  `tptp:"unit"`
+	Divisor float64 `tptp:"divisor"`
+}
+
+// TelemetryValue is one value of a series, at Time.
+type TelemetryValue struct {
+	Time   Ticks `tptp:"time"`
+	Series int64 `tptp:"series"`
+	Value  int64 `tptp:"value"`
+}
+
+// TelemetryProblem says why a series the user asked for cannot be read
+// (a bad spec, an MBean that does not exist, an attribute that is not a
+// number), or, with an empty Problem, that it can be again.
+type TelemetryProblem struct {
+	Time    Ticks  `tptp:"time"`
+	Spec    string `tptp:"spec"` // as the user gave it: "jmx:java.lang:type=Memory:HeapMemoryUsage.used"
+	Problem string `tptp:"problem"`
+}
+
+// Probe is what a probe recorded since its previous report for the same
+// group and stack: how many events (JFR duration events of the
+// application's, for the JVM agent), their summed and longest duration,
+// grouped by the value of a field (a task's state, a query's name), and
+// where they were committed (Stack, empty when not recorded).
+type Probe struct {
+	Time  Ticks  `tptp:"time"`  // the end of the interval
+	Name  string `tptp:"probe"` // as the user gave it: "jfr:bank.Transfer#state"
+	Group string `tptp:"group"` // "" when the probe groups nothing
+	Count int64  `tptp:"count"`
+	Total Ticks  `tptp:"total"`
+	Max   Ticks  `tptp:"max"`
+	Stack Stack  `tptp:"stack"`
+}
+
+func (*TelemetrySeries) Kind() Kind  { return KindTelemetrySeries }
+func (*TelemetryValue) Kind() Kind   { return KindTelemetryValue }
+func (*TelemetryProblem) Kind() Kind { return KindTelemetryProblem }
+func (*Probe) Kind() Kind            { return KindProbe }

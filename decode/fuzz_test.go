@@ -109,6 +109,7 @@ func binarySeeds(t testing.TB) [][]byte {
 		stream(rawMessage(1009, 5)),
 		stream(rawMessage(30000, 0, le64(42)), rawMessage(1004, 0, cstr("a"), le64(9), []byte("extra"))),
 		[]byte("0TBF\x01\x00\x01\x01\x10\x00\x00\x00abcd"),
+		encodeBinary(t, append(telemetryEvents(), &Custom{Body: "proftop:telemetryValue/1?series=x"}), EncoderOptions{}),
 	}, stackSeeds(t)...)
 }
 
@@ -119,6 +120,7 @@ func xmlSeeds(t testing.TB) [][]byte {
 		[]byte(`<TRACE><monWait threadIdRef="3" time="5.5" stackDepth="1"><frame method="a&amp;b" line="8"/></monWait><x y="&#x41;"><z/></x>`),
 		[]byte(`<!-- c --><!DOCTYPE T [<!ENTITY a "b">]><TRACE><![CDATA[<x>]]><threadEnd threadIdRef="1"/></TRACE><TRACE>`),
 		[]byte(`<TRACE><threadEnd threadIdRef=1/>`),
+		encodeXML(t, append(telemetryEvents(), &Custom{Body: "proftop:probe/1?probe=p&frame=x"})),
 	}
 }
 

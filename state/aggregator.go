@@ -27,6 +27,12 @@ type Options struct {
 	// of the Objects pane (default 20,000).
 	MaxTrackedObjects int
 	MaxClasses        int
+	// TelemetryWindow is how long telemetry series keep every point
+	// (default 5 min); older points are kept downsampled, within
+	// TelemetryMemory bytes for MaxSeries series (defaults 32 MiB, 512).
+	TelemetryWindow time.Duration
+	TelemetryMemory int64
+	MaxSeries       int
 	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
 	// about 18 MB at most); stacks beyond are cut, and counted.
 	MaxTreeNodes int
@@ -57,6 +63,15 @@ func (o Options) withDefaults() Options {
 	if o.MaxClasses <= 0 {
 		o.MaxClasses = 20_000
 	}
+	if o.TelemetryWindow <= 0 {
+		o.TelemetryWindow = 5 * time.Minute
+	}
+	if o.TelemetryMemory <= 0 {
+		o.TelemetryMemory = 32 << 20
+	}
+	if o.MaxSeries <= 0 {
+		o.MaxSeries = 512
+	}
 	if o.MaxTreeNodes <= 0 {
 		o.MaxTreeNodes = 200_000
 	}
@@ -76,18 +91,20 @@ type Aggregator struct {
 	events int64
 	latest int64 // latest event time, ns since the epoch
 
-	threads  threadTable
-	methods  methodTable
-	monitors monitorTable
-	classes  map[int64]string // class id -> name, for the current stream
-	gc       gcState
-	objects  objectTable
-	deadlog  deadlockLog
-	coverage coverageTable
-	tree     stackTree // the call tree (stacktree.go)
-	cost     costState // what watching costs the JVM (agentcost.go)
-	process  Process
-	unpaired int64
+	threads   threadTable
+	methods   methodTable
+	monitors  monitorTable
+	classes   map[int64]string // class id -> name, for the current stream
+	gc        gcState
+	objects   objectTable
+	deadlog   deadlockLog
+	telemetry telemetryTable
+	probes    probeTable
+	coverage  coverageTable
+	tree      stackTree // the call tree (stacktree.go)
+	cost      costState // what watching costs the JVM (agentcost.go)
+	process   Process
+	unpaired  int64
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -110,6 +127,8 @@ func New(opts Options) *Aggregator {
 	a.monitors.init()
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
+	a.telemetry.init(opts.TelemetryWindow, opts.TelemetryMemory, opts.MaxSeries)
+	a.probes.init()
 	a.coverage.init(opts.MaxClasses)
 	a.tree.init(opts.Window, opts.MaxTreeNodes)
 	return a
@@ -141,6 +160,7 @@ func (a *Aggregator) newStream(stream int) {
 	a.monitors.newStream()
 	clear(a.classes)
 	a.objects.newStream()
+	a.telemetry.newStream()
 	a.gc.pending = 0
 	a.polled, a.poll.entries = false, a.poll.entries[:0]
 	for _, t := range a.threads.all {
@@ -328,7 +348,22 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.at(e.Time)
 		a.gc.collectorTotals(e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
 	case *decode.MemoryPool:
-		a.gc.pool(a.at(e.Time), e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
+		at := a.at(e.Time)
+		a.gc.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
+		a.telemetry.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed)
+	case *decode.TelemetrySeries:
+		a.telemetry.declare(e)
+	case *decode.TelemetryValue:
+		a.telemetry.value(a.at(e.Time), e.Series, e.Value)
+	case *decode.TelemetryProblem:
+		at := int64(0) // a refusal before the stream began has no time
+		if e.Time != 0 {
+			at = a.at(e.Time)
+		}
+		a.telemetry.problem(at, e.Spec, e.Problem)
+	case *decode.Probe:
+		a.at(e.Time)
+		a.probes.record(e, int64(a.clock.Duration(e.Total)), int64(a.clock.Duration(e.Max)))
 	case *decode.RuntimeShutdown:
 		now := a.at(e.Time)
 		a.process.Exited = time.Unix(0, now)
@@ -389,6 +424,8 @@ func (a *Aggregator) Reset() {
 	a.gc.reset()
 	a.objects.reset()
 	a.tree.reset()
+	a.telemetry.reset()
+	a.probes.reset()
 	a.unpaired = 0
 }
 
@@ -502,6 +539,10 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	s.Objects, s.HasObjects = a.objects.rows(nowNS)
+	s.Telemetry, s.TelemetryProblems = a.telemetry.snapshot(q.Telemetry)
+	s.TelemetryWindow = a.opts.TelemetryWindow
+	s.TelemetryDropped, s.TelemetryUndeclared = a.telemetry.dropped, a.telemetry.undeclared
+	s.Probes = a.probes.snapshot()
 	s.Coverage = a.coverage.rows()
 	s.AgentCost = a.cost.snapshot()
 	if q.CallersOf >= 0 {

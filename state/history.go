@@ -323,9 +323,30 @@ func NewPicture(s *Snapshot, at time.Time, rows int) *Picture {
 	c.GC.Pools = slices.Clone(s.GC.Pools)
 	c.Objects.Classes = keepClasses(s.Objects.Classes, 30)
 	c.Objects.Census = slices.Clone(s.Objects.Census[:min(len(s.Objects.Census), 30)])
+	c.Telemetry = keepSeries(s.Telemetry, pictureSeriesPoints)
 	c.Callers, c.FocusRecent, c.FocusCumulative = nil, Method{}, Method{}
 	p.Snap = &c
 	return p
+}
+
+// pictureSeriesPoints is how many of a telemetry series' latest points a
+// picture keeps: a snapshot copies every series' whole window when a point
+// comes, once a second, which a picture a second would keep for minutes.
+const pictureSeriesPoints = 10
+
+// keepSeries keeps each series with its latest points only, and without
+// the downsampled points before its window.
+func keepSeries(all []Series, points int) []Series {
+	if all == nil {
+		return nil
+	}
+	out := make([]Series, len(all))
+	for i, sr := range all {
+		sr.Points = lastOf(sr.Points, points)
+		sr.Older = nil
+		out[i] = sr
+	}
+	return out
 }
 
 func lastOf[T any](s []T, n int) []T {
@@ -513,5 +534,9 @@ func pictureBytes(p *Picture) int64 {
 	}
 	n += int64(len(s.Objects.Census)) * int64(unsafe.Sizeof(CensusRow{}))
 	n += int64(len(p.Tree)) * int64(unsafe.Sizeof(NodeFig{}))
+	n += int64(len(s.Telemetry)) * int64(unsafe.Sizeof(Series{}))
+	for i := range s.Telemetry {
+		n += int64(len(s.Telemetry[i].Points)) * int64(unsafe.Sizeof(Point{}))
+	}
 	return n
 }

@@ -149,3 +149,29 @@ func TestPictureJSONRoundTrip(t *testing.T) {
 		t.Fatal("a picture without its snapshot was read")
 	}
 }
+
+// A picture keeps a telemetry series' latest points only: the snapshot's
+// copy of every window, a second apart, would otherwise be kept for
+// minutes; what it keeps counts against the history's bound.
+func TestPictureKeepsTheLatestTelemetryPoints(t *testing.T) {
+	points := make([]Point, 300)
+	for i := range points {
+		points[i] = Point{At: t0.Add(time.Duration(i) * time.Second), Value: int64(i)}
+	}
+	s := &Snapshot{Telemetry: []Series{{Name: "Heap used", Points: points, Older: make([]Bucket, 40)}}}
+	p := NewPicture(s, t0, 100)
+	got := p.Snap.Telemetry[0]
+	if len(got.Points) != pictureSeriesPoints || got.Points[len(got.Points)-1].Value != 299 || got.Older != nil {
+		t.Fatalf("kept %d points ending %v, %d older", len(got.Points), got.Points[len(got.Points)-1], len(got.Older))
+	}
+	if len(s.Telemetry[0].Points) != 300 {
+		t.Fatal("the snapshot's series were changed")
+	}
+	bare := NewPicture(&Snapshot{}, t0, 100)
+	h := NewHistory(HistoryOptions{})
+	h.Add(p)
+	h.Add(bare)
+	if p.Bytes() <= bare.Bytes() {
+		t.Fatalf("the series count for nothing: %d bytes against %d", p.Bytes(), bare.Bytes())
+	}
+}

@@ -326,6 +326,17 @@ type Snapshot struct {
 	HasObjects bool    `json:"-"`
 	// Coverage is the line coverage by class, when the source reports it.
 	Coverage []CoverageClass `json:"coverage,omitempty"`
+	// Telemetry is every series, in order of appearance (shared between
+	// snapshots: never modify it); TelemetryProblems say why series or
+	// probes the user asked for cannot be read; TelemetryDropped counts
+	// the series beyond the bound, TelemetryUndeclared the values of
+	// series never declared. Probes is the probes table.
+	Telemetry           []Series           `json:"telemetry"`
+	TelemetryWindow     time.Duration      `json:"telemetryWindowNs"` // the span of the series' Points
+	TelemetryProblems   []TelemetryProblem `json:"telemetryProblems,omitempty"`
+	TelemetryDropped    int                `json:"telemetrySeriesDropped,omitempty"`
+	TelemetryUndeclared int64              `json:"telemetryValuesUndeclared,omitempty"`
+	Probes              []ProbeRow         `json:"probes"`
 
 	// Callers of the method the query asked about (since the start), and
 	// its figures over the window and since the start.
@@ -443,4 +454,7 @@ type Query struct {
 	// GroupMonitors lists one row per lock class and site instead of one
 	// per lock.
 	GroupMonitors bool
+	// Telemetry fills the older points of this series, or of the series
+	// of this group ("": none).
+	Telemetry string
 }

@@ -79,6 +79,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			b.WriteByte('\n')
 		}
 	}
+	writeTelemetryText(&b, s, width, &st, ascii)
 	if ascii {
 		return toASCII(b.String())
 	}

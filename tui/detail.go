@@ -42,6 +42,14 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 			return coverageDetail(c, st)
 		}
 		return []string{st.Muted.Render("this class is no longer listed")}
+	case paneProbes:
+		r := newProbeRows(s.Probes)
+		for i := range r.s {
+			if r.ID(i) == key {
+				return probeDetail(r, i, st)
+			}
+		}
+		return []string{st.Muted.Render("this probe row is no longer listed")}
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/proftop/proftop/state"
 )
 
-// paneID names the four panes.
+// paneID names the panes.
 type paneID int
 
 const (
@@ -19,10 +19,15 @@ const (
 	paneGC
 	paneObjects
 	paneCoverage
+	paneTelemetry
+	paneProbes
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage", "Telemetry", "Probes"}
+
+// paneShortNames are the tab bar's when the names do not fit.
+var paneShortNames = [numPanes]string{"Threads", "Methods", "Monitors", "GC", "Objects", "Coverage", "Telemetry", "Probes"}
 
 // --- threads ---
 

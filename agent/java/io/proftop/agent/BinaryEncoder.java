@@ -379,6 +379,13 @@ final class BinaryEncoder extends TraceEncoder {
     }
 
     @Override
+    void custom(String body) {
+        begin(1041);
+        str(body);
+        end();
+    }
+
+    @Override
     void gcTotals(long time, String collector, long count, long totalTime) {
         begin(1105);
         i64(time);
@@ -400,7 +407,7 @@ final class BinaryEncoder extends TraceEncoder {
 
     @Override
     void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu) {
-        begin(1130);
+        begin(1140);
         i64(time);
         i64(agentCpu);
         i64(jfrCpu);

@@ -76,6 +76,8 @@ final class Collector {
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
     private final Allocations allocations = new Allocations();
+    // The JVM's series and the application's the client chose (Telemetry): declared once a stream.
+    private final Telemetry telemetry = new Telemetry();
     private final AgentCost cost = new AgentCost();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
@@ -138,6 +140,7 @@ final class Collector {
                     enc.threadState(s.id(), p.from(), s.state(), s.flags(), s.lock(), s.lockClass(), s.owner(), s.cpu(), s.stack());
                 }
                 new MemoryWatcher().report(now(), enc, false);
+                new Telemetry().report(now(), new Telemetry().read(), enc);
                 Class.forName("jdk.jfr.consumer.RecordingStream");
             } catch (Throwable t) {
                 // only a head start: the first poll does it all again
@@ -168,6 +171,7 @@ final class Collector {
         }
         hookShutdown(this);
         memory.start();
+        telemetry.start();
         pollNow();
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "proftop-poll"));
         long every = opts.poll().toMillis();
@@ -186,6 +190,7 @@ final class Collector {
         RecordingStream rs = new RecordingStream();
         try {
             contentions.enable(rs, this::handle);
+            telemetry.enable(rs, this::handle);
             rs.enable("jdk.ThreadStart");
             rs.enable("jdk.ThreadEnd");
             rs.enable("jdk.GarbageCollection");
@@ -233,6 +238,7 @@ final class Collector {
             }
             scheduler = null;
         }
+        telemetry.stop();
         if (stream != null) {
             stream.close();
             stream = null;
@@ -283,6 +289,7 @@ final class Collector {
         }
         heldUp = held;
         Map<Long, String> groups = groupsOfNew(p);
+        Telemetry.Reading reading = telemetry.read();
         AgentCost.Reading spent = cost.measure();
         synchronized (lock) {
             if (stopped) {
@@ -318,8 +325,16 @@ final class Collector {
             sampler.polled(p);
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
+            telemetry.report(now, reading, enc);
             AgentCost.report(now, enc, spent);
             flushLocked();
+        }
+    }
+
+    /** The application's series and probes for the next start (ControllerServer's chooseTelemetry). */
+    void choose(TelemetryChoice c) {
+        synchronized (lock) {
+            telemetry.choose(c);
         }
     }
 

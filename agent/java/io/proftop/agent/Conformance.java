@@ -43,6 +43,14 @@ public final class Conformance {
         e.collection(t + 15, "G1 Young Generation", "G1 Evacuation Pause", 4_500_000L, 300L << 20, 100L << 20, 1L << 30);
         e.gcTotals(t + 15, "G1 Young Generation", 12, 81_000_000L);
         e.allocation(t + 15, "byte[]", -1, 3L << 20);
+        e.custom(Convention.series(t + 17, 1, "Live threads", Convention.PLAIN, 1));
+        e.custom(Convention.series(t + 17, 2, "HeapMemoryUsage.used (java.lang:type=Memory) <&\"'>+~*% Ж線", Convention.BYTES, 1000));
+        e.custom(Convention.value(t + 17, 1, 42));
+        e.custom(Convention.value(t + 17, 2, -7));
+        e.custom(Convention.problem(t + 18, "jmx:a:type=B:C", "no MBean named a:type=B"));
+        e.custom(Convention.problem(t + 19, "jmx:a:type=B:C", ""));
+        e.custom(Convention.probe(t + 20, "jfr:bank.Transfer#state", "RUNNING", 3, 4_500_000L, 2_000_000L, stack));
+        e.custom("com.acme.shop");
         e.agentCost(t + 15, 12_000_000L, 3_000_000L, 4, 2, -1);
         e.threadEnd(23, t + 11);
         e.runtimeShutdown(t + 16);

@@ -72,6 +72,9 @@ abstract class TraceEncoder {
     /** What was seen allocated of a class since its previous report: count -1 when sampled by size. */
     abstract void allocation(long time, String className, long count, long bytes);
 
+    /** A custom message (1041): a free-form body; telemetry's in proftop's convention (Convention). */
+    abstract void custom(String body);
+
     /** What watching costs: the agent's threads' CPU and JFR's since the agent began, the JVM's beside (-1: unknown). */
     abstract void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu);
 

@@ -347,6 +347,13 @@ final class XmlEncoder extends TraceEncoder {
     }
 
     @Override
+    void custom(String body) {
+        open("custom");
+        attr("body", body);
+        close();
+    }
+
+    @Override
     void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu) {
         open("agentCost");
         time("time", time);
