@@ -71,6 +71,7 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 	if err := v.check(); err != nil {
 		return err
 	}
+	limitMemory(s.MemoryLimit)
 	w := newWatching(src, s, opts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

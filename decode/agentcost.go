@@ -1,7 +1,7 @@
 package decode
 
 // AgentCost is what watching costs the profiled JVM, as the agent measures
-// it (message 1140, docs/trace-extensions.md): the CPU time of the agent's
+// it (message 1150, docs/trace-extensions.md): the CPU time of the agent's
 // own threads and of JDK Flight Recorder's since the agent began watching,
 // how many of each there are, and the JVM's whole CPU time, so that a
 // client can tell each as a share of one core and of the JVM.

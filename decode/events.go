@@ -50,6 +50,10 @@ const (
 	KindTelemetryValue
 	KindTelemetryProblem
 	KindProbe
+	KindThreadGroup
+	KindVirtualThreads
+	KindSourceNote
+	KindVirtualPinned
 	KindAgentCost
 	numKinds
 )

@@ -29,6 +29,19 @@ const (
 	ThreadTimed
 	// ThreadSuspended: suspended (Thread.suspend, a debugger).
 	ThreadSuspended
+	// ThreadVirtual: a virtual thread (JDK 21 and later). A virtual
+	// thread's ThreadState belongs to a listing of the virtual threads,
+	// which a VirtualThreads message closes, not to the poll of the
+	// platform threads.
+	ThreadVirtual
+	// ThreadCarrier: a carrier thread, which runs virtual threads.
+	ThreadCarrier
+	// ThreadPinned: a virtual thread that blocks, parks, waits or sleeps
+	// without leaving its carrier, which it holds meanwhile.
+	ThreadPinned
+	// ThreadMounted: a virtual thread that is on a carrier (running, or
+	// pinned); a runnable one that is not waits for a carrier.
+	ThreadMounted
 )
 
 // Sample is one distinct stack of one thread as a sampling profiler saw it
@@ -99,6 +112,14 @@ type ThreadState struct {
 	LockOwner    int64  `tptp:"lockOwner"` // thread id; 0: none or unknown
 	CPUTime      Ticks  `tptp:"cpuTime"`   // the thread's CPU time since it started; -1: unknown
 	Stack        Stack  `tptp:"stack"`
+	// Appended in version 1.2 (a message of an earlier version ends
+	// before them): for a virtual thread, the carrier it is mounted on;
+	// for a carrier, the virtual thread it carries; 0: none. A thread no
+	// ThreadStart announces (a virtual thread) is named here, with the
+	// thread container (executor) it belongs to.
+	Carrier    int64  `tptp:"carrier,optional"`
+	ThreadName string `tptp:"threadName,optional"`
+	Container  string `tptp:"container,optional"`
 }
 
 // ThreadPoll closes a poll: Threads ThreadState messages came before it.
@@ -168,6 +189,82 @@ type Allocation struct {
 	Count int64  `tptp:"count"`
 	Bytes int64  `tptp:"bytes"`
 }
+
+// ThreadGroup stands for Count threads of a listing that are not listed
+// one by one (a source with 100,000 virtual threads lists a few and counts
+// the rest): alike in container, state, flags, lock and owner, and in the
+// method they are in (Site, the first application frame); Stack is one
+// member's.
+type ThreadGroup struct {
+	Time         Ticks  `tptp:"time"`
+	Container    string `tptp:"container"`
+	State        string `tptp:"state"`
+	Flags        int32  `tptp:"flags"` // a ThreadState's
+	LockObjIDRef int64  `tptp:"lockObjIdRef"`
+	LockClass    string `tptp:"lockClass"`
+	LockOwner    int64  `tptp:"lockOwner"`
+	Count        int64  `tptp:"count"`
+	Site         string `tptp:"site"`
+	Stack        Stack  `tptp:"stack"`
+}
+
+// VirtualThreads says how many virtual threads there are, and closes a
+// listing of them: the ThreadState messages with the ThreadVirtual flag
+// and the ThreadGroup messages since the previous VirtualThreads, when
+// Flags has VirtualListing. Sources list virtual threads less often than
+// they poll platform threads when a listing is costly (Period, Cost); the
+// counts come every poll.
+type VirtualThreads struct {
+	Time     Ticks `tptp:"time"`
+	Count    int64 `tptp:"count"`   // alive now; -1: unknown
+	Started  int64 `tptp:"started"` // since the source began counting; -1: unknown
+	Ended    int64 `tptp:"ended"`
+	Flags    int32 `tptp:"flags"`
+	ListedAt Ticks `tptp:"listedAt"` // when the latest listing was taken; 0: none yet
+	Listed   int32 `tptp:"listed"`   // ThreadState messages in this listing
+	Groups   int32 `tptp:"groups"`   // ThreadGroup messages in this listing
+	Cost     Ticks `tptp:"cost"`     // the CPU time the latest listing cost; 0: unknown
+	Period   Ticks `tptp:"period"`   // how often listings are taken now; 0: unknown
+}
+
+// Flags of a VirtualThreads message.
+const (
+	// VirtualListing: the message closes a listing, which replaces the previous one.
+	VirtualListing int32 = 1 << iota
+	// VirtualComplete: the listing accounts for every virtual thread, listed or grouped.
+	VirtualComplete
+	// VirtualEstimated: Count is the listing's, plus the starts and minus
+	// the ends since.
+	VirtualEstimated
+)
+
+// SourceNote is something the source wants its user to know about the
+// data (it lists virtual threads less often than asked, because a listing
+// costs too much). A note replaces the previous one of its Topic; an empty
+// Text withdraws it.
+type SourceNote struct {
+	Time  Ticks  `tptp:"time"`
+	Topic string `tptp:"topic"`
+	Level int32  `tptp:"level"` // 0 information, 1 the data is degraded
+	Text  string `tptp:"text"`
+}
+
+// VirtualPinned is a virtual thread that blocked while pinned to its
+// carrier (JFR's jdk.VirtualThreadPinned), for Duration from Time.
+type VirtualPinned struct {
+	ThreadIDRef int64  `tptp:"threadIdRef"`
+	Time        Ticks  `tptp:"time"`
+	Duration    Ticks  `tptp:"duration"`
+	Carrier     int64  `tptp:"carrier"` // 0: unknown
+	Reason      string `tptp:"reason"`
+	Operation   string `tptp:"operation"`
+	Stack       Stack  `tptp:"stack"`
+}
+
+func (*ThreadGroup) Kind() Kind    { return KindThreadGroup }
+func (*VirtualThreads) Kind() Kind { return KindVirtualThreads }
+func (*SourceNote) Kind() Kind     { return KindSourceNote }
+func (*VirtualPinned) Kind() Kind  { return KindVirtualPinned }
 
 func (*Sample) Kind() Kind       { return KindSample }
 func (*ThreadCPU) Kind() Kind    { return KindThreadCPU }

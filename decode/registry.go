@@ -137,8 +137,13 @@ func init() {
 	for _, k := range []Kind{KindTelemetrySeries, KindTelemetryValue, KindTelemetryProblem, KindProbe} {
 		carriedInCustom(k)
 	}
-	// 1140-: what the agent says of itself.
-	register[AgentCost](1140, "agentCost")
+	// 1140-1149: virtual threads (docs/trace-extensions.md).
+	register[ThreadGroup](1140, "threadGroup")
+	register[VirtualThreads](1141, "virtualThreads")
+	register[SourceNote](1142, "sourceNote")
+	register[VirtualPinned](1143, "virtualPinned")
+	// 1150-: what the agent says of itself.
+	register[AgentCost](1150, "agentCost")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))

@@ -33,6 +33,11 @@ type Options struct {
 	TelemetryWindow time.Duration
 	TelemetryMemory int64
 	MaxSeries       int
+	// MaxVirtualListed bounds the virtual threads of a listing kept one
+	// by one (default 5,000); the others are counted in groups, of which
+	// MaxVirtualGroups are kept (default 1,000).
+	MaxVirtualListed int
+	MaxVirtualGroups int
 	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
 	// about 18 MB at most); stacks beyond are cut, and counted.
 	MaxTreeNodes int
@@ -71,6 +76,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxSeries <= 0 {
 		o.MaxSeries = 512
+	}
+	if o.MaxVirtualListed <= 0 {
+		o.MaxVirtualListed = 5_000
+	}
+	if o.MaxVirtualGroups <= 0 {
+		o.MaxVirtualGroups = 1_000
 	}
 	if o.MaxTreeNodes <= 0 {
 		o.MaxTreeNodes = 200_000
@@ -112,6 +123,10 @@ type Aggregator struct {
 	pollMark  uint32
 	poll      pollBuffer
 	badStates int64 // thread states of a name this aggregator does not know
+	// Virtual threads (virtual.go), and the contentions reported of
+	// threads no poll lists (virtual ones), which count for their locks.
+	virtual   virtualTable
+	strangers map[int64]histOpen
 
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
@@ -121,8 +136,9 @@ type Aggregator struct {
 // New returns an empty aggregator.
 func New(opts Options) *Aggregator {
 	opts = opts.withDefaults()
-	a := &Aggregator{opts: opts, classes: map[int64]string{}}
+	a := &Aggregator{opts: opts, classes: map[int64]string{}, strangers: map[int64]histOpen{}}
 	a.threads.init()
+	a.virtual.init()
 	a.methods.init(opts.Window)
 	a.monitors.init()
 	a.gc.init(opts.History)
@@ -163,6 +179,8 @@ func (a *Aggregator) newStream(stream int) {
 	a.telemetry.newStream()
 	a.gc.pending = 0
 	a.polled, a.poll.entries = false, a.poll.entries[:0]
+	a.virtual.newStream()
+	clear(a.strangers)
 	for _, t := range a.threads.all {
 		t.live, t.pending, t.hist = nil, nil, histOpen{}
 	}
@@ -239,12 +257,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		a.methods.record(slot, e.NumCalls, max(measured(e.BaseTime), 0), -1, measured(e.MinTime), measured(e.MaxTime), cpu)
 	case *decode.MonContendedEnter:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyBegins(t, e.ObjIDRef, false, now, &e.Stack)
+			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now, &e.Stack)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, false)
 			break
@@ -258,12 +276,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.block(now, e.ObjIDRef)
 		a.monitors.contend(e.ObjIDRef, t, owner, now)
 	case *decode.MonContendedEntered:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyEnds(t, e.ObjIDRef, false, now)
+			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if d, late := t.endLate(now, e.ObjIDRef, false); late {
 			a.monitors.lateEntered(e.ObjIDRef, now, d)
 			break
@@ -275,12 +293,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		waited := t.unblock(now)
 		a.monitors.entered(e.ObjIDRef, t, now, waited)
 	case *decode.MonWait:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyBegins(t, e.ObjIDRef, true, now, &e.Stack)
+			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now, &e.Stack)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, true)
 			break
@@ -290,12 +308,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.wait(now, e.ObjIDRef, e.Timeout)
 		a.monitors.wait(e.ObjIDRef, t, now)
 	case *decode.MonWaited:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyEnds(t, e.ObjIDRef, true, now)
+			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if _, late := t.endLate(now, e.ObjIDRef, true); late {
 			a.monitors.lateWaited(e.ObjIDRef, now)
 			break
@@ -304,7 +322,19 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.unwait(now)
 		a.monitors.waited(e.ObjIDRef, t, now)
 	case *decode.ThreadState:
-		a.addThreadState(e)
+		if isVirtualState(e) {
+			a.addVirtual(e)
+		} else {
+			a.addThreadState(e)
+		}
+	case *decode.ThreadGroup:
+		a.addThreadGroup(e)
+	case *decode.VirtualThreads:
+		a.virtualCounts(e)
+	case *decode.VirtualPinned:
+		a.virtualPinned(e)
+	case *decode.SourceNote:
+		a.sourceNote(e)
 	case *decode.ThreadPoll:
 		a.applyPoll(e)
 	case *decode.Sample:
@@ -320,7 +350,15 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		n, w := max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0)
 		a.methods.sample(&e.Stack, n, w)
-		t := a.threads.get(e.ThreadIDRef, a.stream)
+		// A polled source's sample of a thread no poll lists (a virtual
+		// thread) counts for its methods only.
+		t := a.threads.lookup(e.ThreadIDRef)
+		if t == nil && !a.polled {
+			t = a.threads.get(e.ThreadIDRef, a.stream)
+		}
+		if t == nil {
+			break
+		}
 		if len(e.Stack.Methods) > 0 {
 			if e.Flags&decode.SampleAggregate == 0 {
 				t.sampleTop = e.Stack.Methods[0]
@@ -426,6 +464,7 @@ func (a *Aggregator) Reset() {
 	a.tree.reset()
 	a.telemetry.reset()
 	a.probes.reset()
+	clear(a.virtual.pinning)
 	a.unpaired = 0
 }
 
@@ -439,7 +478,7 @@ func (a *Aggregator) Release(s *Snapshot) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.freeMethods) < 2 && s.Methods != nil {
-		a.freeMethods = append(a.freeMethods, methodBuffer{rows: s.Methods, gen: s.gen})
+		a.freeMethods = append(a.freeMethods, methodBuffer{rows: s.Methods, gen: s.gen, recent: s.Recent})
 	}
 	if len(a.freeThreads) < 2 && s.Threads != nil {
 		clear(s.Threads) // drop the strings it points to
@@ -448,10 +487,12 @@ func (a *Aggregator) Release(s *Snapshot) {
 	s.Methods, s.Threads = nil, nil
 }
 
-// methodBuffer is a released method table and the generation it was built at.
+// methodBuffer is a released method table, the generation it was built
+// at and its view (recent or cumulative).
 type methodBuffer struct {
-	rows []Method
-	gen  uint32
+	rows   []Method
+	gen    uint32
+	recent bool
 }
 
 func reuse[T any](free *[][]T) []T {
@@ -473,14 +514,6 @@ func (a *Aggregator) className(id int64) string {
 		return name
 	}
 	return "class#" + strconv.FormatInt(id, 10)
-}
-
-// threadName names a thread by id, for owners.
-func (a *Aggregator) threadName(id int64) string {
-	if t := a.threads.lookup(id); t != nil {
-		return t.name
-	}
-	return "thread-" + strconv.FormatInt(id, 10)
 }
 
 // Snapshot returns the live picture now.
@@ -511,11 +544,16 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.threadName, reuse(&a.freeThreads))
+	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	a.markCarriers(s.Threads)
+	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}
 	if n := len(a.freeMethods); n > 0 {
 		buf = a.freeMethods[n-1]
 		a.freeMethods = a.freeMethods[:n-1]
+		if buf.recent != q.Recent {
+			buf.gen = noGen // the other view's rows: rebuild
+		}
 	}
 	var total selfTotals
 	s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)

@@ -16,7 +16,7 @@ import (
 func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	switch p {
 	case paneThreads:
-		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
+		return newThreadRows(s)
 	case paneMethods:
 		return m.methodRows(s)
 	case paneObjects:
@@ -363,6 +363,8 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			body = append(body[:min(len(body), 1)], why...)
 		}
 		switch p {
+		case paneThreads:
+			title += virtualTitle(m.snap)
 		case paneMethods:
 			title = methodsViewTitle(m.snap, m.sampler, true)
 		case paneObjects:

@@ -16,7 +16,7 @@ import java.util.Set;
  * JVM does not list, whose time shows in the JVM's whole CPU only), since
  * the agent began watching, with the JVM's whole CPU time beside. Totals
  * add each thread's growth from one poll to the next, so that a thread
- * that ends takes nothing back. Reported as agentCost (1140,
+ * that ends takes nothing back. Reported as agentCost (1150,
  * docs/trace-extensions.md). Measured by the poll's thread before it takes
  * the collector's lock; names come from ThreadMXBean without stacks: no
  * safepoint.

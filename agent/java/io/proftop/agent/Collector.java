@@ -37,7 +37,9 @@ import jdk.jfr.consumer.RecordingStream;
  * trace is a sequence.
  */
 final class Collector {
-    static final String VERSION = "1.1";
+    static final String VERSION = "1.2";
+    /** The thread group of the JDK's carrier threads of virtual threads. */
+    static final String CARRIER_GROUP = "CarrierThreads";
     /**
      * How often, between polls, the threads the latest poll found held up by
      * a lock are looked at again: each look that JFR's record of the same
@@ -75,6 +77,9 @@ final class Collector {
     private final Sampler sampler;
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
+    private final VirtualThreads virtual; // null before JDK 21
+    // Carrier threads (of virtual threads), known by their thread group when first seen.
+    private final Set<Long> carriers = new HashSet<>();
     private final Allocations allocations = new Allocations();
     // The JVM's series and the application's the client chose (Telemetry): declared once a stream.
     private final Telemetry telemetry = new Telemetry();
@@ -106,6 +111,16 @@ final class Collector {
         this.names = new Names(enc);
         this.sampler = new Sampler(opts.samplePeriod().toNanos());
         this.contentions = new Contentions(opts, enc, names);
+        this.virtual = virtualThreads();
+    }
+
+    /** What watches the virtual threads: nothing before JDK 21, or in a JVM without the jdk.management module. */
+    private VirtualThreads virtualThreads() {
+        try {
+            return VirtualThreads.supported() ? new VirtualThreads(opts, enc, contentions, this::emit) : null;
+        } catch (LinkageError e) {
+            return null;
+        }
     }
 
     static long nanos(Instant t) {
@@ -179,6 +194,9 @@ final class Collector {
         // samples, so that hot methods show within a second of attaching.
         scheduler.scheduleAtFixedRate(this::tick, Math.min(every / 2, 300), every, TimeUnit.MILLISECONDS);
         ownSampling = scheduler.scheduleWithFixedDelay(this::sampleOwn, OWN_SAMPLING_MS, OWN_SAMPLING_MS, TimeUnit.MILLISECONDS);
+        if (virtual != null) {
+            virtual.start();
+        }
         scheduler.scheduleWithFixedDelay(this::witness, WITNESS_MS, WITNESS_MS, TimeUnit.MILLISECONDS);
         prepare();
         jfrThread = daemon(this::runRecording, "proftop-jfr");
@@ -194,8 +212,17 @@ final class Collector {
             rs.enable("jdk.ThreadStart");
             rs.enable("jdk.ThreadEnd");
             rs.enable("jdk.GarbageCollection");
-            rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
-            rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
+            if (virtual != null) {
+                virtual.enable(rs, this::handle);
+            }
+            if (Sampler.cpuTimeSampling()) {
+                // JDK 25 on Linux: samples taken by CPU time spent, Java and native code alike.
+                rs.enable(Sampler.CPU_TIME_SAMPLE).with("throttle", opts.samplePeriod().toMillis() + "ms").withStackTrace();
+                rs.onEvent(Sampler.CPU_TIME_SAMPLE, e -> handle(() -> onSample(e)));
+            } else {
+                rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
+                rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
+            }
             allocations.enable(rs);
             rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
             rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
@@ -228,6 +255,9 @@ final class Collector {
     void stop() {
         synchronized (lock) {
             stopped = true;
+        }
+        if (virtual != null) {
+            virtual.stop();
         }
         if (scheduler != null) {
             scheduler.shutdownNow();
@@ -301,18 +331,28 @@ final class Collector {
             long started = polled ? at : 0;
             polled = true;
             Set<Long> seen = new HashSet<>();
-            for (ThreadPoller.Seen s : p.threads()) {
+            for (ThreadPoller.Seen polledAs : p.threads()) {
+                ThreadPoller.Seen s = virtual == null ? polledAs : virtual.corrected(polledAs);
                 seen.add(s.id());
-                announce(s.id(), s.name(), groups.getOrDefault(s.id(), ""), started);
+                String group = groups.getOrDefault(s.id(), "");
+                if (group.equals(CARRIER_GROUP) || s.carries() != 0) {
+                    carriers.add(s.id());
+                }
+                announce(s.id(), s.name(), group, started);
                 List<TraceEncoder.Frame> last = lastStack.get(s.id());
                 boolean same = last != null && last.equals(s.stack());
                 if (!same) {
                     lastStack.put(s.id(), s.stack());
                 }
-                enc.threadState(s.id(), at, s.state(), s.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0), s.lock(),
-                        s.lockClass(), s.owner(), s.cpu(), same ? List.of() : s.stack());
+                int flags = s.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0)
+                        | (carriers.contains(s.id()) ? ThreadPoller.CARRIER : 0);
+                enc.threadState(s.id(), at, s.state(), flags, s.lock(), s.lockClass(), s.owner(), s.cpu(),
+                        same ? List.of() : s.stack(), s.carries(), "", "");
             }
             enc.threadPoll(at, p.threads().size(), 1);
+            if (virtual != null) {
+                virtual.report(at);
+            }
             for (long id : announced.toArray(Long[]::new)) {
                 if (!seen.contains(id)) {
                     end(id, at);
@@ -322,7 +362,7 @@ final class Collector {
             contentions.mark();
             contentions.polled(p);
             contentions.release(now, false);
-            sampler.polled(p);
+            sampler.polled(p, carriers);
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
             telemetry.report(now, reading, enc);
@@ -336,6 +376,14 @@ final class Collector {
         synchronized (lock) {
             telemetry.choose(c);
         }
+    }
+
+    /** Runs r under the lock unless the run was stopped, and sends what it encoded at once. */
+    private void emit(Runnable r) {
+        handle(() -> {
+            r.run();
+            flushLocked();
+        });
     }
 
     /** Looks again at the threads the latest poll found held up by a lock. */
@@ -510,15 +558,20 @@ final class Collector {
         return out;
     }
 
+    /** A stack sample: JFR's execution or native sample, or (JDK 25) its CPU-time sample. */
     private void onSample(RecordedEvent e) {
-        RecordedThread t = e.getThread("sampledThread");
+        RecordedThread t = e.getThread(e.hasField("sampledThread") ? "sampledThread" : "eventThread");
         if (t == null || own(t.getJavaName()) || e.getStackTrace() == null) {
             return;
         }
         long time = nanos(e.getStartTime());
         contentions.reached(time);
-        announce(t.getJavaThreadId(), t.getJavaName(), groupOf(t), time);
-        sampler.jfrSample(t.getJavaThreadId(), time, frames(e.getStackTrace()));
+        boolean isVirtual = VirtualThreads.isVirtual(t);
+        if (!isVirtual) {
+            // A virtual thread is no thread of the poll's: its samples count for their methods only.
+            announce(t.getJavaThreadId(), t.getJavaName(), groupOf(t), time);
+        }
+        sampler.jfrSample(t.getJavaThreadId(), time, frames(e.getStackTrace()), isVirtual);
     }
 
     private void onThreadStart(RecordedEvent e) {
@@ -551,6 +604,7 @@ final class Collector {
         if (!announced.remove(id)) {
             return;
         }
+        carriers.remove(id);
         lastStack.remove(id);
         ended.put(id, Boolean.TRUE);
         contentions.ended(id);
