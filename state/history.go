@@ -324,6 +324,7 @@ func NewPicture(s *Snapshot, at time.Time, rows int) *Picture {
 	c.Objects.Classes = keepClasses(s.Objects.Classes, 30)
 	c.Objects.Census = slices.Clone(s.Objects.Census[:min(len(s.Objects.Census), 30)])
 	c.Telemetry = keepSeries(s.Telemetry, pictureSeriesPoints)
+	c.VirtualGroups = keepGroups(s.VirtualGroups, rows, pictureGroupThreads)
 	c.Callers, c.FocusRecent, c.FocusCumulative = nil, Method{}, Method{}
 	p.Snap = &c
 	return p
@@ -345,6 +346,23 @@ func keepSeries(all []Series, points int) []Series {
 		sr.Points = lastOf(sr.Points, points)
 		sr.Older = nil
 		out[i] = sr
+	}
+	return out
+}
+
+// pictureGroupThreads is how many of a group of virtual threads a picture
+// lists one by one (a listing may hold thousands).
+const pictureGroupThreads = 20
+
+// keepGroups keeps the first (busiest) groups of virtual threads, each
+// listing its first threads only.
+func keepGroups(all []VirtualGroup, rows, threads int) []VirtualGroup {
+	if all == nil {
+		return nil
+	}
+	out := slices.Clone(all[:min(len(all), rows)])
+	for i := range out {
+		out[i].Threads = slices.Clone(out[i].Threads[:min(len(out[i].Threads), threads)])
 	}
 	return out
 }
@@ -534,6 +552,11 @@ func pictureBytes(p *Picture) int64 {
 	}
 	n += int64(len(s.Objects.Census)) * int64(unsafe.Sizeof(CensusRow{}))
 	n += int64(len(p.Tree)) * int64(unsafe.Sizeof(NodeFig{}))
+	n += int64(len(s.VirtualGroups)) * int64(unsafe.Sizeof(VirtualGroup{}))
+	for i := range s.VirtualGroups {
+		g := &s.VirtualGroups[i]
+		n += int64(len(g.Threads))*int64(unsafe.Sizeof(VirtualThread{})) + int64(len(g.Stack))*frame
+	}
 	n += int64(len(s.Telemetry)) * int64(unsafe.Sizeof(Series{}))
 	for i := range s.Telemetry {
 		n += int64(len(s.Telemetry[i].Points)) * int64(unsafe.Sizeof(Point{}))

@@ -175,3 +175,17 @@ func TestPictureKeepsTheLatestTelemetryPoints(t *testing.T) {
 		t.Fatalf("the series count for nothing: %d bytes against %d", p.Bytes(), bare.Bytes())
 	}
 }
+
+// A picture keeps the busiest groups of virtual threads, each listing its
+// first threads: a listing may hold thousands, a picture a second.
+func TestPictureKeepsTheBusiestVirtualGroups(t *testing.T) {
+	groups := make([]VirtualGroup, 300)
+	for i := range groups {
+		groups[i] = VirtualGroup{Count: int64(300 - i), Threads: make([]VirtualThread, 500)}
+	}
+	p := NewPicture(&Snapshot{VirtualGroups: groups}, t0, 100)
+	got := p.Snap.VirtualGroups
+	if len(got) != 100 || got[0].Count != 300 || len(got[0].Threads) != pictureGroupThreads || len(groups[0].Threads) != 500 {
+		t.Fatalf("kept %d groups, the first of %d with %d threads", len(got), got[0].Count, len(got[0].Threads))
+	}
+}
