@@ -565,6 +565,7 @@ func testAgentEncodersConform(t *testing.T, jdk jdk) {
 		&decode.TelemetryProblem{Time: tt + 19, Spec: "jmx:a:type=B:C"},
 		&decode.Probe{Time: tt + 20, Name: "jfr:bank.Transfer#state", Group: "RUNNING", Count: 3, Total: 4_500_000, Max: 2_000_000, Stack: stack},
 		&decode.Custom{Body: "com.acme.shop"},
+		&decode.AgentCost{Time: tt + 15, AgentCPU: 12_000_000, JFRCPU: 3_000_000, AgentThreads: 4, JFRThreads: 2, ProcessCPU: -1},
 		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
 		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: tt + 16}},
 	}

@@ -41,6 +41,9 @@ type Options struct {
 	// MaxVirtualGroups are kept (default 1,000).
 	MaxVirtualListed int
 	MaxVirtualGroups int
+	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
+	// about 18 MB at most); stacks beyond are cut, and counted.
+	MaxTreeNodes int
 }
 
 func (o Options) withDefaults() Options {
@@ -86,6 +89,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxVirtualGroups <= 0 {
 		o.MaxVirtualGroups = 1_000
 	}
+	if o.MaxTreeNodes <= 0 {
+		o.MaxTreeNodes = 200_000
+	}
 	return o
 }
 
@@ -112,6 +118,8 @@ type Aggregator struct {
 	telemetry telemetryTable
 	probes    probeTable
 	coverage  coverageTable
+	tree      stackTree // the call tree (stacktree.go)
+	cost      costState // what watching costs the JVM (agentcost.go)
 	process   Process
 	unpaired  int64
 
@@ -146,6 +154,7 @@ func New(opts Options) *Aggregator {
 	a.telemetry.init(opts.TelemetryWindow, opts.TelemetryMemory, opts.MaxSeries)
 	a.probes.init()
 	a.coverage.init(opts.MaxClasses)
+	a.tree.init(opts.Window, opts.MaxTreeNodes)
 	return a
 }
 
@@ -159,6 +168,7 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	}
 	a.clock = clock
 	a.methods.rotate(now)
+	a.tree.rotate(now)
 	for _, ev := range events {
 		a.apply(ev)
 	}
@@ -216,7 +226,8 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if e.ThreadCPUTime > 0 {
 			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
 		}
-		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark()})
+		node, cut := a.tree.enter(t, slot)
+		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark(), node: node, cut: cut})
 	case *decode.MethodExit:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
@@ -243,6 +254,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if c.slot >= 0 {
 			a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
 		}
+		a.tree.exit(&c, self)
 	case *decode.AgMethodEntry:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if t == nil || e.NumCalls <= 0 {
@@ -360,10 +372,16 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Sample:
 		a.at(e.Time)
 		if e.Flags&decode.SampleCalls != 0 {
-			a.methods.callTreeNode(&e.Stack, max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0))
+			calls, self := max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0)
+			a.methods.callTreeNode(&e.Stack, calls, self)
+			if len(e.Stack.Methods) > 0 {
+				// The node's path, as callTreeNode left it, is a stack of the call tree too.
+				a.tree.addStack(a.threads.get(e.ThreadIDRef, a.stream), a.methods.stackBuf, self, calls)
+			}
 			break
 		}
-		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
+		n, w := max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0)
+		a.methods.sample(&e.Stack, n, w)
 		// A polled source's sample of a thread no poll lists (a virtual
 		// thread) counts for its methods only.
 		t := a.threads.lookup(e.ThreadIDRef)
@@ -373,11 +391,18 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if t == nil {
 			break
 		}
-		if len(e.Stack.Methods) > 0 && e.Flags&decode.SampleAggregate == 0 {
-			t.sampleTop = e.Stack.Methods[0]
+		if len(e.Stack.Methods) > 0 {
+			if e.Flags&decode.SampleAggregate == 0 {
+				t.sampleTop = e.Stack.Methods[0]
+			}
+			// A snapshot's sampler hits beside its measured call tree are a
+			// second view of the same calls: the call tree keeps the first.
+			if e.Flags&decode.SampleAggregate == 0 || !a.methods.measured {
+				a.tree.addStack(t, a.methods.stackBuf, w, n)
+			}
 		}
 		if e.Weight == 0 {
-			a.threads.sampled(t, max(e.Count, 1))
+			a.threads.sampled(t, n)
 		}
 	case *decode.ThreadCPU:
 		a.at(e.Time)
@@ -455,6 +480,8 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.process.Started = time.Unix(0, a.ns(e.Time))
 	case *decode.AgentCreate:
 		a.process.Agent, a.process.Version = e.AgentName, e.Version
+	case *decode.AgentCost:
+		a.agentCost(e)
 	}
 }
 
@@ -468,6 +495,7 @@ func (a *Aggregator) Reset() {
 	a.threads.reset(a.latest)
 	a.gc.reset()
 	a.objects.reset()
+	a.tree.reset()
 	a.telemetry.reset()
 	a.probes.reset()
 	clear(a.virtual.pinning)
@@ -478,7 +506,7 @@ func (a *Aggregator) Reset() {
 // snapshots reuse its tables instead of allocating: an interface that
 // refreshes every 100 ms then makes no garbage worth speaking of.
 func (a *Aggregator) Release(s *Snapshot) {
-	if s == nil {
+	if s == nil || s.picture {
 		return
 	}
 	a.mu.Lock()
@@ -527,6 +555,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.methods.rotate(now)
+	a.tree.rotate(now)
 	nowNS := a.latest
 	if nowNS == 0 {
 		nowNS = now.UnixNano()
@@ -554,7 +583,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}
@@ -592,6 +621,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.TelemetryDropped, s.TelemetryUndeclared = a.telemetry.dropped, a.telemetry.undeclared
 	s.Probes = a.probes.snapshot()
 	s.Coverage = a.coverage.rows()
+	s.AgentCost = a.cost.snapshot()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
 		s.FocusRecent, s.FocusCumulative, _ = a.methods.both(q.CallersOf)

@@ -14,6 +14,8 @@ type openCall struct {
 	start    int64 // ns
 	child    int64 // time spent in callees, ns
 	cpuStart int64 // the thread's CPU time at entry, ns
+	node     int32 // its node in the call tree (-1: none)
+	cut      bool  // the call tree's bound cut it: node is its caller's
 }
 
 // maxOpenCalls bounds a thread's stack of open calls: a stream that loses
@@ -64,6 +66,8 @@ type thread struct {
 	hist histOpen
 	// The method on top of its latest stack sample.
 	sampleTop string
+	// Its root in the call tree, plus one (0: none yet).
+	treeRoot int32
 
 	// A virtual thread of the latest listing (never in the thread table),
 	// with its decode.ThreadMounted and ThreadPinned flags; a carrier
@@ -401,7 +405,7 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 // spent between two marks of the table at least cpuWindow apart in trace
 // time, over that span: both come from the same clock, so a replay at any
 // speed (or a simulated clock) reads the same, and no thread exceeds 100%.
-func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names func(int64) string, out []Thread) []Thread {
+func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names func(int64) string, out []Thread) []Thread {
 	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
 		tt.prevAt, tt.markAt = tt.markAt, now
 		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
@@ -464,7 +468,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 		if r.Samples = t.samples; !t.cpuKnown && t.samples > 0 && tt.samples > tt.samplesAtPrev {
 			r.CPUPercent = 100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev)
 		}
-		if t.id == stackOf && t.state != ThreadEnded {
+		if (allStacks || t.id == stackOf) && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)
 		}
 	}
