@@ -55,6 +55,26 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+// A fleet's hosts: a YAML list in the file, commas anywhere, and the
+// file of hosts.
+func TestHostLists(t *testing.T) {
+	s, origins, err := load(t, nil, nil, "host: [prod-1, \"prod-2:10003\"]\nhosts: /etc/proftop/fleet\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Host != "prod-1,prod-2:10003" || s.Hosts != "/etc/proftop/fleet" || origin(origins, "host").Value != "prod-1,prod-2:10003" {
+		t.Fatalf("%+v", s)
+	}
+	s, _, err = load(t, nil, map[string]string{"PROFTOP_HOST": "prod-1,prod-2"}, "")
+	if err != nil || s.Host != "prod-1,prod-2" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	if _, _, err := load(t, nil, nil, "theme: [dark, light]\n"); err == nil || !strings.Contains(err.Error(), `setting "theme"`) ||
+		!strings.Contains(err.Error(), "is a list; this setting takes one value") {
+		t.Fatalf("a list where one value belongs: %v", err)
+	}
+}
+
 func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 	for _, tc := range []struct {
 		name string

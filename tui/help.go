@@ -153,6 +153,9 @@ func (m *Model) footer() string {
 		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}, {"/", "filter", false},
 			{"s < >", "sort", false}, {"space", "freeze", false}, {"c", "methods span", false}, {"m", "group locks", false}, {"q", "quit", true}}
 	}
+	if m.cfg.Fleet && m.help == nil && m.detail == nil {
+		items[len(items)-1] = footerItem{"esc q", "fleet", true}
+	}
 	render := func(keep func(footerItem) bool) string {
 		var parts []string
 		for _, it := range items {

@@ -316,8 +316,9 @@ type monitorRows struct {
 	deadlocked map[int64]bool // monitors in a deadlock
 }
 
-func (r monitorRows) Len() int          { return len(r.s) }
-func (r monitorRows) ID(i int) int64    { return r.s[i].Object }
+func (r monitorRows) Len() int       { return len(r.s) }
+func (r monitorRows) ID(i int) int64 { return r.s[i].Object }
+
 // Name is what the filter matches: the lock's name, its owner and its site.
 func (r monitorRows) Name(i int) string {
 	m := &r.s[i]
