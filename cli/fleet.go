@@ -133,6 +133,9 @@ func runFleetBatch(ctx context.Context, fleet *client.Fleet, aggs *state.Fleet, 
 			return nil
 		case <-tick.C:
 		}
+		if ctx.Err() != nil {
+			return nil // interrupted as the tick came: the sessions are stopping
+		}
 		if err := print(); err != nil {
 			return err
 		}

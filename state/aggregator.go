@@ -27,6 +27,9 @@ type Options struct {
 	// of the Objects pane (default 20,000).
 	MaxTrackedObjects int
 	MaxClasses        int
+	// MaxRecentAllocations bounds the latest allocations whose class is
+	// remembered to name the monitors they become (default 65,536).
+	MaxRecentAllocations int
 }
 
 func (o Options) withDefaults() Options {
@@ -53,6 +56,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxClasses <= 0 {
 		o.MaxClasses = 20_000
+	}
+	if o.MaxRecentAllocations <= 0 {
+		o.MaxRecentAllocations = 1 << 16
 	}
 	return o
 }
@@ -98,7 +104,7 @@ func New(opts Options) *Aggregator {
 	a := &Aggregator{opts: opts, classes: map[int64]string{}}
 	a.threads.init()
 	a.methods.init(opts.Window)
-	a.monitors.init()
+	a.monitors.init(opts.MaxRecentAllocations)
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
 	return a

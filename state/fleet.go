@@ -29,8 +29,9 @@ func (o Options) ForFleet() Options {
 	lower(&o.MaxMonitors, 2_000)
 	lower(&o.History, 120)
 	lower(&o.MaxThreads, 20_000)
-	lower(&o.MaxTrackedObjects, 100_000)
+	lower(&o.MaxTrackedObjects, 25_000)
 	lower(&o.MaxClasses, 5_000)
+	lower(&o.MaxRecentAllocations, 8_192)
 	return o
 }
 

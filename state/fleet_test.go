@@ -82,6 +82,7 @@ func TestFleetOptionsLowerOnlyTheDefaults(t *testing.T) {
 		"threads":         {o.MaxThreads, d.MaxThreads},
 		"tracked objects": {o.MaxTrackedObjects, d.MaxTrackedObjects},
 		"classes":         {o.MaxClasses, d.MaxClasses},
+		"allocations":     {o.MaxRecentAllocations, d.MaxRecentAllocations},
 	} {
 		if pair[0] <= 0 || pair[0] >= pair[1] {
 			t.Errorf("%s: %d in a fleet, %d alone", name, pair[0], pair[1])
