@@ -431,3 +431,24 @@ func TestFleetHostileNamesAreInert(t *testing.T) {
 		}
 	}
 }
+
+// However small the terminal, the overview fills it exactly, and keys
+// still work.
+func TestFleetTinyTerminals(t *testing.T) {
+	for _, size := range [][2]int{{40, 12}, {20, 6}, {10, 3}} {
+		f, ff := newTestFleet(t, size[0], size[1])
+		for _, keys := range [][]string{nil, {"down", "down"}, {"?"}, {"x", "/", "p"}} {
+			pressFleet(f, keys...)
+			deliverFleet(f, ff)
+			screen := f.render()
+			if n := strings.Count(screen, "\n") + 1; n > size[1] {
+				t.Fatalf("%dx%d after %v: %d lines", size[0], size[1], keys, n)
+			}
+			for i, l := range strings.Split(screen, "\n") {
+				if w := ansi.StringWidth(l); w > size[0] {
+					t.Fatalf("%dx%d after %v: line %d is %d cells: %q", size[0], size[1], keys, i, w, ansi.Strip(l))
+				}
+			}
+		}
+	}
+}
