@@ -107,6 +107,12 @@ func runFleetBatch(ctx context.Context, fleet *client.Fleet, aggs *state.Fleet, 
 	print := func() error {
 		snap := aggs.Snapshot(time.Now())
 		statuses = fleet.Statuses(statuses)
+		if ctx.Err() != nil {
+			// Interrupted while the picture was being taken: the sessions
+			// are stopping, and their states would say so rather than
+			// what the JVMs were doing.
+			return nil
+		}
 		if v.JSON {
 			b, err := tui.RenderFleetJSON(fleet, snap, statuses)
 			if err != nil {
@@ -132,9 +138,6 @@ func runFleetBatch(ctx context.Context, fleet *client.Fleet, aggs *state.Fleet, 
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
-		}
-		if ctx.Err() != nil {
-			return nil // interrupted as the tick came: the sessions are stopping
 		}
 		if err := print(); err != nil {
 			return err
