@@ -168,7 +168,9 @@ func TestAttachSeesTheJVMExit(t *testing.T) {
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(nil, 64<<20)
 	var last string
-	for i := 0; i < 4 && lines.Scan(); i++ {
+	// Until the workload shows: attaching and the first poll take seconds
+	// on a loaded machine (a snapshot every 500ms: two minutes at most).
+	for i := 0; i < 240 && !strings.Contains(last, "contender-0") && lines.Scan(); i++ {
 		last = lines.Text()
 	}
 	if !strings.Contains(last, "contender-0") {

@@ -46,7 +46,8 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
   proftop --host a,b,c       watch a fleet of JVMs: one row each, enter opens one
   proftop demo               watch the built-in simulated profiler
   proftop replay FILE        watch a recorded trace
-  proftop attach PID         load the agent into a local JVM and watch it`,
+  proftop attach PID         load the agent into a local JVM and watch it
+  proftop rbkit              watch a Ruby process profiled by rbkit`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -100,6 +101,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 		cli.NewDemoCommand(&settings, &view),
 		cli.NewAttachCommand(&settings, &view),
 		cli.NewReplayCommand(&settings, &view),
+		cli.NewRbkitCommand(&settings, &view),
 		cli.NewConfigCommand(&origins, &usedFile))
 	return root
 }

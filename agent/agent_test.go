@@ -244,6 +244,12 @@ func expectations(t testing.TB, deadlock bool) []expectation {
 		{"threadStart for contender-3", threadNamed("contender-3")},
 		{"threadStart for waiter", threadNamed("waiter")},
 		{"threadStart for allocator", threadNamed("allocator")},
+		{"allocation samples (jdk.ObjectAllocationSample) with bytes", func(w *watched) bool {
+			return w.find(func(ev decode.Event) bool {
+				e, ok := ev.(*decode.Allocation)
+				return ok && e.Bytes > 0 && e.Count == -1 && e.Class != ""
+			})
+		}},
 		{fmt.Sprintf("monContendedEnter with Workload.contend:%d in its stack", contended), func(w *watched) bool {
 			return w.find(func(ev decode.Event) bool {
 				e, ok := ev.(*decode.MonContendedEnter)
@@ -433,11 +439,16 @@ func TestAgentToken(t *testing.T) {
 		}
 	}
 	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "s3cret", Reconnect: true, ReconnectMin: 100 * time.Millisecond})
-	ctx, stop := context.WithTimeout(context.Background(), 4*time.Second)
+	// Until events come: the agent starts JFR and polls once a client
+	// authenticates, which takes seconds on a loaded machine.
+	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
 	defer stop()
 	go func() {
 		for b := range s.Batches() {
 			s.Recycle(b)
+			if s.Status().Events > 0 {
+				stop()
+			}
 		}
 	}()
 	s.Run(ctx)
@@ -489,6 +500,7 @@ func TestAgentEncodersConform(t *testing.T) {
 		&decode.Collection{Time: tt + 15, Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 4_500_000,
 			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30},
 		&decode.GCTotals{Time: tt + 15, Collector: "G1 Young Generation", Count: 12, TotalTime: 81_000_000},
+		&decode.Allocation{Time: tt + 15, Class: "byte[]", Count: -1, Bytes: 3 << 20},
 		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
 		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: tt + 16}},
 	}

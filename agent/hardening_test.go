@@ -48,12 +48,15 @@ func TestContentionsMatchJFR(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, j.stderr)
 	}
-	w, _, cancel := watch(t, at.Port, client.FormatAuto)
+	w, session, cancel := watch(t, at.Port, client.FormatAuto)
 	// Compare over six seconds well inside the time watched, once the agent
 	// has reported everything of them: JFR reports a contention a second or
 	// so after it ends (more on a loaded machine), and the agent may hold
-	// it a few polls more until it knows which lock it is about.
-	from := time.Now().Add(3 * time.Second)
+	// it a few polls more until it knows which lock it is about. The span
+	// begins a second after the first contention the agent reported: its
+	// JFR stream starts some seconds after the client connects on a loaded
+	// machine, and what JFR recorded before that is not the agent's.
+	from := w.firstContention(t, 60*time.Second).Add(time.Second)
 	to := from.Add(6 * time.Second)
 	w.caughtUp(t, to, 60*time.Second)
 	cancel()
@@ -118,6 +121,33 @@ func TestContentionsMatchJFR(t *testing.T) {
 			t.Errorf("%s: the agent reported %d, JFR recorded %d", key, got, want)
 		}
 	}
+	if t.Failed() {
+		for s := 0; s < 6; s++ {
+			key := secondKey(time.Duration(s) * time.Second)
+			t.Logf("%-18s JFR %4d, agent %4d", key, truth[key], reported[key])
+		}
+		t.Logf("streams: %d", session.Status().Streams)
+	}
+}
+
+// firstContention waits for the first contention the agent reports and
+// returns when it began.
+func (w *watched) firstContention(t *testing.T, within time.Duration) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		for _, ev := range w.events {
+			if e, ok := ev.(*decode.MonContendedEnter); ok {
+				w.mu.Unlock()
+				return time.Unix(0, int64(e.Time))
+			}
+		}
+		w.mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no contention reported within %v", within)
+	return time.Time{}
 }
 
 // caughtUp waits until the agent has reported what JFR recorded before
@@ -213,6 +243,7 @@ func jfrCounts(t *testing.T, recording string, from, to time.Time) map[string]in
 		}
 		key := e.Values.EventThread.JavaName + " " + kind
 		counts[key]++
+		counts[secondKey(e.Values.StartTime.Sub(from))]++
 		for _, f := range e.Values.StackTrace.Frames {
 			if f.Method.Type.Name == "Workload" {
 				counts[fmt.Sprintf("%s:%d", key, f.LineNumber)]++
@@ -221,6 +252,12 @@ func jfrCounts(t *testing.T, recording string, from, to time.Time) map[string]in
 		}
 	}
 	return counts
+}
+
+// secondKey counts events by the second of the span they began in, to
+// show where counts part when they do.
+func secondKey(since time.Duration) string {
+	return fmt.Sprintf("second %d", since/time.Second)
 }
 
 // agentCounts counts what the agent reported the same way, and lists the
@@ -238,6 +275,7 @@ func agentCounts(w *watched, from, to time.Time) (map[string]int, []string) {
 		if ts := time.Unix(0, int64(at)); !ts.Before(from) && ts.Before(to) {
 			key := names[thread] + " " + kind
 			counts[key]++
+			counts[secondKey(ts.Sub(from))]++
 			for i, m := range stack.Methods {
 				if strings.HasPrefix(m, "Workload.") {
 					counts[fmt.Sprintf("%s:%d", key, stack.Lines[i])]++
@@ -303,7 +341,8 @@ func (c *rawConn) command(t *testing.T, ctxt uint64, body any) protocol.Message 
 	if err := c.w.WriteFrame(false, payload); err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// Generous: starting or stopping JFR takes seconds on a loaded machine.
+	c.SetReadDeadline(time.Now().Add(60 * time.Second))
 	for {
 		f, err := c.r.Next()
 		if err != nil {
@@ -345,6 +384,30 @@ func (c *rawConn) receive(t *testing.T, d time.Duration) int {
 	}
 }
 
+// receiveUntil collects data frames until the stream holds an event of
+// the kind, or fails after within.
+func (c *rawConn) receiveUntil(t *testing.T, kind string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		c.receive(t, 500*time.Millisecond)
+		d, err := decode.Open(bytes.NewReader(c.data.Bytes()), decode.Options{})
+		if err != nil {
+			continue // not even the preamble yet
+		}
+		for {
+			ev, err := d.Next()
+			if err != nil {
+				break // the end of what came so far
+			}
+			if ev.Kind().String() == kind {
+				return
+			}
+		}
+	}
+	t.Fatalf("no %s within %v", kind, within)
+}
+
 // Stopping and starting monitoring again continues one stream: no data
 // after monitoringStopped, no second preamble, and every id keeps naming
 // what it named.
@@ -356,7 +419,8 @@ func TestAgentStopAndStartContinueOneStream(t *testing.T) {
 			c.command(t, 1, &protocol.Attach{AgentID: "1"})
 			c.command(t, 2, &protocol.SetOutputFormat{Format: format})
 			c.command(t, 3, &protocol.StartMonitoring{})
-			c.receive(t, 2500*time.Millisecond)
+			// JFR's contentions come seconds after the start on a loaded machine.
+			c.receiveUntil(t, "monContendedEnter", 60*time.Second)
 			c.command(t, 4, &protocol.StopMonitoring{})
 			if n := c.receive(t, 1500*time.Millisecond); n != 0 {
 				t.Fatalf("%d data frames after monitoringStopped", n)
@@ -576,11 +640,15 @@ func TestUnauthenticatedClientsDoNotHoldThePlace(t *testing.T) {
 	}()
 	time.Sleep(time.Second)
 	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "s3cret"})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	// Until events come: seconds on a loaded machine (JFR starts).
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	go func() {
 		for b := range s.Batches() {
 			s.Recycle(b)
+			if s.Status().Events > 0 {
+				cancel()
+			}
 		}
 	}()
 	s.Run(ctx)

@@ -10,19 +10,26 @@ import (
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/config"
 	"github.com/proftop/proftop/simulator"
+	"github.com/proftop/proftop/simulator/rbkitsim"
 )
 
 // NewDemoCommand returns `proftop demo`.
 func NewDemoCommand(s *config.Settings, v *View) *cobra.Command {
 	var cfg simulator.ServerConfig
 	var rate string
+	var rbkit bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Watch the built-in simulated profiler (a busy Java service with contention and deadlocks)",
 		Long: `Start the simulated profiler in this process on a loopback port and watch it:
-the same protocol, negotiation and decoding as a real profiler.`,
+the same protocol, negotiation and decoding as a real profiler. With --rbkit,
+a fake rbkit server (a Ruby ledger script profiled by rbkit, over ZeroMQ)
+instead: what proftop rbkit shows, with no Ruby installed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if rbkit {
+				return demoRbkit(cmd, *s, *v, cfg.Seed)
+			}
 			if err := parseRate(rate, &cfg); err != nil {
 				return err
 			}
@@ -46,7 +53,21 @@ the same protocol, negotiation and decoding as a real profiler.`,
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the simulated activity")
 	f.BoolVar(&cfg.Aggregated, "aggregated", false, "report method activity as agMethodEntry aggregates")
 	f.DurationVar(&cfg.DeadlockEvery, "deadlock-every", 0, "virtual time between two deadlocks (default 40s; negative: never)")
+	f.BoolVar(&rbkit, "rbkit", false, "watch a fake rbkit server (a profiled Ruby process) instead")
 	return cmd
+}
+
+// demoRbkit watches the fake rbkit server on loopback ports.
+func demoRbkit(cmd *cobra.Command, s config.Settings, v View, seed uint64) error {
+	srv, err := rbkitsim.Start(rbkitsim.Config{Workload: true, Seed: seed})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	s.Host, s.PubPort, s.ReqPort = "127.0.0.1", srv.PubPort(), srv.ReqPort()
+	ctx, stop := Interruptible()
+	defer stop()
+	return Watch(ctx, client.NewRbkitSource(RbkitConfig(s)), s, v, cmd.OutOrStdout())
 }
 
 func parseRate(rate string, cfg *simulator.ServerConfig) error {

@@ -116,8 +116,9 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	ran := make(chan error, 1)
 	go func() { ran <- src.Run(ctx) }()
 	print := func() error {
-		snap := agg.Snapshot(time.Now(), state.Query{Recent: true, CallersOf: -1})
 		st := src.Status()
+		// A still picture (a snapshot file) has no timeline: its figures are cumulative.
+		snap := agg.Snapshot(time.Now(), state.Query{Recent: !st.Still, CallersOf: -1})
 		if v.JSON {
 			b, err := tui.RenderJSON(snap, st, v.Top)
 			if err != nil {
@@ -175,7 +176,9 @@ func topRows(n int) int {
 	return n
 }
 
-// NewFileSource opens a recording for Watch.
-func newFileSource(path string, speed float64, s config.Settings) client.Source {
-	return client.NewFileSource(path, speed, decode.Options{MaxMessageSize: s.MaxMessageSize})
+// newFileSource opens a recording for Watch; follow reads it as it grows.
+func newFileSource(path string, speed float64, follow bool, s config.Settings) client.Source {
+	src := client.NewFileSource(path, speed, decode.Options{MaxMessageSize: s.MaxMessageSize})
+	src.Follow = follow
+	return src
 }

@@ -48,13 +48,19 @@ func checkTrace(path string, s config.Settings) error {
 // NewReplayCommand returns `proftop replay FILE`.
 func NewReplayCommand(s *config.Settings, v *View) *cobra.Command {
 	var speed float64
+	var follow bool
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
-		Short: "Show a recorded trace (.trcbin, .trcxml, zipped .trcxml) as if it were live",
+		Short: "Show a recorded trace or a snapshot (.trcbin, .trcxml, zipped .trcxml, Jinsight .trc, ProfilerJ .xml) as if it were live",
 		Long: `Play a recorded trace through the same path as a live stream, in the
 interface or, with --batch, as text snapshots (the picture at the end of the
-file with --json). By default it plays as fast as possible; --speed N paces
-events by their timestamps at N times real time (1 is real time).`,
+file with --json). The format is told from the content, not the name: TPTP
+binary or XML traces (zipped too), JinsightLive .trc traces, ProfilerJ
+snapshots (a still picture). By default it plays as fast as possible;
+--speed N paces events by their timestamps at N times real time (1 is real
+time). --follow reads a file that is still being written, like tail -f:
+what is there, then what is added as it comes; a file truncated or
+replaced is read again from its start.`,
 		Args: exactlyOne("FILE", "the trace to replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkTrace(args[0], *s); err != nil {
@@ -62,9 +68,10 @@ events by their timestamps at N times real time (1 is real time).`,
 			}
 			ctx, stop := Interruptible()
 			defer stop()
-			return Watch(ctx, newFileSource(args[0], speed, *s), *s, *v, cmd.OutOrStdout())
+			return Watch(ctx, newFileSource(args[0], speed, follow, *s), *s, *v, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().Float64Var(&speed, "speed", 0, "pace events by their timestamps at this many times real time (0: as fast as possible)")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep reading the file as it grows (like tail -f); start over when it is truncated or replaced")
 	return cmd
 }

@@ -22,8 +22,20 @@ type control struct {
 	early [][]byte
 }
 
+// readBufferSize is the buffer under the frame reader. At full speed a read
+// from the socket returns a few kilobytes; with room for many frames, one
+// read takes whatever has arrived, and the decoder goes on through the
+// buffered frames without a system call or a hand-over to the consumer in
+// between (see dataReader).
+const readBufferSize = 256 << 10
+
 func newControl(conn net.Conn, maxPayload int) *control {
-	return &control{conn: conn, fr: protocol.NewFrameReader(conn, maxPayload), fw: protocol.NewFrameWriter(conn, maxPayload), dest: protocol.ControllerName}
+	return &control{
+		conn: conn,
+		fr:   protocol.NewBufferedFrameReader(conn, maxPayload, readBufferSize),
+		fw:   protocol.NewFrameWriter(conn, maxPayload),
+		dest: protocol.ControllerName,
+	}
 }
 
 // call sends a command and waits up to timeout for the reply that carries

@@ -9,28 +9,67 @@ import (
 // handed to onControl.
 type dataReader struct {
 	c   *control
-	cur []byte
+	cur []byte // the rest of the current data frame
+	err error  // met after bytes were copied; returned by the next Read
 	// beforeWait runs before a read that may block on the network, so that
-	// decoded events do not sit in a half-full batch while the profiler is quiet.
+	// decoded events do not sit in a half-full batch while the profiler is
+	// quiet. It runs only when less than a whole frame is buffered: while
+	// frames are waiting, batches keep filling.
 	beforeWait func()
 	onData     func(payload []byte) error // counts and records each frame
 	onControl  func(protocol.Message)
 }
 
+// Read copies the current data frame into p, and then as many of the
+// frames already buffered as fit: it waits for the network only when it
+// has nothing to return.
 func (d *dataReader) Read(p []byte) (int, error) {
-	for len(d.cur) == 0 {
-		if len(d.c.early) > 0 {
-			d.cur = d.c.early[0]
-			d.c.early = d.c.early[1:]
-			if err := d.onData(d.cur); err != nil {
-				return 0, err
+	if d.err != nil {
+		err := d.err
+		d.err = nil
+		return 0, err
+	}
+	n := 0
+	for n < len(p) {
+		if len(d.cur) == 0 {
+			got, err := d.next(n == 0)
+			if err != nil {
+				if n == 0 {
+					return 0, err
+				}
+				d.err = err
+				break
+			}
+			if !got {
+				break
 			}
 			continue
 		}
-		d.beforeWait()
+		c := copy(p[n:], d.cur)
+		d.cur = d.cur[c:]
+		n += c
+	}
+	return n, nil
+}
+
+// next makes the next data frame current. With mayWait false it returns
+// false instead of waiting for a frame that is not buffered yet.
+func (d *dataReader) next(mayWait bool) (bool, error) {
+	for {
+		if len(d.c.early) > 0 {
+			d.cur = d.c.early[0]
+			d.c.early = d.c.early[1:]
+			return true, d.onData(d.cur)
+		}
+		if !d.c.fr.Buffered() {
+			if !mayWait {
+				return false, nil
+			}
+			d.beforeWait()
+		}
 		f, err := d.c.fr.Next()
 		if err != nil {
-			return 0, err
+			return false, err
 		}
 		if !f.Data {
 			if m, err := protocol.ParseMessage(f.Payload); err == nil && d.onControl != nil {
@@ -38,12 +77,7 @@ func (d *dataReader) Read(p []byte) (int, error) {
 			}
 			continue
 		}
-		if err := d.onData(f.Payload); err != nil {
-			return 0, err
-		}
 		d.cur = f.Payload
+		return true, d.onData(f.Payload)
 	}
-	n := copy(p, d.cur)
-	d.cur = d.cur[n:]
-	return n, nil
 }

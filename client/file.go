@@ -11,22 +11,36 @@ import (
 	"github.com/proftop/proftop/decode"
 )
 
-// FileSource plays a recorded trace (.trcbin, .trcxml, zipped .trcxml)
-// through the same path as a live stream: decoded off the caller's
-// goroutine and handed over in batches.
+// FileSource plays a recorded trace or snapshot (any format decode.Open
+// tells by content) through the same path as a live stream: decoded off
+// the caller's goroutine and handed over in batches. With Follow it reads
+// a file that is still being written, like tail -f, whatever its format.
 type FileSource struct {
 	path  string
 	speed float64
 	track *tracker
 	pump  *pump
 	opts  decode.Options
+
+	// Follow keeps reading as the file grows, and starts over when it is
+	// truncated or replaced; set it before Run.
+	Follow bool
+	// Poll is how often a followed file is looked at for more (0: 250 ms).
+	Poll time.Duration
+
+	stream   int
+	dec      decode.Decoder // of the current pass, for its notes
+	restarts int
+	restart  string // why and when the latest start over
 }
 
 // NewFileSource plays path. speed 0 plays as fast as possible; speed N
 // paces events by their timestamps at N times real time.
 func NewFileSource(path string, speed float64, opts decode.Options) *FileSource {
 	t := newTracker(path)
-	return &FileSource{path: path, speed: speed, track: t, pump: newPump(t), opts: opts}
+	f := &FileSource{path: path, speed: speed, track: t, pump: newPump(t), opts: opts}
+	f.pump.beforeSend = f.updateNotes
+	return f
 }
 
 func (f *FileSource) Batches() <-chan *Batch { return f.pump.out }
@@ -45,48 +59,102 @@ func (c countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Run plays the file to its end (or until ctx ends).
+// Run plays the file to its end (or until ctx ends); a followed file,
+// until ctx ends.
 func (f *FileSource) Run(ctx context.Context) error {
 	defer close(f.pump.out)
+	for {
+		err := f.play(ctx)
+		var so *startOver
+		if !errors.As(err, &so) {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		f.restarts++
+		f.restart = fmt.Sprintf("%s at %s: read again from its start", so.why, time.Now().Format("15:04:05"))
+		f.updateNotes()
+		if f.pump.startOver(ctx) != nil {
+			return nil
+		}
+	}
+}
+
+// play reads the file once from its start: to its end, to a fatal error,
+// or, followed, until it changes under the reader (a *startOver error).
+func (f *FileSource) play(ctx context.Context) error {
 	file, err := os.Open(f.path)
+	for f.Follow && f.restarts > 0 && errors.Is(err, os.ErrNotExist) {
+		// Replaced by removing and writing anew: wait for the new file.
+		f.track.setState(StateStreaming, "waiting for "+f.path+" to be written again")
+		select {
+		case <-time.After(f.poll()):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		file, err = os.Open(f.path)
+	}
 	if err != nil {
 		f.track.setState(StateEnded, err.Error())
 		return err
 	}
 	defer file.Close()
+	opts := f.opts
 	var in io.Reader = file
+	var follow *followReader
 	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
-		// A zip is read in place and counts its own bytes below.
-		if _, zipped, _, _ := decode.SniffStream(io.NewSectionReader(file, 0, st.Size())); !zipped {
+		opts.Modified = st.ModTime()
+		_, zipped, _, _ := decode.SniffStream(io.NewSectionReader(file, 0, st.Size()))
+		switch {
+		case zipped && f.Follow:
+			err := fmt.Errorf("%s: a zip archive cannot be followed (its directory is written last): replay it once complete", f.path)
+			f.track.setState(StateEnded, err.Error())
+			return err
+		case zipped:
+			f.track.addBytes(st.Size()) // read in place: count it whole
+		default:
 			in = countingReader{file, f.track}
-		} else {
-			f.track.addBytes(st.Size())
 		}
 	}
-	dec, err := decode.Open(in, f.opts)
+	f.stream++
+	f.pump.stream = f.stream
+	if f.Follow {
+		follow = &followReader{f: file, path: f.path, ctx: ctx, poll: f.poll(), beforeWait: func() { f.pump.flush(ctx) }}
+		in = countingReader{follow, f.track}
+		f.track.update(func(st *Status) { st.State, st.Cause, st.Streams = StateStreaming, "waiting for data", f.stream })
+	}
+	dec, err := decode.Open(in, opts)
 	if err != nil {
-		f.track.setState(StateEnded, err.Error())
-		return fmt.Errorf("%s: %w", f.path, err)
+		return f.stopped(err, follow)
+	}
+	f.dec = dec
+	still := false
+	if d, ok := dec.(decode.Describer); ok {
+		still = d.Still()
 	}
 	f.track.update(func(st *Status) {
-		st.State, st.Format, st.Negotiation, st.Streams = StateStreaming, dec.Format(), OutcomeFile, 1
+		st.State, st.Cause, st.Format, st.Negotiation, st.Streams, st.Still = StateStreaming, "", dec.Format(), OutcomeFile, f.stream, still
 	})
-	f.pump.stream = 1
 	pacer := newPacer(f.speed)
+	lossy, _ := dec.(lossCounter)
+	var lost int64
 	for {
+		if lossy != nil && lossy.Lost() != lost {
+			lost = lossy.Lost()
+			f.track.update(func(st *Status) { st.Lost = lost })
+		}
 		ev, err := dec.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			f.track.decodeError(err)
 			var de *decode.Error
 			if errors.As(err, &de) && !de.Fatal {
+				f.track.decodeError(err)
 				continue
 			}
-			f.pump.flush(ctx)
-			f.track.setState(StateEnded, err.Error())
-			return fmt.Errorf("%s: %w", f.path, err)
+			return f.stopped(err, follow)
 		}
 		f.pump.clock = dec.Clock()
 		if t, ok := decode.Time(ev); ok {
@@ -105,10 +173,69 @@ func (f *FileSource) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+	if lossy != nil {
+		f.track.update(func(st *Status) { st.Lost = lossy.Lost() })
+	}
 	f.pump.flush(ctx)
-	f.track.setState(StateEnded, "end of file")
-	return nil
+	end := "end of file"
+	if still {
+		end = "a still picture: the snapshot as it was taken"
+	}
+	if follow == nil {
+		f.track.setState(StateEnded, end)
+		return nil
+	}
+	f.track.setState(StateEnded, end+"; following the file for a new one")
+	return follow.waitForChange()
 }
+
+func (f *FileSource) poll() time.Duration {
+	if f.Poll <= 0 {
+		return defaultPoll
+	}
+	return f.Poll
+}
+
+// stopped ends a pass on an error: what was decoded stays shown. A
+// followed file is then watched for a new content, unless it changed
+// already.
+func (f *FileSource) stopped(err error, follow *followReader) error {
+	var so *startOver
+	if errors.As(err, &so) || errors.Is(err, context.Canceled) {
+		f.pump.flush(context.Background())
+		return err
+	}
+	f.pump.flush(context.Background())
+	var de *decode.Error
+	if errors.As(err, &de) {
+		f.track.decodeError(err)
+	}
+	f.track.setState(StateEnded, err.Error())
+	if follow != nil {
+		return follow.waitForChange()
+	}
+	return fmt.Errorf("%s: %w", f.path, err)
+}
+
+// updateNotes takes what the decoder says about its data, and what
+// following the file did, into the status.
+func (f *FileSource) updateNotes() {
+	var notes []string
+	if f.restart != "" {
+		notes = append(notes, f.restart)
+	}
+	if d, ok := f.dec.(decode.Describer); ok {
+		notes = append(notes, d.Notes()...)
+	}
+	if f.Follow {
+		notes = append(notes, "following the file (like tail -f)")
+	}
+	f.track.update(func(st *Status) { st.Notes = notes })
+}
+
+// lossCounter is a decoder that counts frames its stream's sequence
+// numbers say never arrived (rbkit's).
+type lossCounter interface{ Lost() int64 }
 
 // pacer maps trace time to wall time at a given speed.
 type pacer struct {

@@ -20,8 +20,11 @@ type recorder struct {
 
 // Extension is the file extension of a trace format.
 func Extension(f decode.Format) string {
-	if f == decode.FormatBinary {
+	switch f {
+	case decode.FormatBinary:
 		return ".trcbin"
+	case decode.FormatRbkit:
+		return ".msgpack"
 	}
 	return ".trcxml"
 }
@@ -33,7 +36,7 @@ func Extension(f decode.Format) string {
 func recordPath(base string, f decode.Format, n int) string {
 	stem := base
 	switch strings.ToLower(filepath.Ext(base)) {
-	case ".trcbin", ".trcxml":
+	case ".trcbin", ".trcxml", ".msgpack":
 		stem = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	if n > 1 {

@@ -28,6 +28,9 @@ type Batch struct {
 	Stream int
 	// Clock converts the stream's ticks, as of the end of the batch.
 	Clock decode.Clock
+	// Restart says the source started over: what it delivered before is
+	// void (a followed file was truncated or replaced).
+	Restart bool
 }
 
 // batchSize is how many events a batch holds at most. Batches also leave
@@ -44,6 +47,11 @@ type pump struct {
 	clock  decode.Clock
 	track  *tracker
 	events int64 // events added since the last flush
+	// restart marks the next batch sent as the start of a new picture.
+	restart bool
+	// beforeSend, when set, runs before a batch is sent (to refresh the
+	// status the batch's events go with).
+	beforeSend func()
 }
 
 func newPump(track *tracker) *pump {
@@ -57,7 +65,7 @@ func (p *pump) batch() *Batch {
 		default:
 			p.cur = &Batch{}
 		}
-		p.cur.Stream = p.stream
+		p.cur.Stream, p.cur.Restart = p.stream, p.restart
 	}
 	return p.cur
 }
@@ -80,11 +88,14 @@ func (p *pump) flush(ctx context.Context) error {
 		return nil
 	}
 	p.cur.Clock = p.clock
+	if p.beforeSend != nil {
+		p.beforeSend()
+	}
 	p.track.addEvents(p.events)
 	p.events = 0
 	select {
 	case p.out <- p.cur:
-		p.cur = nil
+		p.cur, p.restart = nil, false
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -96,5 +107,25 @@ func (p *pump) recycle(b *Batch) {
 	select {
 	case p.free <- b:
 	default:
+	}
+}
+
+// startOver sends, at once, an empty batch that starts a new picture.
+func (p *pump) startOver(ctx context.Context) error {
+	p.restart = true
+	if err := p.flush(ctx); err != nil {
+		return err
+	}
+	if !p.restart {
+		return nil // a batch of events carried it
+	}
+	b := p.batch()
+	b.Clock = p.clock
+	select {
+	case p.out <- b:
+		p.cur, p.restart = nil, false
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

@@ -38,11 +38,12 @@ const (
 	OutcomeTimeout                     // no answer in time: XML
 	OutcomeRefused                     // binary was required and the profiler cannot send it
 	OutcomeFile                        // a recorded file: told from its content
+	OutcomeHandshake                   // rbkit: the handshake named the protocol
 )
 
 func (o Outcome) String() string {
 	return [...]string{"", "not asked (xml is the default)", "negotiated", "fallback: profiler predates setOutputFormat",
-		"fallback: no answer to setOutputFormat", "refused", "from the file's content"}[o]
+		"fallback: no answer to setOutputFormat", "refused", "from the file's content", "handshake"}[o]
 }
 
 // Status is a snapshot of a source, for display.
@@ -63,6 +64,13 @@ type Status struct {
 	RetryAt   time.Time // when the next attempt starts
 	Streams   int       // streams received so far
 	Recording string    // the file being recorded, if any
+	// Notes say what the data is beyond its format: a still picture,
+	// times that are approximate, what the decoder repaired, a followed
+	// file that started over.
+	Notes []string
+	// Still says the data is one moment (a snapshot file): its figures
+	// are cumulative and have no timeline.
+	Still bool
 
 	Events       int64 // decoded so far, over every stream
 	Bytes        int64 // trace bytes received so far
@@ -70,6 +78,46 @@ type Status struct {
 	LastError    string // the latest decode error
 	EventsPerSec float64
 	BytesPerSec  float64
+
+	// Lost counts the frames the source's sequence numbers say never
+	// arrived (rbkit's frame counter).
+	Lost int64
+	// Facts are what the source knows of the process it watches, for the
+	// header ("pwd", "/srv/app"), in order.
+	Facts []Fact
+	// Unfilled names the panes this source cannot fill, and why.
+	Unfilled []Unfilled
+}
+
+// Fact is one thing a source knows of the process it watches.
+type Fact struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// The panes, as Unfilled names them.
+const (
+	PaneThreads  = "threads"
+	PaneMethods  = "methods"
+	PaneMonitors = "monitors"
+	PaneGC       = "gc"
+	PaneObjects  = "objects"
+)
+
+// Unfilled says that a pane stays empty with this source, and why.
+type Unfilled struct {
+	Pane string `json:"pane"` // one of the Pane constants
+	Why  string `json:"why"`  // a sentence for the pane to show
+}
+
+// Why returns the reason a pane stays empty, "" when the source fills it.
+func (s Status) Why(pane string) string {
+	for _, u := range s.Unfilled {
+		if u.Pane == pane {
+			return u.Why
+		}
+	}
+	return ""
 }
 
 // tracker keeps a source's status; counters are atomics so that the
@@ -130,6 +178,8 @@ func (t *tracker) snapshot() Status {
 	}
 	st := t.st
 	st.Agents = append([]protocol.Agent(nil), t.st.Agents...)
+	st.Facts = append([]Fact(nil), t.st.Facts...)
+	st.Notes = append([]string(nil), t.st.Notes...)
 	st.Events, st.Bytes, st.DecodeErrors = ev, by, t.errs.Load()
 	st.EventsPerSec, st.BytesPerSec = t.eventsPerSec, t.bytesPer
 	return st

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -39,6 +40,8 @@ type Settings struct {
 	Color              string // auto, always, never
 	Charset            string // auto, unicode, ascii
 	MaxMessageSize     int
+	PubPort            int // rbkit's PUB socket
+	ReqPort            int // rbkit's REP socket
 }
 
 // setting describes one key: its flag, default, help and how to read it.
@@ -92,6 +95,10 @@ var settings = []setting{
 		set: func(s *Settings, v any) { s.Color = v.(string) }},
 	{key: "charset", def: "auto", usage: "block characters (unicode) or ASCII for sparklines and borders; auto follows the locale",
 		enum: []string{"auto", "unicode", "ascii"}, set: func(s *Settings, v any) { s.Charset = v.(string) }},
+	{key: "pub-port", def: "5555", usage: "proftop rbkit: port of rbkit's PUB socket (data)", kind: kInt, lo: 1, hi: 65535,
+		set: func(s *Settings, v any) { s.PubPort = v.(int) }},
+	{key: "req-port", def: "5556", usage: "proftop rbkit: port of rbkit's REP socket (commands)", kind: kInt, lo: 1, hi: 65535,
+		set: func(s *Settings, v any) { s.ReqPort = v.(int) }},
 	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
 		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
 }
@@ -204,10 +211,42 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 		s.set(&out, val)
 		origins = append(origins, Origin{Key: s.key, Value: fmt.Sprint(show(val)), Source: source})
 	}
+	if err := splitHostPort(&out, origins); err != nil {
+		return Settings{}, nil, err
+	}
 	if out.ReconnectMin > out.ReconnectMax {
 		return Settings{}, nil, fmt.Errorf("setting \"reconnect-min\" (%v) is longer than \"reconnect-max\" (%v)", out.ReconnectMin, out.ReconnectMax)
 	}
 	return out, origins, nil
+}
+
+// splitHostPort takes a port written with the host ("prod-1:10002",
+// "[::1]:10002", also before an agent: "prod-1:10002/billing"), as users
+// type it after ssh and curl; it must agree with a port given on its own.
+// A fleet's list is left whole: each of its entries has a port of its own.
+func splitHostPort(out *Settings, origins []Origin) error {
+	if strings.ContainsAny(out.Host, ", \t") {
+		return nil
+	}
+	address, agent, hasAgent := strings.Cut(out.Host, "/")
+	host, portText, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil // no port in it (a bare IPv6 address fails here too, and is used as it is)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 1 || port > 65535 {
+		return fmt.Errorf("setting \"host\" (%s): %q is not a port (1-65535)", out.Host, portText)
+	}
+	for _, o := range origins {
+		if o.Key == "port" && o.Source != "default" && out.Port != port {
+			return fmt.Errorf("setting \"host\" (%s) names port %d, setting \"port\" (from %s) %d", out.Host, port, o.Source, out.Port)
+		}
+	}
+	out.Host, out.Port = host, port
+	if hasAgent {
+		out.Host += "/" + agent
+	}
+	return nil
 }
 
 func show(v any) any {

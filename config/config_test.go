@@ -75,6 +75,31 @@ func TestHostLists(t *testing.T) {
 	}
 }
 
+// A port typed with the host, as after ssh or curl, is taken from it.
+func TestHostWithItsPort(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		host string
+		port int
+	}{
+		{[]string{"--host", "prod-1:2000"}, "prod-1", 2000},
+		{[]string{"--host", "[::1]:2000"}, "::1", 2000},
+		{[]string{"--host", "::1"}, "::1", 10002},
+		{[]string{"--host", "prod-1:2000", "--port", "2000"}, "prod-1", 2000},
+		{[]string{"--host", "prod-1"}, "prod-1", 10002},
+		{[]string{"--host", "prod-1:2000/billing"}, "prod-1/billing", 2000},
+		{[]string{"--host", "[::1]:2000/7"}, "::1/7", 2000},
+		// A fleet: every entry keeps its own port, the default stays.
+		{[]string{"--host", "prod-1,prod-2:2000"}, "prod-1,prod-2:2000", 10002},
+		{[]string{"--host", "prod-1:2000 prod-2"}, "prod-1:2000 prod-2", 10002},
+	} {
+		s, _, err := load(t, tc.args, nil, "")
+		if err != nil || s.Host != tc.host || s.Port != tc.port {
+			t.Errorf("%v: host %q port %d (%v), want %q %d", tc.args, s.Host, s.Port, err, tc.host, tc.port)
+		}
+	}
+}
+
 func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -90,6 +115,8 @@ func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots"`}},
 		{"not yaml", nil, nil, "host: [unclosed\n", []string{"config.yaml"}},
 		{"backoff order", []string{"--reconnect-min", "10s", "--reconnect-max", "1s"}, nil, "", []string{"reconnect-min"}},
+		{"two ports", []string{"--host", "prod-1:2000", "--port", "3000"}, nil, "", []string{`"host" (prod-1:2000) names port 2000`, "flag --port", "3000"}},
+		{"port in the host", []string{"--host", "prod-1:http"}, nil, "", []string{`setting "host"`, `"http" is not a port`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := load(t, tc.args, tc.env, tc.yaml)
@@ -120,5 +147,20 @@ func TestConfigFileLocation(t *testing.T) {
 	}
 	if _, _, err := Load(fs, "/no/such/proftop.yaml", true, os.Getenv); err == nil || !strings.Contains(err.Error(), "/no/such/proftop.yaml") {
 		t.Fatalf("an absent explicit file: %v", err)
+	}
+}
+
+// rbkit's ports: defaults, flag, environment and file.
+func TestRbkitPorts(t *testing.T) {
+	s, _, err := load(t, nil, nil, "")
+	if err != nil || s.PubPort != 5555 || s.ReqPort != 5556 {
+		t.Fatalf("defaults %d/%d, %v", s.PubPort, s.ReqPort, err)
+	}
+	s, origins, err := load(t, []string{"--pub-port", "6555"}, map[string]string{"PROFTOP_REQ_PORT": "6556"}, "pub-port: 7555\n")
+	if err != nil || s.PubPort != 6555 || s.ReqPort != 6556 || origin(origins, "req-port").Source != "env PROFTOP_REQ_PORT" {
+		t.Fatalf("%d/%d %v %v", s.PubPort, s.ReqPort, origins, err)
+	}
+	if _, _, err := load(t, nil, nil, "pub-port: 70000\n"); err == nil || !strings.Contains(err.Error(), `"pub-port"`) {
+		t.Fatalf("a port out of range: %v", err)
 	}
 }

@@ -121,7 +121,13 @@ func (e *Encoder) appendMessage(dst []byte, ev Event) ([]byte, error) {
 	dst = putU16(dst, little, sp.wireID)
 	dst = append(dst, 0, 0, 0, 0) // size, patched below
 	p := sp.base(ev)
-	for i := range sp.fields {
+	// Optional attributes at the end at their default are left out: the
+	// message is then exactly what a writer that predates them sends.
+	n := len(sp.fields)
+	for n > 0 && sp.fields[n-1].optional && isDefault(&sp.fields[n-1], p) {
+		n--
+	}
+	for i := range sp.fields[:n] {
 		f := &sp.fields[i]
 		var err error
 		switch f.typ {

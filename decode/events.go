@@ -44,6 +44,8 @@ const (
 	KindGCTotals
 	KindObjectCensus
 	KindAllocation
+	KindThreadCPU
+	KindCoverage
 	numKinds
 )
 

@@ -36,12 +36,52 @@ const (
 // times since the thread's previous Sample. Weight is the time those samples
 // stand for (the thread's CPU time between them, for the JVM agent); 0
 // means the source does not say, and a sample counts as one unit.
+//
+// With SampleCalls in Flags it is a node of an instrumented call tree (a
+// ProfilerJ profile) instead: the stack is the node's path, Count the calls
+// measured of its innermost frame from the frame below, Weight the time
+// spent in that frame itself.
 type Sample struct {
 	ThreadIDRef int64 `tptp:"threadIdRef"`
 	Time        Ticks `tptp:"time"`
 	Count       int64 `tptp:"count"` // 0 means 1
 	Weight      Ticks `tptp:"weight"`
 	Stack       Stack `tptp:"stack"`
+	Flags       int32 `tptp:"flags,optional"` // SampleCalls, SampleAggregate
+}
+
+// Flags of a Sample.
+const (
+	// SampleCalls: Count is measured calls and Weight measured self time:
+	// the sample is a node of an instrumented call tree.
+	SampleCalls int32 = 1 << iota
+	// SampleAggregate: the stack is a profile summed over a span, not
+	// where the thread is now.
+	SampleAggregate
+)
+
+// ThreadCPU is a thread's CPU time so far, as a source that reports it
+// apart from any poll or call (a ProfilerJ snapshot) says.
+type ThreadCPU struct {
+	ThreadIDRef int64 `tptp:"threadIdRef"`
+	Time        Ticks `tptp:"time"`
+	CPUTime     Ticks `tptp:"cpuTime"`
+}
+
+// Coverage is the line coverage of one method: how often it was invoked
+// and, line by line from FirstLine, how often each line ran (-1: the line
+// holds no code; 0: never reached), as blank-separated integers, which is
+// how ProfilerJ writes its footprints. A later Coverage of the same class,
+// method and signature replaces the earlier one.
+type Coverage struct {
+	Time       Ticks  `tptp:"time"`
+	Class      string `tptp:"className"`
+	Source     string `tptp:"sourceName"`
+	Method     string `tptp:"methodName"`
+	Signature  string `tptp:"signature"`
+	FirstLine  int64  `tptp:"firstLine"`
+	Count      int64  `tptp:"count"`
+	Footprints string `tptp:"footprints"`
 }
 
 // ThreadState is what one thread is doing at a poll: its state, the lock it
@@ -130,6 +170,8 @@ type Allocation struct {
 }
 
 func (*Sample) Kind() Kind       { return KindSample }
+func (*ThreadCPU) Kind() Kind    { return KindThreadCPU }
+func (*Coverage) Kind() Kind     { return KindCoverage }
 func (*ObjectCensus) Kind() Kind { return KindObjectCensus }
 func (*Allocation) Kind() Kind   { return KindAllocation }
 func (*ThreadState) Kind() Kind  { return KindThreadState }

@@ -101,7 +101,7 @@ func sameValues(a, b []Event) bool {
 func binarySeeds(t testing.TB) [][]byte {
 	evs := mixedEvents(60, 1)
 	all := encodeBinary(t, evs, EncoderOptions{})
-	return [][]byte{
+	return append([][]byte{
 		all,
 		encodeBinary(t, mixedEvents(20, 2), EncoderOptions{BigEndian: true}),
 		encodeBinary(t, []Event{&Encoding{Encoding: "KOI8-R"}, &Custom{Body: "Привет"}, &Frequency{Frequency: 3}}, EncoderOptions{}),
@@ -109,7 +109,7 @@ func binarySeeds(t testing.TB) [][]byte {
 		stream(rawMessage(1009, 5)),
 		stream(rawMessage(30000, 0, le64(42)), rawMessage(1004, 0, cstr("a"), le64(9), []byte("extra"))),
 		[]byte("0TBF\x01\x00\x01\x01\x10\x00\x00\x00abcd"),
-	}
+	}, stackSeeds(t)...)
 }
 
 func xmlSeeds(t testing.TB) [][]byte {
@@ -128,6 +128,11 @@ func FuzzBinaryDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		reencode(t, drain(t, NewBinaryDecoder(bytes.NewReader(data), Options{MaxMessageSize: 1 << 20})))
+		// The stack table changes nothing but the speed.
+		with := transcript(NewBinaryDecoder(bytes.NewReader(data), Options{MaxMessageSize: 1 << 20}))
+		if without := transcript(perFrame(data)); !reflect.DeepEqual(with, without) {
+			t.Fatalf("with the stack table\n%v\nframe by frame\n%v", with, without)
+		}
 	})
 }
 

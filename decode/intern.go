@@ -37,3 +37,18 @@ func (in *interner) bytes(b []byte) string {
 	in.m[s] = s
 	return s
 }
+
+// str is bytes for a string already made (an encoding/xml attribute).
+func (in *interner) str(s string) string {
+	if len(s) == 0 || len(s) > maxInternLen {
+		return s
+	}
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	if len(in.m) >= in.limit {
+		clear(in.m)
+	}
+	in.m[s] = s
+	return s
+}

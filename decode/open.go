@@ -7,21 +7,34 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // Sniff tells the format of a stream from its first bytes: "0TBF" is
-// binary, a zip signature is a zipped trace, and '<' (after an optional
-// byte-order mark and white space) is XML. zipped reports the zip case.
+// binary, a zip signature is a zipped trace, 'b' and a little-endian
+// version is a Jinsight trace, a msgpack map whose first key is an integer
+// is a recording of rbkit frames, and '<' (after an optional byte-order
+// mark and white space) is XML: a ProfilerJ snapshot when its root element
+// is <doc> (once the prefix holds the root's name), else a trace stream.
+// zipped reports the zip case.
 func Sniff(prefix []byte) (f Format, zipped bool, ok bool) {
 	switch {
 	case bytes.HasPrefix(prefix, []byte(Magic)):
 		return FormatBinary, false, true
 	case bytes.HasPrefix(prefix, []byte("PK\x03\x04")):
 		return 0, true, true
+	case len(prefix) >= 5 && prefix[0] == jinsightMagic && prefix[1] != 0 && string(prefix[2:5]) == "\x00\x00\x00":
+		return FormatJinsight, false, true
+	}
+	if yes, _ := sniffRbkit(prefix); yes {
+		return FormatRbkit, false, true
 	}
 	p := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	p = bytes.TrimLeft(p, " \t\r\n")
 	if len(p) > 0 && p[0] == '<' {
+		if root, done := xmlRoot(p); done && root == profilerJRoot {
+			return FormatProfilerJ, false, true
+		}
 		return FormatXML, false, true
 	}
 	return 0, false, false
@@ -51,14 +64,21 @@ func Open(r io.Reader, opts Options) (Decoder, error) {
 func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error) {
 	prefix := make([]byte, 0, maxSniff)
 	var readErr error
-	for readErr == nil && undecided(prefix) {
+	for zero := 0; readErr == nil && undecided(prefix) && zero < maxZeroReads; {
 		want := 4 - len(prefix)
-		if want < 1 {
+		switch {
+		case xmlUndecided(prefix):
+			want = 512 // the prologue before the root element
+		case want < 1:
 			want = 1 // past the first bytes only white space is left to skip
 		}
+		prefix = slices.Grow(prefix, want)
 		var n int
 		n, readErr = r.Read(prefix[len(prefix) : len(prefix)+want])
 		prefix = prefix[:len(prefix)+n]
+		if n == 0 {
+			zero++
+		}
 	}
 	f, zipped, ok := Sniff(prefix)
 	switch {
@@ -70,16 +90,25 @@ func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error
 		return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
 	}
 	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true,
-		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip) or '<' (XML)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
+		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip), 'b' (Jinsight), '<' (XML) or a msgpack map (rbkit)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
 }
 
 // undecided reports whether more bytes could still change what Sniff says.
 func undecided(prefix []byte) bool {
+	if xmlUndecided(prefix) {
+		return true
+	}
 	if _, _, ok := Sniff(prefix); ok {
 		return false
 	}
 	if len(prefix) >= maxSniff {
 		return false
+	}
+	if _, maybe := sniffRbkit(prefix); maybe {
+		return true
+	}
+	if len(prefix) > 0 && len(prefix) < 5 && prefix[0] == jinsightMagic {
+		return len(prefix) < 2 || prefix[1] != 0 && bytes.Count(prefix[2:], []byte{0}) == len(prefix)-2
 	}
 	if len(prefix) < 4 {
 		return bytes.HasPrefix([]byte(Magic), prefix) || bytes.HasPrefix([]byte("PK\x03\x04"), prefix) ||
@@ -89,10 +118,40 @@ func undecided(prefix []byte) bool {
 	return len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0
 }
 
+// sniffRbkit says whether prefix starts an rbkit frame (yes), or may once
+// more bytes have come (maybe): a non-empty msgpack map whose first key is
+// an integer. No other format proftop reads starts with a map's byte.
+func sniffRbkit(prefix []byte) (yes, maybe bool) {
+	if len(prefix) == 0 {
+		return false, false
+	}
+	head := 0
+	switch c := prefix[0]; {
+	case c >= 0x81 && c <= 0x8f:
+	case c == 0xde:
+		head = 2
+	case c == 0xdf:
+		head = 4
+	default:
+		return false, false
+	}
+	if len(prefix) < 2+head {
+		return false, true
+	}
+	return isIntCode(prefix[1+head]), false
+}
+
 // NewDecoder returns the decoder for a stream known to be in format f.
 func NewDecoder(f Format, r io.Reader, opts Options) Decoder {
-	if f == FormatBinary {
+	switch f {
+	case FormatBinary:
 		return NewBinaryDecoder(r, opts)
+	case FormatRbkit:
+		return NewRbkitDecoder(r, opts)
+	case FormatJinsight:
+		return NewJinsightDecoder(r, opts)
+	case FormatProfilerJ:
+		return NewProfilerJDecoder(r, opts)
 	}
 	return NewXMLDecoder(r, opts)
 }

@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -44,6 +45,10 @@ type field struct {
 	name string
 	typ  fieldType
 	off  uintptr
+	// optional: an attribute added after the message's first version
+	// (tag option ",optional"); a binary message that ends before it comes
+	// from a writer that predates it, and it takes its default.
+	optional bool
 }
 
 // kindSpec is one row of the event table: everything a codec needs to know
@@ -53,6 +58,7 @@ type kindSpec struct {
 	wireID  uint16 // binary message id; 0 when the kind has no binary form
 	name    string // the specification's element name
 	fields  []field
+	runs    []fieldRun     // fields grouped for the binary decoder
 	byName  map[string]int // XML attribute name to field index ("stackDepth" to the stack field)
 	stack   int            // index of the Stack field, or -1
 	time    int            // index of the "time" field, or -1
@@ -64,9 +70,9 @@ type kindSpec struct {
 	arenaF func() arena               // storage for a Batch
 }
 
-// maxWireID is the largest message id the table knows: TPTP's run to 1041,
+// maxWireID bounds the message ids the table may know: TPTP's run to 1041,
 // proftop's extensions start at 1100.
-const maxWireID = 1107
+const maxWireID = 1199
 
 var (
 	specs       [numKinds]*kindSpec
@@ -117,6 +123,9 @@ func init() {
 	register[GCTotals](1105, "gcTotals")
 	register[ObjectCensus](1106, "objectCensus")
 	register[Allocation](1107, "allocation")
+	// 1120-1129: what snapshot files (ProfilerJ) hold beyond the above.
+	register[ThreadCPU](1120, "threadCpu")
+	register[Coverage](1121, "coverage")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))
@@ -160,11 +169,58 @@ func register[T any, PT interface {
 		}
 		sp.minBody += f.typ.wireSize()
 	}
+	sp.runs = fieldRuns(sp.fields)
 	specs[k] = sp
 	specsByName[name] = sp
 	if wireID != 0 {
 		specsByWire[wireID] = sp
 	}
+}
+
+// fieldRun is a stretch of a kind's attributes that the binary decoder
+// takes at once: fixed-size attributes in a row (size > 0 bytes in all),
+// whose bytes are checked once for the whole run, or one string or stack
+// (size 0).
+type fieldRun struct {
+	first, end int // fields[first:end]
+	size       int
+	// copies cover the run when the stream's byte order is the machine's:
+	// attributes that lie in the struct as they lie on the wire, one after
+	// the other, are copied at once instead of read one by one.
+	copies []fieldCopy
+}
+
+// fieldCopy is a stretch of a fixed run that is the same bytes in memory.
+type fieldCopy struct {
+	off  uintptr // in the struct
+	wire int     // in the run
+	size int
+}
+
+func fieldRuns(fields []field) []fieldRun {
+	var runs []fieldRun
+	for i, f := range fields {
+		if f.typ == fieldString || f.typ == fieldStack {
+			runs = append(runs, fieldRun{first: i, end: i + 1})
+			continue
+		}
+		size := f.typ.wireSize()
+		// An optional attribute starts a run: a body may end just before it.
+		if n := len(runs); n > 0 && runs[n-1].size > 0 && !f.optional {
+			r := &runs[n-1]
+			last := &r.copies[len(r.copies)-1]
+			if last.off+uintptr(last.size) == f.off {
+				last.size += size
+			} else {
+				r.copies = append(r.copies, fieldCopy{off: f.off, wire: r.size, size: size})
+			}
+			r.end = i + 1
+			r.size += size
+			continue
+		}
+		runs = append(runs, fieldRun{first: i, end: i + 1, size: size, copies: []fieldCopy{{off: f.off, size: size}}})
+	}
+	return runs
 }
 
 var (
@@ -181,11 +237,15 @@ func appendFields(out []field, t reflect.Type, base uintptr) []field {
 			out = appendFields(out, sf.Type, base+sf.Offset)
 			continue
 		}
-		name, ok := sf.Tag.Lookup("tptp")
+		tag, ok := sf.Tag.Lookup("tptp")
 		if !ok {
 			continue
 		}
-		out = append(out, field{name: name, typ: fieldTypeOf(t, sf), off: base + sf.Offset})
+		name, opt, _ := strings.Cut(tag, ",")
+		if opt != "" && opt != "optional" {
+			panic(fmt.Sprintf("decode: %s.%s has the unknown tag option %q", t.Name(), sf.Name, opt))
+		}
+		out = append(out, field{name: name, typ: fieldTypeOf(t, sf), off: base + sf.Offset, optional: opt == "optional"})
 	}
 	return out
 }

@@ -397,8 +397,11 @@ func (d *XMLDecoder) valueErr(element, field string, off int64, detail string) e
 }
 
 // resetFields sets every field of the struct at p to its default.
-func resetFields(sp *kindSpec, p unsafe.Pointer) {
-	for i := range sp.fields {
+func resetFields(sp *kindSpec, p unsafe.Pointer) { resetFieldsFrom(sp, p, 0) }
+
+// resetFieldsFrom sets the fields from the first'th on to their defaults.
+func resetFieldsFrom(sp *kindSpec, p unsafe.Pointer, first int) {
+	for i := first; i < len(sp.fields); i++ {
 		f := &sp.fields[i]
 		switch f.typ {
 		case fieldLong, fieldTicks, fieldDouble:

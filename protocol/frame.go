@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -44,6 +45,7 @@ func (e *Error) Error() string {
 // say) may stop it anywhere inside a frame; the next call resumes there.
 type FrameReader struct {
 	r       io.Reader
+	br      *bufio.Reader // the buffer of NewBufferedFrameReader; nil without one
 	max     int
 	hdr     [HeaderSize]byte
 	hn      int // header bytes read so far
@@ -62,8 +64,35 @@ func NewFrameReader(r io.Reader, maxPayload int) *FrameReader {
 	return &FrameReader{r: r, max: maxPayload}
 }
 
-// Offset is the number of bytes read from the connection so far.
+// NewBufferedFrameReader is NewFrameReader reading through a buffer of
+// bufSize bytes. One read from the connection then brings in every frame
+// that has arrived, instead of a header and a payload at a time; a frame
+// that fits in the buffer is handed out in place, not copied; and Buffered
+// tells whether the next frame can be had without waiting.
+func NewBufferedFrameReader(r io.Reader, maxPayload, bufSize int) *FrameReader {
+	fr := NewFrameReader(r, maxPayload)
+	fr.br = bufio.NewReaderSize(r, bufSize)
+	fr.r = fr.br
+	return fr
+}
+
+// Offset is the number of bytes read from the connection so far; with a
+// buffer, the number of bytes of the frames returned.
 func (fr *FrameReader) Offset() int64 { return fr.offset }
+
+// Buffered reports whether a whole frame is buffered, so that Next will not
+// read from the connection. Without a buffer it is always false.
+func (fr *FrameReader) Buffered() bool {
+	if fr.br == nil || fr.hn != 0 || fr.err != nil {
+		return false
+	}
+	n := fr.br.Buffered()
+	if n < HeaderSize {
+		return false
+	}
+	h, _ := fr.br.Peek(HeaderSize)
+	return uint64(n) >= HeaderSize+uint64(binary.BigEndian.Uint32(h[8:]))
+}
 
 // Next reads one frame. At a clean end between frames it returns io.EOF; a
 // connection that ends inside a frame gives io.ErrUnexpectedEOF; a framing
@@ -71,6 +100,11 @@ func (fr *FrameReader) Offset() int64 { return fr.offset }
 func (fr *FrameReader) Next() (Frame, error) {
 	if fr.err != nil {
 		return Frame{}, fr.err
+	}
+	if fr.br != nil && fr.hn == 0 {
+		if f, ok, err := fr.inPlace(); ok || err != nil {
+			return f, err
+		}
 	}
 	for fr.hn < HeaderSize {
 		n, err := fr.r.Read(fr.hdr[fr.hn:])
@@ -126,22 +160,63 @@ func (fr *FrameReader) Next() (Frame, error) {
 	return f, nil
 }
 
-// checkHeader validates a complete envelope and prepares for its payload.
-func (fr *FrameReader) checkHeader() error {
-	start := fr.offset - HeaderSize
-	magic := binary.BigEndian.Uint32(fr.hdr[0:])
-	flags := binary.BigEndian.Uint32(fr.hdr[4:])
-	size := binary.BigEndian.Uint32(fr.hdr[8:])
+// inPlace returns the next frame as a slice of the buffer, waiting for the
+// whole frame. Nothing is consumed until it is complete, so a read error
+// leaves the frame to a later call. ok is false, with no error, for a frame
+// larger than the buffer: Next reads that one by copying.
+func (fr *FrameReader) inPlace() (f Frame, ok bool, err error) {
+	h, err := fr.br.Peek(HeaderSize)
+	if err != nil {
+		if err == io.EOF && len(h) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return Frame{}, false, err
+	}
+	flags, size, err := fr.parseHeader(h, fr.offset)
+	if err != nil {
+		fr.err = err
+		return Frame{}, false, err
+	}
+	total := HeaderSize + size
+	if total > fr.br.Size() {
+		return Frame{}, false, nil
+	}
+	b, err := fr.br.Peek(total)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return Frame{}, false, err
+	}
+	fr.br.Discard(total)
+	fr.offset += int64(total)
+	return Frame{Data: flags&FlagData != 0, Payload: b[HeaderSize:total:total]}, true, nil
+}
+
+// parseHeader validates an envelope that starts at connection offset start.
+func (fr *FrameReader) parseHeader(h []byte, start int64) (flags uint32, size int, err error) {
+	magic := binary.BigEndian.Uint32(h[0:])
+	flags = binary.BigEndian.Uint32(h[4:])
+	n := binary.BigEndian.Uint32(h[8:])
 	if magic != Magic {
-		return &Error{Offset: start, What: fmt.Sprintf("bad frame magic %q (0x%08x), want \"PTAC\": is this an agent controller?", printable(fr.hdr[:4]), magic)}
+		return 0, 0, &Error{Offset: start, What: fmt.Sprintf("bad frame magic %q (0x%08x), want \"PTAC\": is this an agent controller?", printable(h[:4]), magic)}
 	}
 	if flags&^FlagData != 0 {
-		return &Error{Offset: start, What: fmt.Sprintf("reserved frame flag bits set: 0x%08x", flags)}
+		return 0, 0, &Error{Offset: start, What: fmt.Sprintf("reserved frame flag bits set: 0x%08x", flags)}
 	}
-	if uint64(size) > uint64(fr.max) {
-		return &Error{Offset: start, What: fmt.Sprintf("frame payload of %d bytes exceeds the limit of %d", size, fr.max)}
+	if uint64(n) > uint64(fr.max) {
+		return 0, 0, &Error{Offset: start, What: fmt.Sprintf("frame payload of %d bytes exceeds the limit of %d", n, fr.max)}
 	}
-	fr.flags, fr.size = flags, int(size)
+	return flags, int(n), nil
+}
+
+// checkHeader validates a complete envelope and prepares for its payload.
+func (fr *FrameReader) checkHeader() error {
+	flags, size, err := fr.parseHeader(fr.hdr[:], fr.offset-HeaderSize)
+	if err != nil {
+		return err
+	}
+	fr.flags, fr.size = flags, size
 	if fr.payload == nil {
 		fr.payload = make([]byte, 0, min(fr.size, 4096))
 	}

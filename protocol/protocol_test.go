@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -100,15 +101,23 @@ func TestMalformedMessages(t *testing.T) {
 func FuzzFrameReader(f *testing.F) {
 	f.Add([]byte("PTAC\x00\x00\x00\x00\x00\x00\x00\x06<Cmd/>PTAC\x00\x00\x00\x01\x00\x00\x00\x02ab"))
 	f.Add([]byte("PTAC\x00\x00\x00\x01\xff\xff\xff\xff"))
+	f.Add(frameStream(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr := NewFrameReader(bytes.NewReader(data), 1<<16)
 		for range 1000 {
 			fm, err := fr.Next()
 			if err != nil {
-				return
+				break
 			}
 			if !fm.Data {
 				ParseMessage(fm.Payload) // must not panic
+			}
+		}
+		// A buffer, large or smaller than the frames, changes nothing.
+		want := frames(NewFrameReader(bytes.NewReader(data), 1<<16))
+		for _, size := range []int{16, 64 << 10} {
+			if got := frames(NewBufferedFrameReader(iotest.HalfReader(bytes.NewReader(data)), 1<<16, size)); !reflect.DeepEqual(got, want) {
+				t.Fatalf("buffer of %d:\n got %v\nwant %v", size, got, want)
 			}
 		}
 	})

@@ -83,6 +83,7 @@ type Aggregator struct {
 	gc       gcState
 	objects  objectTable
 	deadlog  deadlockLog
+	coverage coverageTable
 	process  Process
 	unpaired int64
 
@@ -107,6 +108,7 @@ func New(opts Options) *Aggregator {
 	a.monitors.init(opts.MaxRecentAllocations)
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
+	a.coverage.init(opts.MaxClasses)
 	return a
 }
 
@@ -281,10 +283,25 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.applyPoll(e)
 	case *decode.Sample:
 		a.at(e.Time)
-		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
-		if len(e.Stack.Methods) > 0 {
-			a.threads.get(e.ThreadIDRef, a.stream).sampleTop = e.Stack.Methods[0]
+		if e.Flags&decode.SampleCalls != 0 {
+			a.methods.callTreeNode(&e.Stack, max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0))
+			break
 		}
+		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
+		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if len(e.Stack.Methods) > 0 && e.Flags&decode.SampleAggregate == 0 {
+			t.sampleTop = e.Stack.Methods[0]
+		}
+		if e.Weight == 0 {
+			a.threads.sampled(t, max(e.Count, 1))
+		}
+	case *decode.ThreadCPU:
+		a.at(e.Time)
+		if e.CPUTime >= 0 {
+			a.threads.get(e.ThreadIDRef, a.stream).setCPU(int64(a.clock.Duration(e.CPUTime)))
+		}
+	case *decode.Coverage:
+		a.coverage.add(e, a.at(e.Time))
 	case *decode.Collection:
 		end := a.at(e.Time)
 		a.gc.collection(end, int64(a.clock.Duration(e.Pause)), e.Collector, e.Cause, e.UsedBefore, e.UsedAfter, e.Committed)
@@ -440,9 +457,12 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		buf = a.freeMethods[n-1]
 		a.freeMethods = a.freeMethods[:n-1]
 	}
-	var total int64
+	var total selfTotals
 	s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)
-	s.TotalSelf = time.Duration(total)
+	s.TotalSelf = time.Duration(total.measured + total.sampled)
+	if a.methods.twoViews() {
+		s.Views, s.TotalSelf, s.SamplerSelf = true, time.Duration(total.measured), time.Duration(total.sampled)
+	}
 	s.Names = a.methods.names
 	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS))
 	if q.GroupMonitors {
@@ -459,6 +479,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	s.Objects, s.HasObjects = a.objects.rows(nowNS)
+	s.Coverage = a.coverage.rows()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
 		s.FocusRecent, s.FocusCumulative, _ = a.methods.both(q.CallersOf)

@@ -10,6 +10,9 @@ import (
 // its own goroutine: it is where aggregation happens, off the UI.
 func (a *Aggregator) Feed(src client.Source) {
 	for b := range src.Batches() {
+		if b.Restart {
+			a.Restart()
+		}
 		a.Apply(b.Events(), b.Stream, b.Clock, time.Now())
 		src.Recycle(b)
 	}

@@ -72,6 +72,7 @@ type methodStat struct {
 	totalKnown bool
 	touched    bool // info.cur holds something
 	dead       bool // merged into another slot
+	sampler    bool // a frame of stack samples, not of measured calls
 }
 
 // methodInfo is the rest of a method: its window and its definition.
@@ -117,7 +118,7 @@ type methodTable struct {
 	members   uint32   // generation of the last change to which methods are listed
 	rowOf     []int32  // slot -> row in the cumulative table, as of members
 	listed    int      // rows of the cumulative table, as of members
-	totalSelf int64    // cumulative self time of every method
+	totalSelf int64    // cumulative self time of every method measured (not sampled)
 	names     []string // display names by slot; shared with snapshots
 	shared    bool     // names is shared: copy before changing an element
 	byKey     map[string]int32
@@ -129,6 +130,13 @@ type methodTable struct {
 	touched   []int32
 	stackBuf  []int32 // a sample's slots, reused
 	sampled   bool    // stack samples have arrived
+
+	// samplerSelf is the cumulative self time of the methods of stack
+	// samples: a source that measures calls and also samples (a ProfilerJ
+	// snapshot) has two views of its methods, each its own 100%.
+	samplerSelf int64
+	measured    bool // calls were measured
+	sampledToo  bool // and stack samples arrived (both: two views)
 
 	bucketWidth time.Duration
 	buckets     [][]bucketEntry // completed buckets, oldest first
@@ -334,6 +342,7 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	st := mt.change(slot)
 	st.cum.add(calls, self, total, min, max, cpu)
 	mt.totalSelf += self
+	mt.measured = true
 	if total >= 0 {
 		st.totalKnown = true
 	}
@@ -346,7 +355,8 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	st := mt.change(slot)
 	st.cum.addSamples(n, nTotal, self, total)
 	st.totalKnown = true
-	mt.totalSelf += self
+	mt.samplerSelf += self
+	mt.sampledToo = true
 	mt.info[slot].cur.addSamples(n, nTotal, self, total)
 }
 
@@ -439,7 +449,7 @@ func (mt *methodTable) reset() {
 	}
 	mt.touched = mt.touched[:0]
 	mt.buckets = mt.buckets[:0]
-	mt.totalSelf, mt.members = 0, mt.gen
+	mt.totalSelf, mt.samplerSelf, mt.members = 0, 0, mt.gen
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
 	}
@@ -449,7 +459,7 @@ func (mt *methodTable) reset() {
 func (mt *methodTable) methodRow(slot int, f *figures) Method {
 	st := &mt.stats[slot]
 	m := Method{Slot: int32(slot), Line: int32(st.line), Calls: f.calls, Self: time.Duration(f.self), Total: -1, CPU: time.Duration(f.cpu),
-		Samples: f.samples, TotalSamples: f.totalSamples}
+		Samples: f.samples, TotalSamples: f.totalSamples, Sampler: st.sampler && mt.twoViews()}
 	if st.totalKnown {
 		m.Total = time.Duration(f.total)
 	}
@@ -467,7 +477,7 @@ func (mt *methodTable) methodRow(slot int, f *figures) Method {
 // built at generation built (reused from a released snapshot) is patched
 // where methods changed since, instead of rebuilt; recent rows only visit
 // the methods of the window.
-func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []Method, total int64, gen uint32) {
+func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []Method, total selfTotals, gen uint32) {
 	gen = mt.gen
 	mt.gen++
 	mt.shared = true
@@ -480,7 +490,11 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 				w := windowOf(in, mt.stats[slot].touched)
 				if w.has() && !mt.stats[slot].dead {
 					out = append(out, mt.methodRow(int(slot), &w))
-					total += w.self
+					if mt.stats[slot].sampler {
+						total.sampled += w.self
+					} else {
+						total.measured += w.self
+					}
 				}
 			}
 		}
@@ -501,7 +515,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
 			}
 		}
-		return reused, mt.totalSelf, gen
+		return reused, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
 	}
 	out := reused[:0]
 	if len(mt.rowOf) < len(mt.stats) {
@@ -515,7 +529,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 		}
 	}
 	mt.listed = len(out) // membership is unchanged: members stays
-	return out, mt.totalSelf, gen
+	return out, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
 }
 
 // noGen marks a table that cannot be patched.
@@ -554,21 +568,30 @@ func (mt *methodTable) callersOf(slot int32) []Caller {
 
 // frameSlot returns the slot of a stack frame's method, by its name as
 // the stack gives it ("pkg.Class.method", with its descriptor after it when
-// the source sends one, so that overloads stay apart).
-func (mt *methodTable) frameSlot(frame string) int32 {
-	if slot, ok := mt.byFrame[frame]; ok {
+// the source sends one, so that overloads stay apart). The frames of stack
+// samples and those of a measured call tree are apart: they are the two
+// views of a source that has both.
+func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
+	key := "\x01" + frame
+	if measured {
+		key = "\x02" + frame
+	}
+	if slot, ok := mt.byFrame[key]; ok {
 		return slot
 	}
 	display, sig := frame, ""
-	if i := strings.IndexByte(frame, '('); i > 0 {
+	// A JVM descriptor has no space; a Ruby label's parentheses do
+	// ("block (2 levels) in Foo#bar", "<top (required)>"): they are its name.
+	if i := strings.IndexByte(frame, '('); i > 0 && !strings.ContainsRune(frame, ' ') {
 		display, sig = frame[:i], frame[i:]
 	}
-	slot := mt.newSlot("\x01"+frame, display)
+	slot := mt.newSlot(key, display)
 	mt.info[slot].sig = sig
+	mt.stats[slot].sampler = !measured
 	if i := strings.LastIndexByte(display, '.'); i > 0 {
 		mt.info[slot].name = display[i+1:]
 	}
-	mt.byFrame[frame] = slot
+	mt.byFrame[key] = slot
 	return slot
 }
 
@@ -582,7 +605,7 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
 	}
 	slots := mt.stackBuf[:0]
 	for _, f := range st.Methods {
-		slots = append(slots, mt.frameSlot(f))
+		slots = append(slots, mt.frameSlot(f, false))
 	}
 	mt.stackBuf = slots
 	mt.mark++

@@ -175,8 +175,12 @@ func (ot *objectTable) counted(id int64, at int64, row CensusRow) {
 	if len(ot.census.rows) >= ot.maxClasses {
 		return
 	}
+	if row.Class == "" {
+		row.Class = noClass
+	}
 	ot.census.rows = append(ot.census.rows, row)
 	ot.census.total += row.Count
+	ot.class(row.Class, at) // listed, though nothing of it was seen allocated
 }
 
 // newStream forgets the objects of the previous stream: their ids mean

@@ -78,7 +78,9 @@ func TestObjectsAreBounded(t *testing.T) {
 	}
 }
 
-// A census replaces the one before; sampled allocations give rates by bytes.
+// A census replaces the one before, and its classes are listed (with
+// nothing allocated: the census counted them); sampled allocations give
+// rates by bytes.
 func TestCensusAndAllocationSamples(t *testing.T) {
 	a := New(Options{})
 	feed(a,
@@ -91,7 +93,10 @@ func TestCensusAndAllocationSamples(t *testing.T) {
 	if len(o.Census) != 2 || o.Census[0].Count != 7 || o.CensusTotal != 8 {
 		t.Fatalf("census %+v total %d", o.Census, o.CensusTotal)
 	}
-	if len(o.Classes) != 1 || !o.Classes[0].Sampled || o.Classes[0].BytesRate != float64(4<<20)/10 || o.Classes[0].Allocs != 0 {
-		t.Fatalf("sampled %+v", o.Classes)
+	if len(o.Classes) != 3 || o.Classes[0].Class != "Bar" || o.Classes[1].Class != "Foo" || o.Classes[0].Allocs+o.Classes[1].Allocs != 0 {
+		t.Fatalf("classes %+v", o.Classes)
+	}
+	if c := o.Classes[2]; !c.Sampled || c.BytesRate != float64(4<<20)/10 || c.Allocs != 0 {
+		t.Fatalf("sampled %+v", c)
 	}
 }

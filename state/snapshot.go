@@ -70,14 +70,16 @@ type Frame struct {
 
 // Thread is one row of the threads pane.
 type Thread struct {
-	ID          int64         `json:"id"`
-	Name        string        `json:"name"`
-	Group       string        `json:"group"`
-	State       ThreadState   `json:"state"`
-	Started     int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
-	Ended       int64         `json:"endedNs,omitempty"`
-	CPU         time.Duration `json:"cpuNs"`
-	CPUPercent  float64       `json:"cpuPercent"` // over the last 2 to 4 s
+	ID         int64         `json:"id"`
+	Name       string        `json:"name"`
+	Group      string        `json:"group"`
+	State      ThreadState   `json:"state"`
+	Started    int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
+	Ended      int64         `json:"endedNs,omitempty"`
+	CPU        time.Duration `json:"cpuNs"`
+	CPUPercent float64       `json:"cpuPercent"` // over the last 2 to 4 s; for a source that samples stacks without times, its share of the samples
+	// Samples counts the thread's stack samples that stood for no known time.
+	Samples     int64         `json:"samples,omitempty"`
 	Method      string        `json:"method,omitempty"`
 	Depth       int           `json:"depth,omitempty"`
 	Blocked     time.Duration `json:"blockedNs"`
@@ -119,6 +121,9 @@ type Method struct {
 	Min          time.Duration `json:"minNs"`
 	Max          time.Duration `json:"maxNs"`
 	CPU          time.Duration `json:"cpuNs"`
+	// Sampler marks the rows of the second view (stack samples) of a
+	// source that has two (see Snapshot.Views).
+	Sampler bool `json:"sampler,omitempty"`
 }
 
 // Caller is a method seen calling another, with how often.
@@ -298,6 +303,12 @@ type Snapshot struct {
 	PolledAt time.Time `json:"polledAt,omitzero"`
 	// Sampled says the method figures come from stack samples.
 	Sampled bool `json:"sampled,omitempty"`
+	// Views says the methods come in two views: measured calls (an
+	// instrumented call tree) and, marked Sampler, stack samples (a
+	// sampler's hits) of the same source; SamplerSelf is the self time of
+	// the latter, the 100% of their percentages.
+	Views       bool          `json:"methodViews,omitempty"`
+	SamplerSelf time.Duration `json:"samplerSelfNs,omitempty"`
 
 	Threads   []Thread      `json:"threads"`
 	Methods   []Method      `json:"-"`
@@ -313,6 +324,8 @@ type Snapshot struct {
 	// Objects is filled when the source reports objects (HasObjects).
 	Objects    Objects `json:"objects,omitzero"`
 	HasObjects bool    `json:"-"`
+	// Coverage is the line coverage by class, when the source reports it.
+	Coverage []CoverageClass `json:"coverage,omitempty"`
 
 	// Callers of the method the query asked about (since the start), and
 	// its figures over the window and since the start.
@@ -325,12 +338,16 @@ type Snapshot struct {
 	gen uint32 // generation of the method table, for reuse
 }
 
-// Percent is a method's share of all self time.
+// Percent is a method's share of all self time (of its view).
 func (s *Snapshot) Percent(m *Method) float64 {
-	if s.TotalSelf <= 0 {
+	total := s.TotalSelf
+	if m.Sampler {
+		total = s.SamplerSelf
+	}
+	if total <= 0 {
 		return 0
 	}
-	return 100 * float64(m.Self) / float64(s.TotalSelf)
+	return 100 * float64(m.Self) / float64(total)
 }
 
 // MethodName is the display name (class.method) of a method row.

@@ -64,6 +64,9 @@ type thread struct {
 	hist histOpen
 	// The method on top of its latest stack sample.
 	sampleTop string
+	// Stack samples of a source that says nothing of their time: the
+	// thread's share of them stands for its share of the CPU.
+	samples, samplesAtSnap, samplesAtPrev int64
 }
 
 // setCPU takes a reading of the thread's CPU time. The first one is a
@@ -278,6 +281,8 @@ type threadTable struct {
 	// cpuWindow apart (trace time, ns): CPU readings arrive in batches (a
 	// poll a second), so a rate over one refresh would flicker.
 	markAt, prevAt int64
+	// Every thread's unweighted samples, and the count at the two marks.
+	samples, samplesAtSnap, samplesAtPrev int64
 }
 
 const cpuWindow = 2 * time.Second
@@ -285,6 +290,12 @@ const cpuWindow = 2 * time.Second
 func (tt *threadTable) init() { tt.byID = map[int64]*thread{} }
 
 func (tt *threadTable) lookup(id int64) *thread { return tt.byID[id] }
+
+// sampled counts n stack samples of a thread that stand for no known time.
+func (tt *threadTable) sampled(t *thread, n int64) {
+	t.samples += n
+	tt.samples += n
+}
 
 // get returns the thread, creating a placeholder for one whose start was
 // not seen (it was running before tracing began).
@@ -361,8 +372,10 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names func(int64) string, out []Thread) []Thread {
 	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
 		tt.prevAt, tt.markAt = tt.markAt, now
+		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
 		for _, t := range tt.all {
 			t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
+			t.samplesAtPrev, t.samplesAtSnap = t.samplesAtSnap, t.samples
 		}
 	}
 	span := now - tt.prevAt
@@ -411,6 +424,9 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 		}
 		if tt.prevAt != 0 && span > 0 {
 			r.CPUPercent = min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100)
+		}
+		if r.Samples = t.samples; !t.cpuKnown && t.samples > 0 && tt.samples > tt.samplesAtPrev {
+			r.CPUPercent = 100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev)
 		}
 		if t.id == stackOf && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)

@@ -24,19 +24,22 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')
 	}
-	tables := []struct {
-		id   paneID
-		t    *table
-		rows rows
-	}{
-		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}},
-		{paneMethods, newTable(methodCols, 3), methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}},
-		{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}},
+	tables := []batchTable{
+		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}, ""},
+		{paneMethods, newTable(methodCols, 3), methodViewRows(s, false), methodsViewTitle(s, false, false)},
+	}
+	if s.Views {
+		// The second view of the methods: the sampler's hits.
+		tables = append(tables, batchTable{paneMethods, newTable(samplerMethodCols, 3), methodViewRows(s, true), methodsViewTitle(s, true, false)})
+	}
+	tables = append(tables, batchTable{paneMonitors, newTable(monitorCols, 6), monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}, ""})
+	if len(s.Coverage) > 0 {
+		tables = append(tables, batchTable{paneCoverage, newTable(coverageCols, 0), coverageRows{s: s.Coverage}, coverageTitle(s)})
 	}
 	for _, tb := range tables {
 		title := paneNames[tb.id]
-		if tb.id == paneMethods {
-			title = methodsTitle(s)
+		if tb.title != "" {
+			title = tb.title
 		}
 		n := tb.rows.Len()
 		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(title), n)
@@ -44,6 +47,13 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			fmt.Fprintf(&b, ", first %d", top)
 		}
 		b.WriteString(")\n")
+		if why := unfilled(status, tb.id, width, &st); why != nil && n == 0 {
+			for _, l := range why {
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+			continue
+		}
 		for _, l := range tb.t.render(tb.rows, width, min(n, top)+1, &st, false) {
 			b.WriteString(strings.TrimRight(l, " "))
 			b.WriteByte('\n')
@@ -75,22 +85,36 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 	return b.String()
 }
 
+// batchTable is one table of a text snapshot: a pane's rows, and its
+// title when it is not the pane's name.
+type batchTable struct {
+	id    paneID
+	t     *table
+	rows  rows
+	title string
+}
+
 // batchDocument is one JSON snapshot.
 type batchDocument struct {
-	Time        time.Time       `json:"time"`
-	Source      string          `json:"source"`
-	State       string          `json:"state"`
-	Cause       string          `json:"cause,omitempty"`
-	Agent       any             `json:"agent,omitempty"`
-	Format      string          `json:"format,omitempty"`
-	Negotiation string          `json:"negotiation,omitempty"`
-	Mismatch    string          `json:"mismatch,omitempty"`
-	Events      int64           `json:"events"`
-	EventsPS    float64         `json:"eventsPerSec"`
-	BytesPS     float64         `json:"bytesPerSec"`
-	Errors      int64           `json:"decodeErrors"`
-	Recording   string          `json:"recording,omitempty"`
-	Snapshot    *state.Snapshot `json:"picture"`
+	Time        time.Time         `json:"time"`
+	Source      string            `json:"source"`
+	State       string            `json:"state"`
+	Cause       string            `json:"cause,omitempty"`
+	Agent       any               `json:"agent,omitempty"`
+	Format      string            `json:"format,omitempty"`
+	Negotiation string            `json:"negotiation,omitempty"`
+	Mismatch    string            `json:"mismatch,omitempty"`
+	Events      int64             `json:"events"`
+	EventsPS    float64           `json:"eventsPerSec"`
+	BytesPS     float64           `json:"bytesPerSec"`
+	Errors      int64             `json:"decodeErrors"`
+	Recording   string            `json:"recording,omitempty"`
+	Lost        int64             `json:"framesLost,omitempty"`
+	Facts       []client.Fact     `json:"facts,omitempty"`
+	Unfilled    []client.Unfilled `json:"unfilled,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+	Still       bool              `json:"still,omitempty"`
+	Snapshot    *state.Snapshot   `json:"picture"`
 }
 
 // RenderJSON renders a snapshot as one JSON document on one line. top > 0
@@ -99,7 +123,7 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	if top > 0 && len(s.Methods) > top {
 		c := *s
 		t := newTable(methodCols, 3)
-		d := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+		d := newMethodRows(s)
 		c.Methods = make([]state.Method, 0, top)
 		for _, i := range t.top(d, top) {
 			c.Methods = append(c.Methods, s.Methods[i])
@@ -108,7 +132,8 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	}
 	doc := batchDocument{Time: time.Now().UTC(), Source: status.Source, State: status.State.String(), Cause: status.Cause,
 		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
-		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Snapshot: s}
+		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Lost: status.Lost, Facts: status.Facts,
+		Unfilled: status.Unfilled, Notes: status.Notes, Still: status.Still, Snapshot: s}
 	if status.Format != 0 {
 		doc.Format = status.Format.String()
 	}

@@ -37,6 +37,11 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 			return objectDetail(name, s, st)
 		}
 		return []string{st.Muted.Render("this class is no longer listed")}
+	case paneCoverage:
+		if c := coverageByID(s, key); c != nil {
+			return coverageDetail(c, st)
+		}
+		return []string{st.Muted.Render("this class is no longer listed")}
 	}
 	return nil
 }

@@ -13,11 +13,12 @@ import (
 
 // headerInfo is what the header shows besides the snapshot.
 type headerInfo struct {
-	status  client.Status
-	cpu     float64 // proftop's own CPU, % of one core
-	paused  bool
-	refresh time.Duration // 0 in batch output, which has neither refresh nor own CPU
-	now     time.Time
+	status   client.Status
+	commands []client.Command // the source's, whose toggles show their state
+	cpu      float64          // proftop's own CPU, % of one core
+	paused   bool
+	refresh  time.Duration // 0 in batch output, which has neither refresh nor own CPU
+	now      time.Time
 }
 
 // item is one piece of a header line; when the line is too narrow the
@@ -101,10 +102,24 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l2 = append(l2, item{text: label("proftop CPU") + " " + value(pct(h.cpu)), drop: 1},
 			item{text: label("refresh") + " " + value(dur(h.refresh)), drop: 4})
 	}
+	if stt.Lost > 0 {
+		lost := count(stt.Lost) + " frames lost"
+		if stt.Lost == 1 {
+			lost = "1 frame lost"
+		}
+		l2 = append(l2, item{text: st.Bad.Render(lost)})
+	}
 	if stt.Recording != "" {
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
 	}
 	lines := []string{joinItems(l1, width, sep), joinItems(l2, width, sep)}
+	if l3 := sourceItems(stt, h.commands, st); len(l3) > 0 {
+		lines = append(lines, joinItems(l3, width, sep))
+	}
+	if len(stt.Notes) > 0 {
+		// What the data is beyond its format: approximate times, a still picture…
+		lines = append(lines, clip(st.Warn.Render("note: ")+st.Label.Render(inert(strings.Join(stt.Notes, " · "))), width))
+	}
 	if s != nil && !s.Process.Exited.IsZero() {
 		who := "the JVM"
 		if s.Process.PID != 0 {
@@ -128,6 +143,15 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		say(st.Bad, "last decode error: "+inert(stt.LastError))
 	}
 	return lines
+}
+
+// sourceItems are a source's facts and its toggles' states.
+func sourceItems(stt client.Status, cmds []client.Command, st *Styles) []item {
+	var out []item
+	for _, f := range stt.Facts {
+		out = append(out, item{text: st.Label.Render(inert(f.Key)) + " " + st.Value.Render(inert(f.Value)), drop: 2})
+	}
+	return append(out, commandItems(cmds, st)...)
 }
 
 // stateBadge renders the connection state, with its cause when it is bad.

@@ -24,12 +24,26 @@ type helpGroup struct {
 
 func (m *Model) helpGroups() []helpGroup {
 	k := m.keys
-	return []helpGroup{
-		{"Panes", []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4], k.NextPane, k.PrevPane}},
+	var source []helpGroup
+	if len(m.commands) > 0 {
+		// First, so that a short terminal shows them without scrolling.
+		source = []helpGroup{{"Source", commandBindings(m.commands)}}
+	}
+	// Keys of what the source has: coverage's pane, the methods' two views.
+	panes := []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4]}
+	if m.paneShown(paneCoverage) {
+		panes = append(panes, k.Pane[5])
+	}
+	view := []key.Binding{k.Pause, k.Recent, k.Group}
+	if m.snap != nil && m.snap.Views {
+		view = append(view, k.View)
+	}
+	return append(source, []helpGroup{
+		{"Panes", append(panes, k.NextPane, k.PrevPane)},
 		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Back}},
 		{"Sort and filter", []key.Binding{k.Sort, k.SortNext, k.Reverse, k.Filter}},
-		{"View", []key.Binding{k.Pause, k.Recent, k.Group, k.Faster, k.Slower, k.Reset, k.Help, k.Quit}},
-	}
+		{"View", append(view, k.Faster, k.Slower, k.Reset, k.Help, k.Quit)},
+	}...)
 }
 
 // helpNotes are the lines under the keys: what the figures are.
@@ -155,6 +169,9 @@ func (m *Model) footer() string {
 	}
 	if m.cfg.Fleet && m.help == nil && m.detail == nil {
 		items[len(items)-1] = footerItem{"esc q", "fleet", true}
+	}
+	if m.help == nil && len(m.commands) > 0 {
+		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
 	}
 	render := func(keep func(footerItem) bool) string {
 		var parts []string

@@ -58,8 +58,14 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.notice = "refresh every " + dur(m.refresh)
 		return m, m.restartTimer()
 	case key.Matches(msg, k.Recent):
+		if m.status.Still {
+			m.notice = "a still picture (a snapshot) has no timeline: its figures are cumulative"
+			return m, nil
+		}
 		m.recent = !m.recent
 		return m, m.fetchUnpaused()
+	case key.Matches(msg, k.View):
+		return m, m.switchView()
 	case key.Matches(msg, k.Group):
 		m.grouped = !m.grouped
 		m.notice = "monitors: one row per lock"
@@ -67,6 +73,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.notice = "monitors: one row per class and site"
 		}
 		return m, m.fetchUnpaused()
+	}
+	if cmd, ok := m.runCommand(msg); ok {
+		return m, cmd
 	}
 	if m.status.State == client.StateChoosingAgent && m.detail == nil {
 		return m.chooseKey(msg)
@@ -76,14 +85,18 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.NextPane):
-		m.focus = (m.focus + 1) % numPanes
+		m.focus = m.nextPane(1)
 		return m, nil
 	case key.Matches(msg, k.PrevPane):
-		m.focus = (m.focus + numPanes - 1) % numPanes
+		m.focus = m.nextPane(int(numPanes) - 1)
 		return m, nil
 	}
 	for i, b := range k.Pane {
 		if key.Matches(msg, b) {
+			if !m.paneShown(paneID(i)) {
+				m.notice = "this source reports no line coverage"
+				return m, nil
+			}
 			m.focus = paneID(i)
 			return m, nil
 		}

@@ -5,8 +5,8 @@ import "charm.land/bubbles/v2/key"
 // KeyMap holds every binding.
 type KeyMap struct {
 	// Global
-	Quit, Help, Pause, Reset, NextPane, PrevPane, Faster, Slower, Recent, Group key.Binding
-	Pane                                                                        [numPanes]key.Binding
+	Quit, Help, Pause, Reset, NextPane, PrevPane, Faster, Slower, Recent, Group, View key.Binding
+	Pane                                                                              [numPanes]key.Binding
 	// Tables
 	Up, Down, PageUp, PageDown, Top, Bottom, Sort, SortPrev, SortNext, Reverse, Filter, Enter, Back key.Binding
 }
@@ -26,12 +26,14 @@ func DefaultKeyMap() KeyMap {
 		Slower:   k(w("-", "_"), h("-", "refresh slower")),
 		Recent:   k(w("c"), h("c", "methods: last N s / cumulative")),
 		Group:    k(w("m"), h("m", "monitors: by lock / by class and site")),
+		View:     k(w("v"), h("v", "methods: call tree / sampler hits")),
 		Pane: [numPanes]key.Binding{
 			k(w("1"), h("1", "threads")),
 			k(w("2"), h("2", "hot methods")),
 			k(w("3"), h("3", "monitors")),
 			k(w("4"), h("4", "GC")),
 			k(w("5"), h("5", "objects")),
+			k(w("6"), h("6", "coverage")),
 		},
 		Up:       k(w("up", "k"), h("↑ k", "up")),
 		Down:     k(w("down", "j"), h("↓ j", "down")),

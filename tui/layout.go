@@ -18,9 +18,11 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneThreads:
 		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
 	case paneMethods:
-		return methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+		return m.methodRows(s)
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
+	case paneCoverage:
+		return coverageRows{s: s.Coverage}
 	}
 	return monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}
 }
@@ -61,7 +63,7 @@ type layout struct {
 // layout works out the frame: the panes together when the terminal is
 // large enough, else one pane with a tab bar.
 func (m *Model) layout() layout {
-	h := headerInfo{status: m.status, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
+	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
 	l := layout{header: append(renderHeader(h, m.snap, m.width, &m.st), renderDeadlocks(m.snap, m.width, &m.st)...)}
 	l.bodyH = m.height - len(l.header) - 1
 	l.grid = m.width >= 160 && l.bodyH >= 30
@@ -164,6 +166,9 @@ func padLines(lines []string, h int) []string {
 func (m *Model) tabBar() string {
 	var parts []string
 	for i, name := range paneNames {
+		if !m.paneShown(paneID(i)) {
+			continue
+		}
 		label := fmt.Sprintf("%d %s", i+1, name)
 		if paneID(i) == m.focus {
 			parts = append(parts, m.st.TabActive.Render(label))
@@ -186,7 +191,7 @@ func (m *Model) gridRows(h int) (top, bottom int) {
 		return n
 	}
 	tn := need(paneThreads, paneMethods)
-	bn := need(paneMonitors, paneGC, paneObjects)
+	bn := need(paneMonitors, paneGC, paneObjects, paneCoverage)
 	switch {
 	case tn+bn <= h:
 		return h - bn, bn // the rest to the top: threads and methods grow
@@ -212,6 +217,10 @@ func (m *Model) paneNeed(p paneID) int {
 		if !m.snap.HasObjects {
 			return 0
 		}
+	case paneCoverage:
+		if !m.paneShown(p) {
+			return 0
+		}
 	}
 	return 3 + max(m.rows(p, m.snap).Len(), 2)
 }
@@ -221,6 +230,12 @@ func (m *Model) gridBody(h int) []string {
 	rw := m.width - lw
 	th, bh := m.gridRows(h)
 	top := joinColumns(m.pane(paneThreads, lw, th), m.pane(paneMethods, rw, th))
+	if m.paneShown(paneCoverage) {
+		// Coverage beside monitors, and objects beside GC.
+		mw, gw := lw/2, rw/2
+		left := joinColumns(m.pane(paneMonitors, mw, bh), m.pane(paneCoverage, lw-mw, bh))
+		return append(top, joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))...)
+	}
 	if m.snap != nil && m.snap.HasObjects {
 		// Objects beside GC, under the methods.
 		gw := rw / 2
@@ -242,7 +257,7 @@ func joinColumns(a, b []string) []string {
 // pane draws one pane in its frame, from the cache when nothing changed.
 func (m *Model) pane(p paneID, w, h int) []string {
 	focused := p == m.focus
-	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused}
+	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler}
 	t := m.tables[p]
 	if t != nil {
 		key.sortCol, key.flipped, key.filter, key.selID, key.hasSel, key.offset = t.sortCol, t.flipped, m.filters[p], t.selID, t.hasSel, t.offset
@@ -258,14 +273,21 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		body = renderGC(m.snap, innerW, innerH, &m.st, m.cfg.ASCII)
 	case p == paneObjects && !m.snap.HasObjects:
 		body = noObjects(&m.st)
+	case p == paneCoverage && len(m.snap.Coverage) == 0:
+		body = noCoverage(&m.st)
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
+		if why := unfilled(m.status, p, innerW, &m.st); why != nil && d.Len() == 0 {
+			body = append(body[:min(len(body), 1)], why...)
+		}
 		switch p {
 		case paneMethods:
-			title = methodsTitle(m.snap)
+			title = methodsViewTitle(m.snap, m.sampler, true)
 		case paneObjects:
 			title = objectsTitle(m.snap)
+		case paneCoverage:
+			title = coverageTitle(m.snap)
 		}
 		title += tableTitle(t, d.Len(), m.filters[p])
 	}

@@ -51,16 +51,20 @@ type Model struct {
 	snap    *state.Snapshot // what is shown
 	latest  *state.Snapshot // the newest, which differs from snap while paused
 	status  client.Status
-	cpu     float64
-	paused  bool
-	recent  bool
-	grouped bool // monitors by class and site
-	focus   paneID
-	tables  [numPanes]*table // nil for the GC pane
-	detail  *detailView
-	help    *helpView // the help screen, when open
-	notice  string
-	chooser int
+	// commands are the source's (none for most), as of the latest snapshot.
+	commands []client.Command
+	cpu      float64
+	paused   bool
+	recent   bool
+	grouped  bool // monitors by class and site
+	sampler  bool // methods: the sampler's view of a source with two
+	views    viewCache
+	focus    paneID
+	tables   [numPanes]*table // nil for the GC pane
+	detail   *detailView
+	help     *helpView // the help screen, when open
+	notice   string
+	chooser  int
 	// confirmReset: r was pressed once; a second r resets.
 	confirmReset bool
 	quitting     bool // the last frame is drawn empty
@@ -95,6 +99,7 @@ type cacheKey struct {
 	selID   int64
 	hasSel  bool
 	offset  int
+	sampler bool
 }
 
 // New returns the model for a source whose events feed agg.
@@ -114,6 +119,7 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 			paneMethods:  newTable(methodCols, 3),
 			paneMonitors: newTable(monitorCols, 6),
 			paneObjects:  newTable(objectCols, 1),
+			paneCoverage: newTable(coverageCols, 0),
 		},
 	}
 	m.filterInput = textinput.New()
@@ -123,12 +129,13 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 
 // snapshotMsg delivers a snapshot built off the UI goroutine.
 type snapshotMsg struct {
-	seq    uint64 // the order it was asked for in
-	snap   *state.Snapshot
-	status client.Status
-	cpu    float64
-	ticked bool   // from the refresh timer: schedule the next one
-	gen    uint64 // the timer generation it belongs to
+	seq      uint64 // the order it was asked for in
+	snap     *state.Snapshot
+	status   client.Status
+	commands []client.Command
+	cpu      float64
+	ticked   bool   // from the refresh timer: schedule the next one
+	gen      uint64 // the timer generation it belongs to
 }
 
 // tickMsg is the refresh timer of one generation.
@@ -144,7 +151,8 @@ func (m *Model) quit() (tea.Model, tea.Cmd) {
 
 // query is what the current view needs from a snapshot.
 func (m *Model) query() state.Query {
-	q := state.Query{Recent: m.recent, CallersOf: -1, GroupMonitors: m.grouped}
+	// A still picture (a snapshot file) has no timeline: its figures are cumulative.
+	q := state.Query{Recent: m.recent && !m.status.Still, CallersOf: -1, GroupMonitors: m.grouped}
 	if d := m.detail; d != nil {
 		switch d.kind {
 		case paneThreads:
@@ -163,7 +171,7 @@ func (m *Model) fetch(ticked bool) tea.Cmd {
 	m.fetched++
 	q, agg, src, meter, seq, gen := m.query(), m.agg, m.src, m.meter, m.fetched, m.tickGen
 	return func() tea.Msg {
-		return snapshotMsg{seq: seq, snap: agg.Snapshot(time.Now(), q), status: src.Status(), cpu: meter.sample(), ticked: ticked, gen: gen}
+		return snapshotMsg{seq: seq, snap: agg.Snapshot(time.Now(), q), status: src.Status(), commands: commandsOf(src), cpu: meter.sample(), ticked: ticked, gen: gen}
 	}
 }
 
@@ -192,7 +200,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.applied = msg.seq
 		oldLatest, oldSnap := m.latest, m.snap
-		m.latest, m.status, m.cpu = msg.snap, msg.status, msg.cpu
+		m.latest, m.status, m.cpu, m.commands = msg.snap, msg.status, msg.cpu, msg.commands
 		if !m.paused || m.snap == nil {
 			m.snap = msg.snap
 		}
@@ -203,6 +211,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil // a timer of an older interval
 		}
 		return m, m.fetch(true)
+	case commandMsg:
+		return m, m.commandDone(msg)
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}

@@ -51,6 +51,9 @@ func (r objectRows) Cell(i, col int) string {
 	case 0:
 		return inert(c.Class)
 	case 1:
+		if n, ok := r.counted(c); ok {
+			return count(n)
+		}
 		if c.Sampled && c.Allocs == 0 {
 			return "–" // sampled by size: no count
 		}
@@ -88,6 +91,9 @@ func (r objectRows) Num(i, col int) int64 {
 	c := &r.s[i]
 	switch col {
 	case 1:
+		if n, ok := r.counted(c); ok {
+			return n
+		}
 		return c.Live
 	case 2:
 		return int64(c.AllocRate * 1000)
@@ -101,6 +107,17 @@ func (r objectRows) Num(i, col int) int64 {
 		return r.census[c.Class]
 	}
 	return 0
+}
+
+// counted is the live count of a class known only from a census (a
+// snapshot's memory, the objects a Jinsight trace saw): nothing of it was
+// seen allocated or freed, the census counted it.
+func (r objectRows) counted(c *state.ObjectClass) (int64, bool) {
+	if c.Allocs != 0 || c.Frees != 0 || c.Sampled {
+		return 0, false
+	}
+	n, ok := r.census[c.Class]
+	return n, ok
 }
 
 // hashName is a stable row id for a name.
@@ -118,11 +135,28 @@ func objectsTitle(s *state.Snapshot) string {
 	if s == nil || !s.HasObjects {
 		return t
 	}
+	if censusOnly(&s.Objects) {
+		return t + " · census at " + s.Objects.CensusAt.Local().Format("15:04:05") + " (LIVE: counted then)"
+	}
 	t += " · per second over " + dur(s.Objects.Window)
 	if s.Objects.Untracked > 0 {
 		t += fmt.Sprintf(" · %s freed of unknown class", count(s.Objects.Untracked))
 	}
 	return t
+}
+
+// censusOnly says the objects are known from a census alone: no
+// allocation or free was seen.
+func censusOnly(o *state.Objects) bool {
+	if len(o.Census) == 0 {
+		return false
+	}
+	for i := range o.Classes {
+		if c := &o.Classes[i]; c.Allocs != 0 || c.Frees != 0 || c.Sampled {
+			return false
+		}
+	}
+	return true
 }
 
 // objectDetail is a class's drill-in: its figures and its census lines.

@@ -18,15 +18,16 @@ const (
 	paneMonitors
 	paneGC
 	paneObjects
+	paneCoverage
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage"}
 
 // --- threads ---
 
 var threadCols = []column{
-	{title: "ID", width: 6, right: true, asc: true},
+	{title: "ID", width: 6, grow: 10, right: true, asc: true, shorten: tail}, // rbkit ids are long: their end tells apart
 	{title: "NAME", width: 22, grow: 18, text: true, asc: true, shorten: middle},
 	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 3, shorten: middle},
 	{title: "STATE", width: 10, asc: true},
@@ -74,6 +75,9 @@ func (r threadRows) Cell(i, col int) string {
 	case 3:
 		return stateLabel(t.State)
 	case 4:
+		if t.CPU == 0 && t.Samples > 0 {
+			return "–" // sampled without times: %CPU is its share of the samples
+		}
 		return dur(t.CPU)
 	case 5:
 		return pct(t.CPUPercent)
@@ -205,6 +209,22 @@ type methodRows struct {
 	s     []state.Method
 	names []string
 	total time.Duration // all self time, for percentages
+	hits  bool          // the sampler's view: CALLS counts its hits
+	// bySamples: the samples stand for no known time (rbkit's), so SELF
+	// and TOTAL count samples and SELF% is a share of them.
+	bySamples    bool
+	totalSamples int64
+}
+
+func newMethodRows(s *state.Snapshot) methodRows {
+	r := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+	if s.Sampled && s.TotalSelf <= 0 {
+		for i := range s.Methods {
+			r.totalSamples += s.Methods[i].Samples
+		}
+		r.bySamples = r.totalSamples > 0
+	}
+	return r
 }
 
 func (r methodRows) Len() int          { return len(r.s) }
@@ -225,22 +245,37 @@ func (r methodRows) Cell(i, col int) string {
 		}
 		return strconv.FormatInt(int64(m.Line), 10)
 	case 2:
+		if r.hits {
+			return count(m.Samples)
+		}
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: calls are not counted
 		}
 		return count(m.Calls)
 	case 3:
+		if r.bySamples {
+			return count(m.Samples)
+		}
 		return dur(m.Self)
 	case 4:
+		if r.bySamples {
+			return pct(100 * float64(m.Samples) / float64(r.totalSamples))
+		}
 		if r.total <= 0 {
 			return "0"
 		}
 		return pct(100 * float64(m.Self) / float64(r.total))
 	case 5:
+		if r.bySamples {
+			return count(m.TotalSamples)
+		}
 		return dur(m.Total)
 	case 6, 7, 8:
 		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
 			return "–" // sampled: no single call is measured
+		}
+		if m.Max == 0 && m.Total > 0 {
+			return "–" // a call tree's totals: no single call is measured
 		}
 		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
 	}
@@ -253,10 +288,19 @@ func (r methodRows) Num(i, col int) int64 {
 	case 1:
 		return int64(m.Line)
 	case 2:
+		if r.hits {
+			return m.Samples
+		}
 		return m.Calls
 	case 3, 4:
+		if r.bySamples {
+			return m.Samples
+		}
 		return int64(m.Self)
 	case 5:
+		if r.bySamples {
+			return m.TotalSamples
+		}
 		return int64(m.Total)
 	case 6:
 		return int64(m.Min)
@@ -281,10 +325,19 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 			k = int64(m.Line)
 		case 2:
 			k = m.Calls
+			if r.hits {
+				k = m.Samples
+			}
 		case 3, 4:
 			k = int64(m.Self)
+			if r.bySamples {
+				k = m.Samples
+			}
 		case 5:
 			k = int64(m.Total)
+			if r.bySamples {
+				k = m.TotalSamples
+			}
 		case 6:
 			k = int64(m.Min)
 		case 7:
@@ -413,16 +466,18 @@ func (r monitorRows) Text(i, col int) string {
 
 // --- GC ---
 
-// renderGC draws the GC pane's lines: counts (since the JVM started when
-// the source says so), pauses, the heap now and over time, and the memory
+// renderGC draws the GC pane's lines: counts (since the process started
+// when the source says so), pauses, the heap now and over time, and the memory
 // pools as the latest poll saw them.
 func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []string {
 	g := &s.GC
 	label, value := st.Label.Render, st.Value.Render
 	first := fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))
 	switch {
-	case g.SinceStart:
-		first += label(" since the JVM started, ") + value(dur(g.TotalTime))
+	case g.SinceStart && g.TotalTime > 0:
+		first += label(" since the process started, ") + value(dur(g.TotalTime))
+	case g.SinceStart: // the source counts them, not their time (rbkit's gc_stats)
+		first += label(" since the process started")
 	case len(g.Collectors) > 0:
 		first += label(" since the reset, ") + value(dur(g.TotalTime))
 	}
@@ -507,7 +562,10 @@ func methodsTitle(s *state.Snapshot) string {
 	if s != nil && s.Recent {
 		t = "Hot methods · last " + dur(s.Window)
 	}
-	if s != nil && s.Sampled {
+	switch {
+	case s != nil && s.Sampled && s.TotalSelf <= 0 && len(s.Methods) > 0:
+		t += " · sampled: SELF and TOTAL in samples"
+	case s != nil && s.Sampled:
 		t += " · sampled CPU"
 	}
 	return t

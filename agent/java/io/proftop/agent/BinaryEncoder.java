@@ -387,4 +387,14 @@ final class BinaryEncoder extends TraceEncoder {
         i64(totalTime);
         end();
     }
+
+    @Override
+    void allocation(long time, String className, long count, long bytes) {
+        begin(1107);
+        i64(time);
+        str(className);
+        i64(count);
+        i64(bytes);
+        end();
+    }
 }

@@ -75,6 +75,7 @@ final class Collector {
     private final Sampler sampler;
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
+    private final Allocations allocations = new Allocations();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
     private final Set<Long> announced = new HashSet<>();
@@ -189,6 +190,7 @@ final class Collector {
             rs.enable("jdk.GarbageCollection");
             rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
             rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
+            allocations.enable(rs);
             rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
             rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
             rs.onEvent("jdk.GarbageCollection", e -> handle(() -> {
@@ -197,11 +199,13 @@ final class Collector {
             }));
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.NativeMethodSample", e -> handle(() -> onSample(e)));
+            rs.onEvent("jdk.ObjectAllocationSample", e -> handle(() -> allocations.add(e)));
             // A batch's events leave together, without waiting for the poll.
             rs.onFlush(() -> handle(() -> {
                 long now = now();
                 contentions.release(now, false);
                 sampler.attribute(now, enc);
+                allocations.report(now, enc);
                 flushLocked();
             }));
         } catch (Throwable t) {

@@ -42,6 +42,7 @@ public final class Conformance {
         e.memoryPool(t + 14, "G1 Eden Space", true, 1L << 20, 1L << 24, -1);
         e.collection(t + 15, "G1 Young Generation", "G1 Evacuation Pause", 4_500_000L, 300L << 20, 100L << 20, 1L << 30);
         e.gcTotals(t + 15, "G1 Young Generation", 12, 81_000_000L);
+        e.allocation(t + 15, "byte[]", -1, 3L << 20);
         e.threadEnd(23, t + 11);
         e.runtimeShutdown(t + 16);
     }

@@ -99,6 +99,14 @@ final class ThreadPoller {
     static final int REFRESH_PER_POLL = 32;
 
     /**
+     * Stacks read at one safepoint at most. The first poll of a JVM of
+     * thousands of threads needs every stack; read at once, they would
+     * pause the application for as long as jstack does (hundreds of
+     * milliseconds for 3,000 threads); in slices, each pause stays short.
+     */
+    static final int STACKS_PER_SAFEPOINT = 256;
+
+    /**
      * Polls every thread but the agent's own, with CPU times and witnesses
      * when asked. Two steps, as jstack's accuracy needs and production
      * allows: every thread without its stack (no safepoint, cheap however
@@ -135,9 +143,10 @@ final class ThreadPoller {
         if (refreshQueue.isEmpty()) {
             refreshQueue.addAll(byId.keySet());
         }
-        if (!need.isEmpty()) {
-            ThreadInfo[] full = mx.getThreadInfo(need.stream().mapToLong(Long::longValue).toArray(), STACK_DEPTH);
-            for (ThreadInfo info : full) {
+        long[] needed = need.stream().mapToLong(Long::longValue).toArray();
+        for (int at = 0; at < needed.length; at += STACKS_PER_SAFEPOINT) {
+            long[] chunk = Arrays.copyOfRange(needed, at, Math.min(needed.length, at + STACKS_PER_SAFEPOINT));
+            for (ThreadInfo info : mx.getThreadInfo(chunk, STACK_DEPTH)) {
                 if (info != null) {
                     byId.put(info.getThreadId(), info); // the later look, with its stack, is the truth
                     Seen s = seen(info, -1);

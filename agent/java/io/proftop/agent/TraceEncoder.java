@@ -69,6 +69,9 @@ abstract class TraceEncoder {
 
     abstract void gcTotals(long time, String collector, long count, long totalTime);
 
+    /** What was seen allocated of a class since its previous report: count -1 when sampled by size. */
+    abstract void allocation(long time, String className, long count, long bytes);
+
     static TraceEncoder forFormat(String format) {
         return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();
     }

@@ -335,4 +335,14 @@ final class XmlEncoder extends TraceEncoder {
         time("totalTime", totalTime);
         close();
     }
+
+    @Override
+    void allocation(long time, String className, long count, long bytes) {
+        open("allocation");
+        time("time", time);
+        attr("className", className);
+        attr("count", count);
+        attr("bytes", bytes);
+        close();
+    }
 }

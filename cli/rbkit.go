@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/config"
+)
+
+// NewRbkitCommand returns `proftop rbkit`.
+func NewRbkitCommand(s *config.Settings, v *View) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rbkit",
+		Short: "Watch a Ruby process profiled by rbkit (ZeroMQ ports 5555 and 5556)",
+		Long: `Connect to the rbkit profiler in a running Ruby process (rbkit binds
+127.0.0.1: tunnel both ports over SSH), check its protocol (2.1), start CPU
+sampling and memory profiling, and show its threads, hot methods, objects by
+class and garbage collection. Keys toggle CPU sampling (C), memory profiling
+(M) and the sampling clock (W), force a GC (X) and take an object-space
+snapshot (O).
+
+  proftop rbkit                                 127.0.0.1, ports 5555 and 5556
+  proftop rbkit --host localhost --pub-port 6555 --req-port 6556
+  proftop rbkit --batch --json -n 3             three JSON snapshots
+  proftop rbkit --record ruby                   ruby.msgpack, for proftop replay`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := Interruptible()
+			defer stop()
+			return Watch(ctx, client.NewRbkitSource(RbkitConfig(*s)), *s, *v, cmd.OutOrStdout())
+		},
+	}
+}
+
+// RbkitConfig turns settings into an rbkit source's configuration.
+func RbkitConfig(s config.Settings) client.RbkitConfig {
+	return client.RbkitConfig{
+		Host: s.Host, PubPort: s.PubPort, ReqPort: s.ReqPort,
+		CommandTimeout: s.NegotiationTimeout, ConnectTimeout: s.ConnectTimeout,
+		Reconnect: s.Reconnect, ReconnectMin: s.ReconnectMin, ReconnectMax: s.ReconnectMax,
+		Record: s.Record, MaxMessageSize: s.MaxMessageSize,
+	}
+}

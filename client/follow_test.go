@@ -1,0 +1,208 @@
+package client
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// collector takes a source's batches on its own goroutine.
+type collector struct {
+	mu       sync.Mutex
+	names    []string // thread names started, in order; "|" marks a restart
+	restarts int
+	done     chan struct{}
+}
+
+func collect(src Source) *collector {
+	c := &collector{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for b := range src.Batches() {
+			c.mu.Lock()
+			if b.Restart {
+				c.restarts++
+				c.names = append(c.names, "|")
+			}
+			for _, ev := range b.Events() {
+				if ts, ok := ev.(*decode.ThreadStart); ok {
+					c.names = append(c.names, ts.ThreadName)
+				}
+			}
+			c.mu.Unlock()
+			src.Recycle(b)
+		}
+	}()
+	return c
+}
+
+func (c *collector) seen() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.names, " ")
+}
+
+// traceOf encodes thread starts as a binary trace; header says whether the
+// stream header is written first.
+func traceOf(t *testing.T, header bool, names ...string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := decode.NewEncoder(&b, decode.EncoderOptions{})
+	for i, n := range names {
+		if err := enc.Encode(&decode.ThreadStart{ThreadID: int64(i + 1), ThreadName: n, Time: decode.Ticks(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc.Flush()
+	if header {
+		return b.Bytes()
+	}
+	return b.Bytes()[decode.HeaderSize:]
+}
+
+func appendTo(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func followed(t *testing.T, path string) (*FileSource, *collector, context.CancelFunc, chan error) {
+	t.Helper()
+	src := NewFileSource(path, 0, decode.Options{})
+	src.Follow, src.Poll = true, 10*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	c := collect(src)
+	ran := make(chan error, 1)
+	go func() { ran <- src.Run(ctx) }()
+	return src, c, cancel, ran
+}
+
+// A followed file shows what is there, then what is written to it as it
+// comes; truncated, or replaced by another file, it is read again from its
+// start as a new picture.
+func TestFollowReadsAsTheFileGrows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.trcbin")
+	os.WriteFile(path, traceOf(t, true, "a", "b"), 0o644)
+	src, c, cancel, ran := followed(t, path)
+	waitFor(t, "the first events", 20*time.Second, func() bool { return c.seen() == "a b" })
+	// Half a message, then the rest: nothing is lost or shown twice.
+	more := traceOf(t, false, "c", "d")
+	appendTo(t, path, more[:5])
+	time.Sleep(30 * time.Millisecond)
+	appendTo(t, path, more[5:])
+	waitFor(t, "events written later", 20*time.Second, func() bool { return c.seen() == "a b c d" })
+	if st := src.Status(); st.State != StateStreaming || st.Format != decode.FormatBinary || !strings.Contains(strings.Join(st.Notes, " "), "following the file") {
+		t.Fatalf("status %+v", st)
+	}
+	// Truncated and written anew.
+	os.WriteFile(path, traceOf(t, true, "e"), 0o644)
+	waitFor(t, "the truncated file read again", 20*time.Second, func() bool { return c.seen() == "a b c d | e" })
+	if st := src.Status(); !strings.Contains(strings.Join(st.Notes, " "), "the file was truncated") || st.Streams != 2 {
+		t.Fatalf("status %+v", st)
+	}
+	// Replaced by another file under its name.
+	other := path + ".new"
+	os.WriteFile(other, traceOf(t, true, "f", "g", "h"), 0o644)
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the replaced file read", 20*time.Second, func() bool { return c.seen() == "a b c d | e | f g h" })
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+}
+
+// Following works for every format: a Jinsight trace written in two
+// parts, then replaced by a ProfilerJ snapshot (a still picture).
+func TestFollowAnyFormat(t *testing.T) {
+	trace, err := os.ReadFile("../testdata/jinsight/trace-linux-x86_64-tagobjects.trc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace")
+	os.WriteFile(path, trace[:20000], 0o644)
+	src, c, cancel, ran := followed(t, path)
+	defer func() { cancel(); <-ran; <-c.done }()
+	waitFor(t, "the first part's threads", 20*time.Second, func() bool { return strings.Count(c.seen(), " ") >= 3 })
+	if st := src.Status(); st.State != StateStreaming || st.Format != decode.FormatJinsight {
+		t.Fatalf("status %+v", st)
+	}
+	appendTo(t, path, trace[20000:])
+	waitFor(t, "the end of the trace", 20*time.Second, func() bool {
+		st := src.Status()
+		return st.State == StateEnded && strings.Contains(st.Cause, "following the file for a new one")
+	})
+	snap, err := os.ReadFile("../testdata/profilerj/snapshot-synthetic.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := path + ".new"
+	os.WriteFile(other, snap, 0o644)
+	os.Rename(other, path)
+	waitFor(t, "the snapshot that replaced it", 20*time.Second, func() bool {
+		st := src.Status()
+		return st.Format == decode.FormatProfilerJ && st.Still && strings.HasSuffix(c.seen(), "| AWT-Windows AWT-EventQueue-0 main")
+	})
+}
+
+// A zip archive cannot be followed: its directory comes last.
+func TestFollowRefusesAZip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "z.trcxml")
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, _ := zw.Create("a.trcxml")
+	w.Write([]byte("<TRACE>"))
+	zw.Close()
+	os.WriteFile(path, b.Bytes(), 0o644)
+	src := NewFileSource(path, 0, decode.Options{})
+	src.Follow = true
+	go func() {
+		for b := range src.Batches() {
+			src.Recycle(b)
+		}
+	}()
+	err := src.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "a zip archive cannot be followed") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// A file played to its end says what it was: a still picture, times
+// that are approximate.
+func TestFileNotesAndStillPictures(t *testing.T) {
+	for _, tc := range []struct {
+		path, note string
+		still      bool
+		end        string
+	}{
+		{"../testdata/profilerj/snapshot-synthetic.xml", "a still picture", true, "a still picture: the snapshot as it was taken"},
+		{"../testdata/jinsight/trace-linux-x86_64-tagobjects.trc", "times approximate", false, "end of file"},
+	} {
+		src := NewFileSource(tc.path, 0, decode.Options{})
+		c := collect(src)
+		if err := src.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		<-c.done
+		st := src.Status()
+		if st.Still != tc.still || st.Cause != tc.end || !strings.Contains(strings.Join(st.Notes, " "), tc.note) {
+			t.Errorf("%s: %+v", tc.path, st)
+		}
+	}
+}

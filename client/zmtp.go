@@ -1,0 +1,156 @@
+package client
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/transport"
+)
+
+// zmq4 allocates a ZeroMQ frame's body at the size its header announces,
+// and joins the frames of a multipart message without limit: a peer could
+// make proftop allocate what it likes. boundedTCP is the tcp transport
+// with a reader that follows ZMTP 3's framing (a 64-byte greeting, then
+// frames: a flags byte, a 1- or 8-byte size, the body) and refuses a
+// message larger than the configured bound before zmq4 sees its header.
+
+const zmtpGreeting = 64
+
+// ZMTP frame flags.
+const (
+	zmtpMore    = 1
+	zmtpLong    = 2
+	zmtpCommand = 4
+)
+
+// errMessageTooLarge is a peer's message over the bound.
+type errMessageTooLarge struct{ size, max uint64 }
+
+func (e errMessageTooLarge) Error() string {
+	return fmt.Sprintf("the rbkit server sent a ZeroMQ message of %d bytes or more, over the limit of %d (--max-message-size)", e.size, e.max)
+}
+
+type boundedTCP struct{ max uint64 }
+
+var registered sync.Map // bound -> transport name
+
+// boundedEndpoint is a tcp endpoint whose messages are bounded to max bytes.
+func boundedEndpoint(host string, port int, max int) string {
+	name, ok := registered.Load(max)
+	if !ok {
+		n := "tcp-max" + strconv.Itoa(max)
+		if err := zmq4.RegisterTransport(n, boundedTCP{max: uint64(max)}); err == nil {
+			registered.Store(max, n)
+		}
+		name, _ = registered.LoadOrStore(max, n)
+	}
+	return name.(string) + "://" + net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+func (b boundedTCP) Dial(ctx context.Context, d transport.Dialer, addr string) (net.Conn, error) {
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &boundedConn{Conn: c, z: zmtpBound{max: b.max, left: zmtpGreeting, state: stateBody}}, nil
+}
+
+func (b boundedTCP) Listen(ctx context.Context, addr string) (net.Listener, error) {
+	return net.Listen("tcp", addr)
+}
+
+func (b boundedTCP) Addr(ep string) (string, error) {
+	if _, _, err := net.SplitHostPort(ep); err != nil {
+		return "", err
+	}
+	return ep, nil
+}
+
+// boundedConn checks what it reads against the bound.
+type boundedConn struct {
+	net.Conn
+	z zmtpBound
+}
+
+func (c *boundedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if berr := c.z.feed(p[:n]); berr != nil {
+		c.Conn.Close()
+		return 0, berr
+	}
+	return n, err
+}
+
+// zmtpBound follows the framing of the bytes fed to it.
+type zmtpBound struct {
+	max     uint64
+	state   int
+	left    uint64 // bytes left in the body (or greeting), or size bytes left
+	flags   byte
+	size    [8]byte
+	message uint64 // bytes of the message so far (its frames)
+}
+
+const (
+	stateFlags = iota
+	stateSize
+	stateBody
+)
+
+func (z *zmtpBound) feed(b []byte) error {
+	for len(b) > 0 {
+		switch z.state {
+		case stateBody:
+			n := min(uint64(len(b)), z.left)
+			z.left -= n
+			b = b[n:]
+			if z.left == 0 {
+				z.state = stateFlags
+			}
+		case stateFlags:
+			z.flags = b[0]
+			b = b[1:]
+			z.state, z.left = stateSize, 1
+			if z.flags&zmtpLong != 0 {
+				z.left = 8
+			}
+		case stateSize:
+			width := 1
+			if z.flags&zmtpLong != 0 {
+				width = 8
+			}
+			z.size[uint64(width)-z.left] = b[0]
+			b = b[1:]
+			if z.left--; z.left > 0 {
+				continue
+			}
+			size := uint64(z.size[0])
+			if width == 8 {
+				size = binary.BigEndian.Uint64(z.size[:])
+			}
+			total := size
+			if z.flags&zmtpCommand == 0 {
+				total += z.message
+			}
+			if size > z.max || total > z.max {
+				return errMessageTooLarge{size: total, max: z.max}
+			}
+			if z.flags&zmtpCommand == 0 {
+				z.message = total
+				if z.flags&zmtpMore == 0 {
+					z.message = 0
+				}
+			}
+			z.state, z.left = stateBody, size
+			if size == 0 {
+				z.state = stateFlags
+			}
+		}
+	}
+	return nil
+}

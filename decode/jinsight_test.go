@@ -1,0 +1,761 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+const jinsightFixture = "../testdata/jinsight/trace-linux-x86_64-tagobjects.trc"
+
+func readFixture(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// jinsightRecords decodes every record of a trace, cloned as JSON lines,
+// with the error that ended it (nil at a clean end).
+func jinsightRecords(t testing.TB, r io.Reader) ([]string, error) {
+	t.Helper()
+	d := NewJinsightReader(r, Options{})
+	var out []string
+	for range 1 << 20 {
+		rec, err := d.NextRecord()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, string(rec.AppendJSON(nil)))
+	}
+	t.Fatal("the reader does not come to an end")
+	return nil, nil
+}
+
+// jinsightWriter writes a trace: what the tests need to make traces of
+// their own and the big-endian copy of the fixture.
+type jinsightWriter struct {
+	b     bytes.Buffer
+	order binary.AppendByteOrder
+}
+
+func newJinsightWriter(h JinsightHeader) *jinsightWriter {
+	w := &jinsightWriter{order: binary.LittleEndian}
+	if p, ok := jinsightPlatforms[h.Platform]; ok && p.bigEndian {
+		w.order = binary.BigEndian
+	}
+	le := binary.LittleEndian
+	w.b.WriteByte('b')
+	for _, v := range []uint32{h.Version, h.Platform, h.NumberOfEvents, h.MaxThreads, h.MaxClasses, h.TicksPerMicrosecond} {
+		w.b.Write(le.AppendUint32(nil, v))
+	}
+	w.b.Write(le.AppendUint64(nil, h.StartTicks))
+	for _, v := range []uint32{h.VMStartTime, h.ConnectionStartTime, h.Overhead} {
+		w.b.Write(le.AppendUint32(nil, v))
+	}
+	return w
+}
+
+func (w *jinsightWriter) u8(v uint8)   { w.b.WriteByte(v) }
+func (w *jinsightWriter) u16(v uint16) { w.b.Write(w.order.AppendUint16(nil, v)) }
+func (w *jinsightWriter) u32(v uint32) { w.b.Write(w.order.AppendUint32(nil, v)) }
+func (w *jinsightWriter) u64(v uint64) { w.b.Write(w.order.AppendUint64(nil, v)) }
+func (w *jinsightWriter) str(s string) { w.u16(uint16(len(s))); w.b.WriteString(s) }
+
+func (w *jinsightWriter) members(ms []JinsightMember) {
+	w.u16(uint16(len(ms)))
+	for _, m := range ms {
+		w.str(m.Name)
+		w.str(m.Signature)
+		w.u16(m.AccessFlags)
+	}
+}
+
+// record writes one record (not the header) in the writer's byte order.
+func (w *jinsightWriter) record(rec Record) {
+	switch r := rec.(type) {
+	case *JinsightClassDefine:
+		w.u8(jiClassDefine)
+		w.u64(r.Ticks)
+		w.u16(r.ClassID)
+		w.u32(r.ClassObjectID)
+	case *JinsightClassLoad:
+		w.u8(jiExtensiveClassLoad)
+		w.u64(r.Ticks)
+		w.u16(r.ClassID)
+		w.u16(r.Size)
+		w.str(r.ClassName)
+		w.members(r.Methods)
+		w.members(r.Fields)
+		w.u16(r.SuperClassID)
+		w.u16(uint16(len(r.Interfaces)))
+		for _, i := range r.Interfaces {
+			w.u16(i)
+		}
+	case *JinsightMethodEnter:
+		w.u8(jiWideMethodEnter)
+		w.u64(r.Ticks)
+		w.u32(r.ThreadID)
+		w.u16(r.ClassID)
+		w.u16(r.MethodID)
+		w.u32(r.ObjectID)
+		w.u16(r.LineNumber)
+	case *JinsightMethodLeave:
+		w.u8(jiMethodLeave)
+		w.u64(r.Ticks)
+		w.u64(r.Overhead)
+		w.u32(r.ThreadID)
+	case *JinsightObjectDefined:
+		w.u8(jiObjectDefined)
+		w.u64(r.Ticks)
+		w.u32(r.ObjectID)
+		w.u16(r.ClassID)
+	case *JinsightObjectCreated:
+		w.u8(jiObjectCreated)
+		w.u64(r.Ticks)
+		w.u32(r.ObjectID)
+		w.u16(uint16(r.ClassID))
+		w.u32(r.ThreadID)
+	case *JinsightObjectReclaimed:
+		w.u8(jiObjectReclaimed)
+		w.u64(r.Ticks)
+		w.u32(r.ObjectID)
+	case *JinsightArrayDefined:
+		w.u8(jiArrayDefined)
+		w.u64(r.Ticks)
+		w.u8(r.ArrayType)
+		w.u32(r.ObjectID)
+		w.u32(r.Size)
+	case *JinsightArrayClassDefined:
+		w.u8(jiArrayClassDefined)
+		w.u64(r.Ticks)
+		w.u32(r.ObjectID)
+		w.u16(r.ClassID)
+		w.u32(r.Size)
+	case *JinsightArrayCreated:
+		w.u8(jiArrayCreated)
+		w.u64(r.Ticks)
+		w.u8(r.IsArray)
+		w.u32(r.ObjectID)
+		w.u32(r.Size)
+		w.u32(r.ThreadID)
+	case *JinsightThreadDefine:
+		w.u8(jiThreadDefine)
+		w.u64(r.Ticks)
+		w.u32(r.ThreadID)
+		w.u32(r.ObjectID)
+		w.u16(r.ClassID)
+		w.str(r.ThreadName)
+	case *JinsightThreadEvent:
+		w.u8(r.id)
+		w.u64(r.Ticks)
+		w.u32(r.ThreadID)
+	case *JinsightThreadNameChange:
+		w.u8(jiThreadNameChange)
+		w.u64(r.Ticks)
+		w.u32(r.ThreadID)
+		w.str(r.ThreadName)
+	case *JinsightMoment:
+		w.u8(r.id)
+		w.u64(r.Ticks)
+	case *JinsightUserEvent:
+		w.u8(jiUserEvent)
+		w.u64(r.Ticks)
+		w.str(r.Message)
+	case *JinsightClassDefine2:
+		w.u8(jiClassDefine2)
+		w.b.Write(r.Data[:])
+	case *JinsightEnd:
+		w.u8(r.id)
+	}
+}
+
+// reencode reads a trace and writes it again for another platform.
+func reencodeJinsight(t testing.TB, data []byte, platform uint32) []byte {
+	t.Helper()
+	d := NewJinsightReader(bytes.NewReader(data), Options{})
+	var w *jinsightWriter
+	for {
+		rec, err := d.NextRecord()
+		if err == io.EOF {
+			return w.b.Bytes()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, ok := rec.(*JinsightHeader); ok {
+			hd := *h
+			hd.Platform = platform
+			w = newJinsightWriter(hd)
+			continue
+		}
+		w.record(rec)
+	}
+}
+
+// sourceCounts reads the event counts of the fixture's SOURCE.txt ("NAME
+// 0x0a x4"), by event id.
+func sourceCounts(t *testing.T) map[byte]int {
+	t.Helper()
+	src := string(readFixture(t, "../testdata/jinsight/SOURCE.txt"))
+	i := strings.Index(src, "events:")
+	j := strings.Index(src, "followed by")
+	if i < 0 || j < i {
+		t.Fatal("SOURCE.txt has no event list")
+	}
+	out := map[byte]int{}
+	for _, m := range regexp.MustCompile(`0x([0-9a-f]{2}) x(\d+)`).FindAllStringSubmatch(src[i:j], -1) {
+		id, _ := strconv.ParseUint(m[1], 16, 8)
+		n, _ := strconv.Atoi(m[2])
+		out[byte(id)] = n
+	}
+	return out
+}
+
+// The fixture decodes to the counts its SOURCE.txt gives, and the reader
+// stops at TRACE_END, before the writer's 8-byte trailer.
+func TestJinsightFixtureMatchesItsSource(t *testing.T) {
+	want := sourceCounts(t)
+	if len(want) != 9 {
+		t.Fatalf("SOURCE.txt lists %d event types: %v", len(want), want)
+	}
+	data := readFixture(t, jinsightFixture)
+	d := NewJinsightReader(bytes.NewReader(data), Options{})
+	got := map[byte]int{}
+	ids := map[string]byte{}
+	for id, ev := range jinsightEvents {
+		if ev.name != "" {
+			ids[ev.name] = byte(id)
+		}
+	}
+	for {
+		rec, err := d.NextRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rec.(*JinsightHeader); ok {
+			continue
+		}
+		got[ids[rec.Type()]]++
+	}
+	if len(got) != len(want) {
+		t.Fatalf("event types %v, SOURCE.txt says %v", got, want)
+	}
+	for id, n := range want {
+		if got[id] != n {
+			t.Errorf("event 0x%02x: %d, SOURCE.txt says %d", id, got[id], n)
+		}
+	}
+	if d.InputOffset() != int64(len(data))-8 || !d.Ended() {
+		t.Fatalf("stopped at %d of %d bytes (ended %v)", d.InputOffset(), len(data), d.Ended())
+	}
+	h := d.Header()
+	if h.Platform != 44 || h.BigEndian || h.TicksPerMicrosecond != 2319 || h.MaxThreads != 1024 || h.MaxClasses != 16384 {
+		t.Fatalf("header %+v", h)
+	}
+}
+
+// A big-endian copy (the body re-encoded for AIX) reads as the same
+// records, and maps to the same events.
+func TestJinsightBigEndianCopyIsTheSame(t *testing.T) {
+	data := readFixture(t, jinsightFixture)
+	big := reencodeJinsight(t, data, 22)
+	if bytes.Equal(big[JinsightHeaderSize:], data[JinsightHeaderSize:len(big)]) {
+		t.Fatal("the copy's body is not re-encoded")
+	}
+	little, err := jinsightRecords(t, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigRecs, err := jinsightRecords(t, bytes.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(little) != len(bigRecs) {
+		t.Fatalf("%d records, big-endian %d", len(little), len(bigRecs))
+	}
+	for i := 1; i < len(little); i++ { // the header says which platform
+		if little[i] != bigRecs[i] {
+			t.Fatalf("record %d:\n%s\n%s", i, little[i], bigRecs[i])
+		}
+	}
+	if !strings.Contains(bigRecs[0], `"platform":22`) || !strings.Contains(bigRecs[0], `"bigEndian":true`) {
+		t.Fatalf("header %s", bigRecs[0])
+	}
+	a, b := jinsightEventLines(t, data), jinsightEventLines(t, big)
+	if strings.Join(a, "\n") != strings.Join(b, "\n") || len(a) < 3000 {
+		t.Fatalf("the events differ (%d, %d)", len(a), len(b))
+	}
+}
+
+// jinsightEventLines maps a trace into events, as JSON lines.
+func jinsightEventLines(t testing.TB, data []byte) []string {
+	t.Helper()
+	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+	var out []string
+	for _, ev := range drain(t.(*testing.T), d) {
+		out = append(out, string(AppendJSON(nil, ev, d.Clock(), nil)))
+	}
+	return out
+}
+
+// A reader whose reads end anywhere, one byte at a time and with timeouts
+// in between, yields the same records: the decoder resumes where it stopped.
+func TestJinsightResumesAfterEveryRead(t *testing.T) {
+	data := readFixture(t, jinsightFixture)
+	whole, _ := jinsightRecords(t, bytes.NewReader(data))
+	d := NewJinsightReader(iotest.TimeoutReader(iotest.OneByteReader(bytes.NewReader(data))), Options{})
+	var got []string
+	for len(got) <= len(whole) {
+		rec, err := d.NextRecord()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, iotest.ErrTimeout) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(rec.AppendJSON(nil)))
+	}
+	if strings.Join(got, "\n") != strings.Join(whole, "\n") {
+		t.Fatalf("%d records read byte by byte, %d at once", len(got), len(whole))
+	}
+}
+
+// Truncated anywhere, a trace ends with a clean end (between events) or a
+// fatal error naming where (inside the header or an event), never a panic
+// or a hang; what came before is read. The fixture is cut at every offset
+// of its first 2 KiB (the header, every kind of its events) and last 512
+// bytes, and at one event boundary in twenty and the byte after it; a small
+// trace with every kind of event the fixture lacks, at every offset.
+func TestJinsightTruncatedAnywhere(t *testing.T) {
+	data := readFixture(t, jinsightFixture)
+	cuts := map[int]bool{}
+	for i := 0; i <= 2<<10; i++ {
+		cuts[i] = true
+	}
+	for i := 0; i <= 512; i++ {
+		cuts[len(data)-i] = true
+	}
+	d := NewJinsightReader(bytes.NewReader(data), Options{})
+	for i := 0; ; i++ {
+		if i%20 == 0 {
+			cuts[int(d.InputOffset())], cuts[int(d.InputOffset())+1] = true, true
+		}
+		if _, err := d.NextRecord(); err != nil {
+			break
+		}
+	}
+	checkTruncations(t, data, cuts)
+	every := smallTrace(44, everyEvent()...)
+	cuts = map[int]bool{}
+	for i := range len(every) + 1 {
+		cuts[i] = true
+	}
+	checkTruncations(t, every, cuts)
+}
+
+// everyEvent is one event of each kind the reader knows.
+func everyEvent() []Record {
+	return []Record{
+		&JinsightClassDefine{Ticks: 1_000_000, ClassID: 2},
+		classLoad(2, "java/lang/Object", "<init>", "wait"),
+		&JinsightClassDefine2{Data: [18]byte{1, 2, 3}},
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "main"},
+		&JinsightThreadEvent{id: jiThreadStart, Ticks: 1_000_500, ThreadID: 3},
+		&JinsightThreadNameChange{Ticks: 1_000_600, ThreadID: 3, ThreadName: "renamed"},
+		&JinsightMoment{id: jiBeginBurst, Ticks: 1_000_700},
+		enter(1_000_800, 3, 2, 0),
+		&JinsightObjectDefined{Ticks: 1_000_900, ObjectID: 9, ClassID: 2},
+		&JinsightObjectCreated{Ticks: 1_001_000, ObjectID: 10, ClassID: 2, ThreadID: 3},
+		&JinsightArrayDefined{Ticks: 1_001_000, ArrayType: 1, ObjectID: 11, Size: 40},
+		&JinsightArrayCreated{Ticks: 1_001_000, IsArray: 1, ObjectID: 11, Size: 40, ThreadID: 3},
+		&JinsightArrayClassDefined{Ticks: 1_001_000, ObjectID: 12, ClassID: 2, Size: 16},
+		&JinsightArrayCreated{Ticks: 1_001_000, IsArray: 0, ObjectID: 12, Size: 16, ThreadID: 3},
+		&JinsightMoment{id: jiGCStart, Ticks: 1_002_000},
+		&JinsightObjectReclaimed{Ticks: 1_002_500, ObjectID: 10},
+		&JinsightMoment{id: jiGCStop, Ticks: 1_005_000},
+		leave(1_005_500, 3),
+		&JinsightUserEvent{Ticks: 1_006_000, Message: "phase 2"},
+		&JinsightMoment{id: jiEndBurst, Ticks: 1_006_500},
+		&JinsightThreadEvent{id: jiThreadExit, Ticks: 1_007_000, ThreadID: 3},
+		&JinsightEnd{id: jiTraceEnd},
+	}
+}
+
+// checkTruncations cuts data at each offset of cuts: the reader reads
+// exactly the records that end before the cut, and then ends cleanly when
+// the cut falls between two events, or else with ErrTruncated at the
+// offset of the event cut.
+func checkTruncations(t *testing.T, data []byte, cuts map[int]bool) {
+	t.Helper()
+	var ends []int64 // where each record ends
+	d := NewJinsightReader(bytes.NewReader(data), Options{})
+	for {
+		_, err := d.NextRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, d.InputOffset())
+	}
+	for cut := range cuts {
+		if cut < 0 || cut > len(data) {
+			continue
+		}
+		want := sort.Search(len(ends), func(i int) bool { return ends[i] > int64(cut) })
+		d := NewJinsightReader(bytes.NewReader(data[:cut]), Options{})
+		n := 0
+		var err error
+		for ; n <= len(ends); n++ {
+			if _, err = d.NextRecord(); err != nil {
+				break
+			}
+		}
+		if n != want {
+			t.Fatalf("cut at %d: %d records, want %d", cut, n, want)
+		}
+		between := want == len(ends) || (want > 0 && ends[want-1] == int64(cut)) || (want == 0 && cut == 0)
+		if between {
+			if err != io.EOF {
+				t.Fatalf("cut at %d, between events: %v", cut, err)
+			}
+			continue
+		}
+		start := int64(0)
+		if want > 0 {
+			start = ends[want-1]
+		}
+		var de *Error
+		if !errors.As(err, &de) || !de.Fatal || !errors.Is(err, ErrTruncated) || de.Offset != start {
+			t.Fatalf("cut at %d: %v, want the event at %d truncated", cut, err, start)
+		}
+		// The mapping shows what was read, then the error.
+		if cut%7 != 0 {
+			continue
+		}
+		m := NewJinsightDecoder(bytes.NewReader(data[:cut]), Options{})
+		for range 10000 {
+			if _, err := m.Next(); err != nil {
+				if !errors.Is(err, ErrTruncated) {
+					t.Fatalf("cut at %d: the mapping ends with %v", cut, err)
+				}
+				break
+			}
+		}
+	}
+}
+
+// A small trace, written by the test writer.
+func smallTrace(platform uint32, body ...Record) []byte {
+	w := newJinsightWriter(JinsightHeader{Version: 8, Platform: platform, TicksPerMicrosecond: 1000, StartTicks: 1_000_000, ConnectionStartTime: 1_800_000_000})
+	for _, r := range body {
+		w.record(r)
+	}
+	return w.b.Bytes()
+}
+
+func classLoad(id uint16, name string, methods ...string) Record {
+	r := &JinsightClassLoad{Ticks: 1_000_000, ClassID: id, ClassName: name}
+	for _, m := range methods {
+		r.Methods = append(r.Methods, JinsightMember{Name: m, Signature: "()V", AccessFlags: 1})
+	}
+	return r
+}
+
+func enter(ticks uint64, thread uint32, class, method uint16) Record {
+	return &JinsightMethodEnter{Ticks: ticks, ThreadID: thread, ClassID: class, MethodID: method, ObjectID: 0xffffffff}
+}
+
+func leave(ticks uint64, thread uint32) Record {
+	return &JinsightMethodLeave{Ticks: ticks, ThreadID: thread}
+}
+
+// An event id the reader does not know stops the decoding with its offset
+// and id; the events before it are kept, open frames closed and the
+// objects counted, then the error comes.
+func TestJinsightUnknownEventStops(t *testing.T) {
+	data := smallTrace(44,
+		classLoad(2, "a/B", "run"),
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
+		&JinsightObjectDefined{Ticks: 1_000_100, ObjectID: 7, ClassID: 2},
+		enter(1_001_000, 3, 2, 0),
+	)
+	at := len(data)
+	data = append(data, 0x37, 1, 2, 3)
+	recs, err := jinsightRecords(t, bytes.NewReader(data))
+	var de *Error
+	if len(recs) != 5 || !errors.As(err, &de) || !errors.Is(err, ErrUnknownEvent) || de.Offset != int64(at) || de.MessageID != 0x37 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "offset "+strconv.Itoa(at)) || !strings.Contains(msg, "0x37") {
+		t.Fatalf("the error does not say where and what: %s", msg)
+	}
+	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+	var kinds []string
+	var last error
+	for range 100 {
+		ev, err := d.Next()
+		if err != nil {
+			last = err
+			break
+		}
+		kinds = append(kinds, ev.Kind().String())
+	}
+	want := "classDef methodDef threadStart methodEntry methodExit objectCensus"
+	if strings.Join(kinds, " ") != want || !errors.Is(last, ErrUnknownEvent) {
+		t.Fatalf("events %v, then %v", kinds, last)
+	}
+	if _, err := d.Next(); !errors.Is(err, ErrUnknownEvent) {
+		t.Fatal("the error does not stick")
+	}
+}
+
+// Frames open when a burst ends get no leave: they are closed at the
+// burst's end, innermost first, and counted; leaves then pair again.
+func TestJinsightClosesFramesAtBurstEnd(t *testing.T) {
+	data := smallTrace(44,
+		classLoad(2, "a/B", "outer", "inner"),
+		&JinsightMoment{id: jiBeginBurst, Ticks: 1_000_000},
+		enter(1_001_000, 3, 2, 0),
+		enter(1_002_000, 3, 2, 1),
+		enter(1_003_000, 4, 2, 1),
+		leave(1_004_000, 4),
+		&JinsightMoment{id: jiEndBurst, Ticks: 1_010_000},
+		leave(1_011_000, 3), // of nothing open: ignored, counted
+		&JinsightEnd{id: jiTraceEnd},
+	)
+	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+	evs := drain(t, d)
+	var exits []*MethodExit
+	entries := map[int32]*MethodEntry{}
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *MethodEntry:
+			entries[e.Ticket] = e
+		case *MethodExit:
+			exits = append(exits, e)
+		}
+	}
+	if len(exits) != 3 {
+		t.Fatalf("%d exits", len(exits))
+	}
+	// Thread 4's own leave, then thread 3's two frames, innermost first, at the burst's end.
+	if exits[0].ThreadIDRef != 4 || exits[1].MethodIDRef != methodID(2, 1) || exits[2].MethodIDRef != methodID(2, 0) {
+		t.Fatalf("exits %+v %+v %+v", exits[0], exits[1], exits[2])
+	}
+	for _, x := range exits {
+		e := entries[x.Ticket]
+		if e == nil || e.ThreadIDRef != x.ThreadIDRef || e.MethodIDRef != x.MethodIDRef {
+			t.Fatalf("exit %+v pairs with %+v", x, e)
+		}
+	}
+	if exits[1].Time != Ticks(1_800_000_000*1e9+10_000) {
+		t.Fatalf("closed at %d: want the burst's end, 10 µs after the start", exits[1].Time)
+	}
+	notes := strings.Join(d.Notes(), "\n")
+	if !strings.Contains(notes, "2 frames open at a burst's end closed there") || !strings.Contains(notes, "1 leaves without an enter") ||
+		!strings.Contains(notes, "times approximate") {
+		t.Fatalf("notes: %s", notes)
+	}
+}
+
+// The tables are bounded: calls deeper than the bound are counted and
+// their leaves absorbed; threads beyond the bound are an error; objects
+// beyond it are counted, not remembered.
+func TestJinsightBounds(t *testing.T) {
+	var body []Record
+	body = append(body, classLoad(2, "a/B", "m"))
+	for i := range 5 {
+		body = append(body, enter(uint64(1_000_000+i), 3, 2, 0))
+	}
+	for i := range 5 {
+		body = append(body, leave(uint64(2_000_000+i), 3))
+	}
+	for i := range 5 {
+		body = append(body, &JinsightObjectDefined{Ticks: 2_100_000, ObjectID: uint32(100 + i), ClassID: 2})
+	}
+	body = append(body, enter(3_000_000, 9, 2, 0))
+	d := NewJinsightDecoder(bytes.NewReader(smallTrace(44, body...)), Options{})
+	d.limit = jinsightLimits{threads: 1, depth: 3, objects: 2}
+	var entries, exits, censused int
+	var last error
+	for range 1000 {
+		ev, err := d.Next()
+		if err != nil {
+			last = err
+			break
+		}
+		switch e := ev.(type) {
+		case *MethodEntry:
+			entries++
+		case *MethodExit:
+			exits++
+		case *ObjectCensus:
+			censused += int(e.Count)
+		}
+	}
+	if entries != 3 || exits != 3 || censused != 2 {
+		t.Fatalf("%d entries, %d exits, %d objects counted", entries, exits, censused)
+	}
+	if !errors.Is(last, ErrBound) || !strings.Contains(last.Error(), "more than 1 threads") {
+		t.Fatalf("a second thread beyond the bound: %v", last)
+	}
+	notes := strings.Join(d.Notes(), "\n")
+	if !strings.Contains(notes, "2 calls deeper than 3 frames") || !strings.Contains(notes, "3 objects beyond the 2 remembered") {
+		t.Fatalf("notes: %s", notes)
+	}
+}
+
+// Creations, arrays, reclaims, thread renames and exits, collections and
+// user events map to the event model.
+func TestJinsightMapsEveryEvent(t *testing.T) {
+	data := smallTrace(66,
+		&JinsightClassDefine{Ticks: 1_000_000, ClassID: 2},
+		classLoad(2, "java/lang/Object", "<init>"),
+		&JinsightClassDefine2{Data: [18]byte{1, 2, 3}},
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "main"},
+		&JinsightThreadEvent{id: jiThreadStart, Ticks: 1_000_500, ThreadID: 3},
+		&JinsightThreadNameChange{Ticks: 1_000_600, ThreadID: 3, ThreadName: "renamed"},
+		&JinsightObjectCreated{Ticks: 1_001_000, ObjectID: 10, ClassID: 2, ThreadID: 3},
+		&JinsightArrayDefined{Ticks: 1_001_000, ArrayType: 1, ObjectID: 11, Size: 40},
+		&JinsightArrayCreated{Ticks: 1_001_000, IsArray: 1, ObjectID: 11, Size: 40, ThreadID: 3},
+		&JinsightArrayClassDefined{Ticks: 1_001_000, ObjectID: 12, ClassID: 2, Size: 16},
+		&JinsightArrayCreated{Ticks: 1_001_000, IsArray: 0, ObjectID: 12, Size: 16, ThreadID: 3},
+		&JinsightMoment{id: jiGCStart, Ticks: 1_002_000},
+		&JinsightObjectReclaimed{Ticks: 1_002_500, ObjectID: 10},
+		&JinsightMoment{id: jiGCStop, Ticks: 1_005_000},
+		&JinsightUserEvent{Ticks: 1_006_000, Message: "phase 2"},
+		&JinsightThreadEvent{id: jiThreadExit, Ticks: 1_007_000, ThreadID: 3},
+		&JinsightEnd{id: jiEndOfFile},
+	)
+	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+	var lines []string
+	for _, ev := range drain(t, d) {
+		switch e := ev.(type) {
+		case *ThreadStart:
+			lines = append(lines, "start "+e.ThreadName)
+		case *ObjAlloc:
+			lines = append(lines, "alloc "+strconv.FormatInt(e.ClassIDRef, 10)+" "+strconv.FormatInt(e.Size, 10))
+		case *ClassDef:
+			lines = append(lines, "class "+e.Name)
+		case *ObjFree:
+			lines = append(lines, "free "+strconv.FormatInt(e.ObjIDRef, 10))
+		case *Collection:
+			lines = append(lines, "gc "+strconv.FormatInt(int64(e.Pause), 10))
+		case *Custom:
+			lines = append(lines, "user "+e.Body)
+		case *ThreadEnd:
+			lines = append(lines, "end")
+		case *ObjectCensus:
+			lines = append(lines, "census "+e.Class+" "+strconv.FormatInt(e.Count, 10))
+		}
+	}
+	want := []string{"class java.lang.Object", "start main", "start main", "start renamed", "alloc 2 0", "class int[]", "alloc 1048577 40",
+		"class java.lang.Object[]", "alloc 2097154 16", "free 10", "gc 3000", "user phase 2", "end",
+		"census int[] 1", "census java.lang.Object[] 1"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The header is checked: the magic byte, the version, a platform that
+// says the byte order, a tick rate.
+func TestJinsightHeaderErrors(t *testing.T) {
+	good := smallTrace(44)
+	for _, tc := range []struct {
+		name  string
+		patch func([]byte)
+		want  string
+	}{
+		{"version", func(b []byte) { b[1] = 7 }, "field version: unsupported major version: version 7, this reader knows version 8"},
+		{"platform", func(b []byte) { b[5] = 45 }, "field platform: invalid attribute value: platform 45"},
+		{"tick rate", func(b []byte) { copy(b[21:], []byte{0, 0, 0, 0}) }, "field ticksPerMicrosecond"},
+		{"short", nil, "stream ends inside a message: 20 of 45 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := append([]byte(nil), good...)
+			if tc.patch == nil {
+				b = b[:20]
+			} else {
+				tc.patch(b)
+			}
+			_, err := NewJinsightReader(bytes.NewReader(b), Options{}).NextRecord()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !IsFatal(err) {
+				t.Fatalf("%v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// An event larger than the bound on one message is refused before it is
+// read whole.
+func TestJinsightEventSizeIsBounded(t *testing.T) {
+	w := newJinsightWriter(JinsightHeader{Version: 8, Platform: 44, TicksPerMicrosecond: 1})
+	w.u8(jiExtensiveClassLoad)
+	w.u64(1)
+	w.u16(2)
+	w.u16(0)
+	w.str("a")
+	w.u16(60000) // methods, with long names
+	for range 100 {
+		w.str(strings.Repeat("x", 500))
+	}
+	d := NewJinsightReader(bytes.NewReader(w.b.Bytes()), Options{MaxMessageSize: 10000})
+	d.NextRecord() // the header
+	_, err := d.NextRecord()
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 10000 bytes") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestModifiedUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		"java/lang/Object":              "java/lang/Object",
+		"a\xc0\x80b":                    "a\x00b",
+		"\xed\xa0\xbd\xed\xb8\x80":      "😀",
+		"名前":                            "名前",
+		"\xed\xa0\xbd":                  "\xed\xa0\xbd", // half a pair stays as it is
+		"\xff":                          "\xff",
+		"ok\xed\xa0\xbd\xed\xb8\x80end": "ok😀end",
+	} {
+		if got := string(fromModifiedUTF8([]byte(in))); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Recognised by content: 'b' and a little-endian version.
+func TestSniffJinsight(t *testing.T) {
+	data := readFixture(t, jinsightFixture)
+	f, _, whole, err := SniffStream(iotest.OneByteReader(bytes.NewReader(data)))
+	if err != nil || f != FormatJinsight {
+		t.Fatalf("%v %v", f, err)
+	}
+	if all, _ := io.ReadAll(whole); !bytes.Equal(all, data) {
+		t.Fatal("sniffing lost bytes")
+	}
+	if _, _, _, err := SniffStream(strings.NewReader("bogus text")); err == nil {
+		t.Fatal("text starting with b is a Jinsight trace")
+	}
+}

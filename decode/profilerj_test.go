@@ -1,0 +1,193 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+const profilerJFixture = "../testdata/profilerj/snapshot-synthetic.xml"
+
+// The synthetic snapshot reads as one record per element, under the
+// format page's names.
+func TestProfilerJRecords(t *testing.T) {
+	data := readFixture(t, profilerJFixture)
+	d, err := Open(bytes.NewReader(data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Format() != FormatProfilerJ {
+		t.Fatalf("format %v", d.Format())
+	}
+	rs := d.(RecordSource)
+	counts := map[string]int{}
+	var nodes []map[string]any
+	for {
+		rec, err := rs.NextRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(rec.AppendJSON(nil), &obj); err != nil {
+			t.Fatalf("not JSON: %s", rec.AppendJSON(nil))
+		}
+		counts[obj["section"].(string)+" "+rec.Type()]++
+		if rec.Type() == "profile" {
+			nodes = append(nodes, obj)
+		}
+	}
+	want := map[string]int{"profile thread": 3, "profile profile": 14, "sampler thread": 2, "sampler profile": 10,
+		"memory thread": 2, "memory memory": 7, "coverage class": 2, "coverage method": 5}
+	for k, n := range want {
+		if counts[k] != n {
+			t.Errorf("%s: %d, want %d", k, counts[k], n)
+		}
+	}
+	// The third node is the page's AWTEvent, under ComponentEvent.
+	if n := nodes[2]; n["name"] != "java.awt.AWTEvent(java.lang.Object,int)" || n["parent"] != 2.0 || n["count"] != 88.0 || n["thread"] != "AWT-Windows" {
+		t.Fatalf("node 3: %v", n)
+	}
+	if _, ok := nodes[2]["methodElapsed"]; ok {
+		t.Fatal("an attribute the element lacks is written")
+	}
+}
+
+// The picture's events: threads, their CPU, each tree node as a sample
+// (calls for the instrumented tree, hits for the sampler), ended threads,
+// the census, the coverage; all at the file's moment.
+func TestProfilerJEvents(t *testing.T) {
+	data := readFixture(t, profilerJFixture)
+	at := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+	d := NewProfilerJDecoder(bytes.NewReader(data), Options{Modified: at})
+	evs := drain(t, d)
+	var calls, hits, census int64
+	var kinds []string
+	for _, ev := range evs {
+		if k := ev.Kind().String(); len(kinds) == 0 || kinds[len(kinds)-1] != k {
+			kinds = append(kinds, k)
+		}
+		switch e := ev.(type) {
+		case *Sample:
+			if e.Flags&SampleAggregate == 0 {
+				t.Fatal("a snapshot's sample is not marked as aggregate")
+			}
+			if e.Flags&SampleCalls != 0 {
+				calls += e.Count
+			} else {
+				hits += e.Count
+			}
+			if e.Time != Ticks(at.UnixNano()) {
+				t.Fatalf("sample at %d", e.Time)
+			}
+		case *ObjectCensus:
+			census += e.Count
+		case *ThreadEnd:
+			if e.ThreadIDRef != 3 {
+				t.Fatalf("thread %d ended", e.ThreadIDRef)
+			}
+		}
+	}
+	if strings.Join(kinds, " ") != "threadStart threadCpu sample threadEnd objectCensus coverage" {
+		t.Fatalf("events in the order %v", kinds)
+	}
+	// Calls: 88·3 + 1 + 12 + 1 + 1 + 5000 + 4999 + 310 + 600 + 1 + 1 + 5; hits: 2 + 6 + 2.
+	if calls != 11195 || hits != 10 || census != 307 {
+		t.Fatalf("%d calls, %d hits, %d objects", calls, hits, census)
+	}
+	// A node's stack is its path, innermost first, with the JVM signature.
+	for _, ev := range evs {
+		if s, ok := ev.(*Sample); ok && s.Count == 12 {
+			want := []string{"java.awt.AWTEvent(Ljava/lang/Object;I)V", "sun.awt.windows.WToolkit.eventLoop()V"}
+			if strings.Join(s.Stack.Methods, "|") != strings.Join(want, "|") || s.Weight != 1_000_000 {
+				t.Fatalf("%+v", s)
+			}
+		}
+	}
+}
+
+// Broken, foreign or absurd documents are refused whole, with the line
+// and column of what is wrong; nothing of them is shown.
+func TestProfilerJRefusesBadDocuments(t *testing.T) {
+	doc := func(body string) string { return "<?xml version=\"1.0\"?>\n<doc>\n" + body + "\n</doc>\n" }
+	thread := func(nodes string) string {
+		return doc("<profile>\n<thread name=\"t\" cpuTime=\"1\" isAlive=\"true\">\n" + nodes + "\n</thread>\n</profile>")
+	}
+	for _, tc := range []struct {
+		name, in, want string
+		max            int
+	}{
+		{"malformed", doc("<profile>\n<thread name=\"t\">\n<profile name=\"a\" count=\"1\">\n</thread>"), "(line 6, column 10): malformed XML: element <profile> closed by </thread>", 0},
+		{"not a snapshot", "<?xml version=\"1.0\"?>\n<html><body/></html>", "(line 2, column 1): element <html>: unrecognized stream format: the root element is <html>", 0},
+		{"unknown element", doc("<profile>\n  <process name=\"x\"/>\n</profile>"), "(line 4, column 3): element <process>: unrecognized stream format: <process> inside <profile>", 0},
+		{"negative count", thread("  <profile name=\"a\" count=\"-1\"/>"), "(line 5, column 3): element <profile>: field count: invalid attribute value: count=\"-1\"", 0},
+		{"absurd count", thread("<profile name=\"a\" count=\"99999999999999999999\"/>"), "field count: invalid attribute value", 0},
+		{"absurd time", thread("<profile name=\"a\" cumulatedElapsed=\"4000000000000000\"/>"), "field cumulatedElapsed: invalid attribute value: cumulatedElapsed=\"4000000000000000\": want microseconds from 0 to a century", 0},
+		{"absurd cpu", doc("<sampler><thread name=\"t\" cpuTime=\"1e99\"/></sampler>"), "field cpuTime: invalid attribute value: cpuTime=\"1e99\"", 0},
+		{"isAlive", doc("<profile><thread name=\"t\" isAlive=\"maybe\"/></profile>"), "field isAlive: invalid attribute value: isAlive=\"maybe\": want true or false", 0},
+		{"no name", thread("<profile count=\"1\"/>"), "element <profile>: field name: invalid attribute value: missing", 0},
+		{"node outside a thread", doc("<profile><profile name=\"a\"/></profile>"), "<profile> inside <profile> is not part of a ProfilerJ snapshot", 0},
+		{"max below count", doc("<memory><thread name=\"t\"><memory class=\"C\" count=\"5\" max=\"2\"/></thread></memory>"), "field max: invalid attribute value: max=2 is below count=5", 0},
+		{"footprints", doc("<coverage><class name=\"C\"><method name=\"m\" firstline=\"3\" count=\"1\"><footprints>1 -2</footprints></method></class></coverage>"),
+			"element <footprints>: invalid attribute value: value 2 is \"-2\"", 0},
+		{"footprints without a line", doc("<coverage><class name=\"C\"><method name=\"m\" count=\"1\"><footprints>1</footprints></method></class></coverage>"),
+			"field firstline: invalid attribute value: missing", 0},
+		{"text", doc("<profile>hello</profile>"), "text \"hello\" in <profile>", 0},
+		{"truncated", doc("<profile><thread name=\"t\">")[:40], "stream ends inside a message", 0},
+		{"ends inside doc", "<doc><profile>", "stream ends inside a message: the document ends inside <profile>", 0},
+		{"too deep", thread(strings.Repeat("<profile name=\"a\">", 1100)), "beyond this reader's bounds: a call tree deeper than 1024", 0},
+		{"too large", thread(strings.Repeat("<profile name=\"a\"/>\n", 200)), "message larger than the configured maximum: the snapshot is larger than 1000 bytes", 1000},
+		{"entity", "<!DOCTYPE doc [<!ENTITY x \"y\">]><doc>&x;</doc>", "malformed XML", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewProfilerJDecoder(strings.NewReader(tc.in), Options{MaxMessageSize: tc.max})
+			ev, err := d.Next()
+			if ev != nil || err == nil || !strings.Contains(err.Error(), tc.want) || !IsFatal(err) {
+				t.Fatalf("event %v, error %v\nwant %q", ev, err, tc.want)
+			}
+			if _, again := d.Next(); again == nil {
+				t.Fatal("the error does not stick")
+			}
+		})
+	}
+}
+
+// A snapshot is recognised by its root element, past a prologue of any
+// length (the synthetic file's comment); another XML root is a trace.
+func TestSniffProfilerJ(t *testing.T) {
+	data := readFixture(t, profilerJFixture)
+	f, _, whole, err := SniffStream(iotest.OneByteReader(bytes.NewReader(data)))
+	if err != nil || f != FormatProfilerJ {
+		t.Fatalf("%v %v", f, err)
+	}
+	if all, _ := io.ReadAll(whole); !bytes.Equal(all, data) {
+		t.Fatal("sniffing lost bytes")
+	}
+	for in, want := range map[string]Format{
+		"<TRACE><node/>":                            FormatXML,
+		"\ufeff <!-- x --><?pi?><doc>":              FormatProfilerJ,
+		"<!DOCTYPE doc [<!ELEMENT doc ANY>]><doc/>": FormatProfilerJ,
+		"<document>":                                FormatXML,
+		"<doc":                                      FormatXML, // the name never ends: read as XML, refused there
+	} {
+		if f, _, _, err := SniffStream(strings.NewReader(in)); err != nil || f != want {
+			t.Errorf("%q: %v %v, want %v", in, f, err, want)
+		}
+	}
+}
+
+// A reader that fails mid-document (not at its end) passes its error on.
+func TestProfilerJPassesReadErrors(t *testing.T) {
+	boom := errors.New("boom")
+	d := NewProfilerJDecoder(io.MultiReader(strings.NewReader("<doc><profile>"), iotest.ErrReader(boom)), Options{})
+	if _, err := d.Next(); !errors.Is(err, boom) {
+		t.Fatalf("%v", err)
+	}
+}

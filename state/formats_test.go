@@ -1,0 +1,203 @@
+package state
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// picture decodes a file (told by content) into an aggregator, as replay
+// does, and returns its cumulative snapshot.
+func picture(t *testing.T, path string, q Query) (*Snapshot, *Aggregator) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pictureOf(t, data, q)
+}
+
+func pictureOf(t *testing.T, data []byte, q Query) (*Snapshot, *Aggregator) {
+	t.Helper()
+	d, err := decode.Open(bytes.NewReader(data), decode.Options{Modified: time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := New(Options{})
+	var b decode.Batch
+	for {
+		ev, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Add(ev)
+	}
+	agg.Apply(b.Events(), 1, d.Clock(), time.Now())
+	return agg.Snapshot(time.Now(), q), agg
+}
+
+func methodInView(s *Snapshot, name string, sampler bool) *Method {
+	for i := range s.Methods {
+		if s.MethodName(&s.Methods[i]) == name && s.Methods[i].Sampler == sampler {
+			return &s.Methods[i]
+		}
+	}
+	return nil
+}
+
+// A ProfilerJ snapshot's call tree: a method's calls are the sum over every
+// node where it appears, its self time the nodes' own time, its total time
+// that of its subtrees, its callers the nodes' parents; the sampler's
+// hits are the second view, each thread's CPU time shared among them.
+func TestProfilerJCallTreeAndSamplerViews(t *testing.T) {
+	s, agg := picture(t, "../testdata/profilerj/snapshot-synthetic.xml", Query{CallersOf: -1})
+	if !s.Views {
+		t.Fatal("the snapshot's two views are not told")
+	}
+	for _, tc := range []struct {
+		name        string
+		calls       int64
+		self, total time.Duration
+	}{
+		{"java.awt.AWTEvent", 100, 8 * time.Millisecond, 8 * time.Millisecond},
+		{"com.terrasoft.profilerj.tutorial.Example01.runLoop", 605, 1600 * time.Millisecond, 1600 * time.Millisecond},
+		{"java.awt.event.PaintEvent", 88, 3 * time.Millisecond, 16 * time.Millisecond},
+		{"java.awt.EventQueue.dispatchEvent", 4999, 180 * time.Millisecond, 880 * time.Millisecond},
+		{"com.terrasoft.profilerj.tutorial.Example01.main", 1, 248 * time.Millisecond, 1250 * time.Millisecond},
+	} {
+		m := methodInView(s, tc.name, false)
+		if m == nil || m.Calls != tc.calls || m.Self != tc.self || m.Total != tc.total {
+			t.Errorf("%s: %+v, want %d calls, self %v, total %v", tc.name, m, tc.calls, tc.self, tc.total)
+		}
+	}
+	// Callers of AWTEvent, from the tree: ComponentEvent 88 times, WToolkit.eventLoop 12.
+	aw := methodInView(s, "java.awt.AWTEvent", false)
+	callers := agg.Snapshot(time.Now(), Query{CallersOf: aw.Slot}).Callers
+	if len(callers) != 2 || callers[0].Name != "java.awt.event.ComponentEvent" || callers[0].Calls != 88 ||
+		callers[1].Name != "sun.awt.windows.WToolkit.eventLoop" || callers[1].Calls != 12 {
+		t.Fatalf("callers %+v", callers)
+	}
+	// The sampler: runLoop on top of 6 hits of AWT-EventQueue-0 (8 RUNNABLE hits, 468.75 ms of CPU)
+	// and 2 of main (2 hits, 62.5 ms).
+	rl := methodInView(s, "com.terrasoft.profilerj.tutorial.Example01.runLoop", true)
+	if rl == nil || rl.Calls != 0 || rl.Samples != 8 || rl.Self != time.Duration(6*468_750_000/8+62_500_000) {
+		t.Fatalf("sampled runLoop %+v", rl)
+	}
+	var measured, sampled time.Duration
+	for i := range s.Methods {
+		if s.Methods[i].Sampler {
+			sampled += s.Methods[i].Self
+		} else {
+			measured += s.Methods[i].Self
+		}
+	}
+	if s.TotalSelf != measured || s.SamplerSelf != sampled || s.Percent(rl) < 77 || s.Percent(rl) > 79 {
+		t.Fatalf("totals %v/%v, want %v/%v; runLoop %.1f%%", s.TotalSelf, s.SamplerSelf, measured, sampled, s.Percent(rl))
+	}
+	if !s.Sampled {
+		t.Fatal("the sampler's samples are not told")
+	}
+}
+
+// Threads with their CPU time, alive or ended; allocations as a census;
+// coverage by class.
+func TestProfilerJThreadsObjectsCoverage(t *testing.T) {
+	s, _ := picture(t, "../testdata/profilerj/snapshot-synthetic.xml", Query{CallersOf: -1})
+	got := map[string]Thread{}
+	for _, th := range s.Threads {
+		got[th.Name] = th
+	}
+	if len(got) != 3 || got["AWT-EventQueue-0"].CPU != 468750*time.Microsecond || got["AWT-Windows"].State != ThreadRunning ||
+		got["main"].State != ThreadEnded || got["main"].CPU != 62500*time.Microsecond || got["main"].Method != "" {
+		t.Fatalf("threads %+v", s.Threads)
+	}
+	if !s.HasObjects || s.Objects.CensusTotal != 307 || len(s.Objects.Classes) != 6 || len(s.Objects.Census) != 7 {
+		t.Fatalf("objects %+v", s.Objects)
+	}
+	if len(s.Coverage) != 2 {
+		t.Fatalf("coverage %+v", s.Coverage)
+	}
+	ex := s.Coverage[0]
+	if ex.Class != "com.terrasoft.profilerj.tutorial.Example01" || ex.Source != "Example01.java" || len(ex.Methods) != 4 ||
+		ex.Lines != 17 || ex.Hit != 12 || ex.Invoked != 3 {
+		t.Fatalf("Example01 %+v", ex)
+	}
+	main := ex.Methods[1]
+	if main.Name != "main" || main.Lines != 7 || main.Hit != 5 || len(main.Never) != 1 || main.Never[0] != (LineRange{21, 22}) {
+		t.Fatalf("main %+v", main)
+	}
+	report := ex.Methods[3]
+	if len(report.Never) != 2 || report.Never[0] != (LineRange{35, 36}) || report.Never[1] != (LineRange{38, 38}) {
+		t.Fatalf("report %+v", report)
+	}
+}
+
+// A later report of a method replaces the earlier; unreadable footprints
+// are said; rows built before are not changed by later reports.
+func TestCoverageReplacesAndShares(t *testing.T) {
+	agg := New(Options{})
+	cov := func(count int64, foot string) *decode.Coverage {
+		return &decode.Coverage{Time: 1, Class: "C", Method: "m", Signature: "()V", FirstLine: 10, Count: count, Footprints: foot}
+	}
+	agg.Apply([]decode.Event{cov(1, "1 0 0 -1 0")}, 1, decode.Clock{}, time.Now())
+	first := agg.Snapshot(time.Now(), Query{CallersOf: -1}).Coverage
+	agg.Apply([]decode.Event{cov(2, "1 1 0 -1 1"), &decode.Coverage{Class: "C", Method: "n", Footprints: "1 x"}}, 1, decode.Clock{}, time.Now())
+	second := agg.Snapshot(time.Now(), Query{CallersOf: -1}).Coverage
+	if m := first[0].Methods[0]; len(first[0].Methods) != 1 || m.Hit != 1 || m.Lines != 4 || len(m.Never) != 2 || m.Never[0] != (LineRange{11, 12}) || m.Never[1] != (LineRange{14, 14}) {
+		t.Fatalf("first %+v", first)
+	}
+	if m := second[0].Methods[0]; m.Hit != 3 || m.Count != 2 || len(m.Never) != 1 || !second[0].Methods[1].Unreadable || second[0].Invoked != 1 {
+		t.Fatalf("second %+v", second)
+	}
+}
+
+// The Jinsight fixture: calls paired through the rebuilt stacks, as many
+// as the trace's enters per method, and the same picture from its
+// big-endian copy.
+func TestJinsightPicture(t *testing.T) {
+	data, err := os.ReadFile("../testdata/jinsight/trace-linux-x86_64-tagobjects.trc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := pictureOf(t, data, Query{CallersOf: -1})
+	var calls int64
+	for i := range s.Methods {
+		calls += s.Methods[i].Calls
+	}
+	if calls != 1414 || s.Unpaired != 0 || len(s.Threads) != 4 {
+		t.Fatalf("%d calls, %d unpaired exits, %d threads", calls, s.Unpaired, len(s.Threads))
+	}
+	fib := methodInView(s, "Demo.fib", false)
+	if fib == nil || fib.Calls == 0 || fib.Total <= fib.Self || fib.Self <= 0 {
+		t.Fatalf("Demo.fib %+v", fib)
+	}
+	if !s.HasObjects || s.Objects.CensusTotal != 252 {
+		t.Fatalf("objects %+v", s.Objects)
+	}
+}
+
+// Restart forgets everything; tables released before never patch the
+// new picture.
+func TestRestartForgetsEverything(t *testing.T) {
+	s, agg := picture(t, "../testdata/profilerj/snapshot-synthetic.xml", Query{CallersOf: -1})
+	agg.Release(s)
+	agg.Restart()
+	empty := agg.Snapshot(time.Now(), Query{CallersOf: -1})
+	if len(empty.Threads) != 0 || len(empty.Methods) != 0 || empty.HasObjects || len(empty.Coverage) != 0 || empty.Views {
+		t.Fatalf("after a restart: %d threads, %d methods", len(empty.Threads), len(empty.Methods))
+	}
+	agg.Release(empty)
+	agg.Apply([]decode.Event{&decode.Sample{ThreadIDRef: 1, Time: 1, Count: 1, Weight: 5, Stack: decode.Stack{Methods: []string{"a.B.c"}, Lines: []int64{0}}}},
+		2, decode.Clock{}, time.Now())
+	after := agg.Snapshot(time.Now(), Query{CallersOf: -1})
+	if len(after.Methods) != 1 || after.MethodName(&after.Methods[0]) != "a.B.c" {
+		t.Fatalf("%+v", after.Methods)
+	}
+}

@@ -1,0 +1,105 @@
+package state
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// applyRecording feeds an rbkit capture (decode/testdata/rbkit) to a.
+func applyRecording(t *testing.T, a *Aggregator, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "decode", "testdata", "rbkit", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := decode.Open(bytes.NewReader(b), decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []decode.Event
+	for {
+		ev, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, decode.Clone(ev))
+	}
+	a.Apply(evs, 1, d.Clock(), time.Unix(0, 1795251590000000000))
+}
+
+// The rbkit captures make the same picture as a JVM's trace: hot methods
+// counted in samples, threads with their share, objects by class, a census
+// and the GC pane.
+func TestRbkitCapturesMakeThePicture(t *testing.T) {
+	a := New(Options{})
+	for _, f := range []string{"cpu_sampling.msgpack", "memory_profile.msgpack", "objectspace_dump.msgpack.gz"} {
+		applyRecording(t, a, f)
+	}
+	s := a.Snapshot(time.Unix(0, 1795251590000000000), Query{CallersOf: -1})
+	if !s.Sampled || s.TotalSelf != 0 {
+		t.Fatalf("sampled %v, total self %v: want samples that stand for no time", s.Sampled, s.TotalSelf)
+	}
+	byName := map[string]Method{}
+	var samples int64
+	for _, m := range s.Methods {
+		byName[s.MethodName(&m)] = m
+		samples += m.Samples
+	}
+	if samples != 22 || byName["Foo#work"].Samples == 0 || byName["<main>"].TotalSamples != 22 || byName["Integer#times <cfunc>"].TotalSamples == 0 {
+		t.Fatalf("methods %v: want 22 samples, Foo#work on top of some, <main> in all", byName)
+	}
+	if len(s.Threads) != 1 || s.Threads[0].Name != "main" || s.Threads[0].Samples != 22 {
+		t.Fatalf("threads %+v", s.Threads)
+	}
+	if !s.HasObjects {
+		t.Fatal("no objects")
+	}
+	classes := map[string]ObjectClass{}
+	for _, c := range s.Objects.Classes {
+		classes[c.Class] = c
+	}
+	if classes[noClass].Allocs == 0 || classes["String"].Allocs == 0 || s.Objects.Untracked == 0 {
+		t.Fatalf("classes %v", classes)
+	}
+	if s.Objects.CensusTotal != 12798 {
+		t.Fatalf("census of %d objects, want 12798", s.Objects.CensusTotal)
+	}
+	if s.GC.Count != 10 || !s.GC.SinceStart || len(s.GC.Pools) != 2 || len(s.GC.Pauses) != 1 || s.GC.Pauses[0] != 2*time.Millisecond {
+		t.Fatalf("GC %+v: want 10 collections since start (8 minor, 2 major), one 2 ms marking, two pools", s.GC)
+	}
+}
+
+// Ruby labels keep their parentheses: only a JVM descriptor is split off.
+func TestRubyLabelsAreNotSplitAsDescriptors(t *testing.T) {
+	a := New(Options{})
+	st := decode.Stack{Methods: []string{"block (2 levels) in Ledger#reconcile", "<top (required)>", "com.acme.A.run(I)V"}, Lines: []int64{0, 0, 0}}
+	a.Apply([]decode.Event{&decode.Sample{ThreadIDRef: 1, Time: 1, Stack: st}}, 1, decode.Clock{}, time.Unix(1, 0))
+	s := a.Snapshot(time.Unix(1, 0), Query{CallersOf: -1})
+	names := map[string]bool{}
+	for _, m := range s.Methods {
+		names[s.MethodName(&m)] = true
+	}
+	if !names["block (2 levels) in Ledger#reconcile"] || !names["<top (required)>"] || !names["com.acme.A.run"] {
+		t.Fatalf("names %v", names)
+	}
+}

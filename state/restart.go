@@ -1,0 +1,31 @@
+package state
+
+// Restart forgets everything: the source started over from nothing (a
+// followed file was truncated or replaced), so that nothing of what it
+// showed before lingers in the picture. Unlike Reset, threads, owners and
+// the census go too.
+func (a *Aggregator) Restart() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// Snapshots released later must never be patched by the new method
+	// table: its generations continue after the old one's.
+	gen := a.methods.gen + 1
+	a.threads = threadTable{}
+	a.threads.init()
+	a.methods = methodTable{}
+	a.methods.init(a.opts.Window)
+	a.methods.gen, a.methods.members = gen, gen
+	a.monitors = monitorTable{}
+	a.monitors.init(a.opts.MaxRecentAllocations)
+	a.gc = gcState{}
+	a.gc.init(a.opts.History)
+	a.objects = objectTable{}
+	a.objects.init(a.opts.Window, a.opts.MaxTrackedObjects, a.opts.MaxClasses)
+	a.coverage = coverageTable{}
+	a.coverage.init(a.opts.MaxClasses)
+	clear(a.classes)
+	a.process = Process{}
+	a.events, a.latest, a.unpaired, a.badStates = 0, 0, 0, 0
+	a.polled, a.polledAt, a.pollMark, a.poll = false, 0, 0, pollBuffer{}
+	a.freeMethods = nil
+}
