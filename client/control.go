@@ -29,10 +29,15 @@ type control struct {
 // between (see dataReader).
 const readBufferSize = 256 << 10
 
-func newControl(conn net.Conn, maxPayload int) *control {
+// newControl reads through a buffer of readBuffer bytes (readBufferSize
+// when 0).
+func newControl(conn net.Conn, maxPayload, readBuffer int) *control {
+	if readBuffer <= 0 {
+		readBuffer = readBufferSize
+	}
 	return &control{
 		conn: conn,
-		fr:   protocol.NewBufferedFrameReader(conn, maxPayload, readBufferSize),
+		fr:   protocol.NewBufferedFrameReader(conn, maxPayload, readBuffer),
 		fw:   protocol.NewFrameWriter(conn, maxPayload),
 		dest: protocol.ControllerName,
 	}

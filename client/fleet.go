@@ -105,10 +105,26 @@ type Fleet struct {
 	members []*Session
 }
 
-// NewFleet returns a fleet of sessions configured as base, each pointed at
-// its target (a target's agent wins over base's). Call Run.
+// ForFleet lowers what each connection holds, where base leaves it at the
+// default, to what one JVM among many gets: a 64 KiB read buffer and
+// batches of 1,024 events (about 1 MiB per connection in all, rather than
+// 4). One JVM's stream does not need more to keep up: a batch still
+// leaves as soon as the decoder would wait.
+func (c Config) ForFleet() Config {
+	if c.ReadBuffer <= 0 {
+		c.ReadBuffer = 64 << 10
+	}
+	if c.BatchEvents <= 0 {
+		c.BatchEvents = 1024
+	}
+	return c
+}
+
+// NewFleet returns a fleet of sessions configured as base.ForFleet(),
+// each pointed at its target (a target's agent wins over base's). Call Run.
 func NewFleet(base Config, targets []Target) *Fleet {
 	f := &Fleet{targets: targets}
+	base = base.ForFleet()
 	defaultPort := base.Port
 	if defaultPort == 0 {
 		defaultPort = protocol.DefaultPort

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/simulator"
 )
 
@@ -115,5 +116,60 @@ func TestFleetGivesUpWithoutReconnect(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q lacks %q", err, want)
 		}
+	}
+}
+
+// A fleet's connections hold less than one JVM's alone, unless told
+// otherwise.
+func TestConfigForFleet(t *testing.T) {
+	for _, tc := range []struct {
+		in                Config
+		readBuffer, batch int
+	}{
+		{Config{}, 64 << 10, 1024},
+		{Config{ReadBuffer: 1 << 20}, 1 << 20, 1024},
+		{Config{BatchEvents: 4096}, 64 << 10, 4096},
+	} {
+		out := tc.in.ForFleet()
+		if out.ReadBuffer != tc.readBuffer || out.BatchEvents != tc.batch {
+			t.Errorf("%+v: read buffer %d, batches of %d; want %d, %d", tc.in, out.ReadBuffer, out.BatchEvents, tc.readBuffer, tc.batch)
+		}
+	}
+}
+
+// A session's batches stay within the configured size however fast the
+// profiler sends: what a JVM costs is bounded by configuration.
+func TestFleetMemberBatchesAreBounded(t *testing.T) {
+	_, port := startSim(t, simulator.ServerConfig{Seed: 1, Saturate: true}, "")
+	f := NewFleet(Config{BatchEvents: 100}, []Target{{Host: "127.0.0.1", Port: port}})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- f.Run(ctx) }()
+	src := f.Member(0)
+	defer func() {
+		cancel()
+		for b := range src.Batches() { // drained until Run ends
+			src.Recycle(b)
+		}
+		<-ran
+	}()
+	// The consumer writes every event as JSON, slower than the decoder
+	// reads them, so that the socket stays full and batches fill up.
+	largest, full := 0, 0
+	var text []byte
+	waitFor(t, "full batches", 30*time.Second, func() bool {
+		b := <-src.Batches()
+		largest = max(largest, b.Len())
+		if b.Len() == 100 {
+			full++
+		}
+		for _, ev := range b.Events() {
+			text = decode.AppendJSON(text[:0], ev, b.Clock, nil)
+		}
+		src.Recycle(b)
+		return full >= 10
+	})
+	if largest > 100 {
+		t.Fatalf("a batch of %d events, more than the 100 configured", largest)
 	}
 }
