@@ -62,12 +62,18 @@ func TestAttachCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, strconv.Itoa(pid)) || !strings.Contains(out, "Workload") {
 		t.Fatalf("list: exit %d\n%s\n%s", code, out, errs)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	out, errs, code = run(t, nil, "attach", strconv.Itoa(pid), "--batch", "--json", "-n", "6", "--refresh", "1s")
-	if code != 0 {
-		t.Fatalf("attach: exit %d\n%s", code, errs)
+	// Snapshots until the picture holds the workload and its deadlock:
+	// attaching and the first poll take seconds on a loaded machine. -n
+	// bounds the wait (two minutes of snapshots every 500ms).
+	cmd := exec.Command(proftopBin, "attach", strconv.Itoa(pid), "--batch", "--json", "-n", "240", "--refresh", "500ms")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	var doc struct {
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	type picture struct {
 		State       string
 		Format      string
 		Negotiation string
@@ -78,23 +84,35 @@ func TestAttachCommand(t *testing.T) {
 			Deadlocks []struct{ ThreadNames []string }
 		}
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &doc); err != nil {
-		t.Fatal(err)
+	complete := func(doc picture) bool {
+		names := map[string]bool{}
+		for _, th := range doc.Picture.Threads {
+			names[th.Name] = true
+		}
+		if doc.State != "streaming" || doc.Format != "binary" || doc.Agent.PID != pid || !names["contender-0"] || !names["deadlock-a"] {
+			return false
+		}
+		if len(doc.Picture.Deadlocks) != 1 {
+			return false
+		}
+		pair := strings.Join(doc.Picture.Deadlocks[0].ThreadNames, ",")
+		return pair == "deadlock-a,deadlock-b" || pair == "deadlock-b,deadlock-a"
 	}
-	names := map[string]bool{}
-	for _, th := range doc.Picture.Threads {
-		names[th.Name] = true
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 64<<20)
+	var last picture
+	seen := 0
+	for lines.Scan() {
+		seen++
+		last = picture{}
+		if err := json.Unmarshal(lines.Bytes(), &last); err != nil {
+			t.Fatalf("snapshot %d: %v", seen, err)
+		}
+		if complete(last) {
+			return
+		}
 	}
-	if doc.State != "streaming" || doc.Format != "binary" || doc.Agent.PID != pid || !names["contender-0"] || !names["deadlock-a"] {
-		t.Fatalf("%+v", doc)
-	}
-	if len(doc.Picture.Deadlocks) != 1 || strings.Join(doc.Picture.Deadlocks[0].ThreadNames, ",") != "deadlock-a,deadlock-b" && strings.Join(doc.Picture.Deadlocks[0].ThreadNames, ",") != "deadlock-b,deadlock-a" {
-		t.Fatalf("deadlocks %+v", doc.Picture.Deadlocks)
-	}
-	if time.Now().After(deadline) {
-		t.Fatal("too slow")
-	}
+	t.Fatalf("after %d snapshots the picture is still incomplete: %+v\n%s", seen, last, stderr.String())
 }
 
 // Attach says clearly why it cannot: no such process, not a JVM, attach

@@ -50,7 +50,8 @@ func workload(t testing.TB) (classes, jar string) {
 		if workloadErr != nil {
 			return
 		}
-		out, err := exec.Command("javac", "--release", "17", "-d", workloadDir, "testdata/Workload.java").CombinedOutput()
+		// Bank.java (the telemetry tests') compiles with it: one javac, not two, on a busy machine.
+		out, err := exec.Command("javac", "--release", "17", "-d", workloadDir, "testdata/Workload.java", "testdata/bank/Bank.java").CombinedOutput()
 		if err != nil {
 			workloadErr = fmt.Errorf("javac: %v\n%s", err, out)
 			return
@@ -102,10 +103,22 @@ func startWorkload(t testing.TB, seconds int, deadlock bool, jvmArgs ...string) 
 // "pairs").
 func startWorkloadWith(t testing.TB, seconds int, flags []string, jvmArgs ...string) *jvm {
 	t.Helper()
+	return startWorkloadOn(t, "java", seconds, flags, jvmArgs...)
+}
+
+// startWorkloadOn runs the workload with this java.
+func startWorkloadOn(t testing.TB, java string, seconds int, flags []string, jvmArgs ...string) *jvm {
+	t.Helper()
 	classes, _ := workload(t)
 	args := append(jvmArgs, "-cp", classes, "Workload", "run", strconv.Itoa(seconds))
 	args = append(args, flags...)
-	cmd := exec.Command("java", args...)
+	return startJava(t, java, args...)
+}
+
+// startJava runs a JVM and waits until it says "workload started".
+func startJava(t testing.TB, java string, args ...string) *jvm {
+	t.Helper()
+	cmd := exec.Command(java, args...)
 	j := &jvm{cmd: cmd, done: make(chan error, 1), stderr: &syncbuf.Buffer{}}
 	cmd.Stderr = j.stderr
 	j.stdin, _ = cmd.StdinPipe()
@@ -150,9 +163,18 @@ func (j *jvm) exits(t testing.TB, within time.Duration) {
 
 // startWithAgent runs the workload with -javaagent on an ephemeral port.
 func startWithAgent(t testing.TB, seconds int, deadlock bool, options string) (*jvm, int) {
+	return startWithAgentOn(t, "java", seconds, deadlock, options)
+}
+
+// startWithAgentOn runs the workload with -javaagent on this java.
+func startWithAgentOn(t testing.TB, java string, seconds int, deadlock bool, options string) (*jvm, int) {
 	_, jar := workload(t)
 	portFile := filepath.Join(t.TempDir(), "port")
-	j := startWorkload(t, seconds, deadlock, fmt.Sprintf("-javaagent:%s=port=0,portfile=%s%s", jar, portFile, options))
+	var flags []string
+	if deadlock {
+		flags = append(flags, "deadlock")
+	}
+	j := startWorkloadOn(t, java, seconds, flags, fmt.Sprintf("-javaagent:%s=port=0,portfile=%s%s", jar, portFile, options))
 	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, j.stderr)
@@ -346,10 +368,14 @@ func await(t testing.TB, w *watched, exps []expectation, d time.Duration) time.D
 	}
 }
 
-// The agent started with -javaagent, watched in both formats: every kind of
-// event arrives within seconds, decodes without error, and the JVM exits by
-// itself afterwards.
+// The agent started with -javaagent, watched in both formats, on every
+// JDK: every kind of event arrives within seconds, decodes without error,
+// and the JVM exits by itself afterwards.
 func TestAgentWithJavaagent(t *testing.T) {
+	eachJDK(t, testAgentWithJavaagent)
+}
+
+func testAgentWithJavaagent(t *testing.T, jdk jdk) {
 	for _, tc := range []struct {
 		format   client.FormatChoice
 		want     decode.Format
@@ -359,7 +385,7 @@ func TestAgentWithJavaagent(t *testing.T) {
 		{client.FormatXML, decode.FormatXML, false},
 	} {
 		t.Run(tc.want.String(), func(t *testing.T) {
-			j, port := startWithAgent(t, 120, tc.deadlock, "")
+			j, port := startWithAgentOn(t, jdk.tool("java"), 120, tc.deadlock, "")
 			w, s, cancel := watch(t, port, tc.format)
 			took := await(t, w, expectations(t, tc.deadlock), 45*time.Second)
 			st := s.Status()
@@ -373,9 +399,13 @@ func TestAgentWithJavaagent(t *testing.T) {
 	}
 }
 
-// The same through Attach, into a JVM started without the agent.
+// The same through Attach, into a JVM started without the agent, on every JDK.
 func TestAgentThroughAttach(t *testing.T) {
-	j := startWorkload(t, 120, true)
+	eachJDK(t, testAgentThroughAttach)
+}
+
+func testAgentThroughAttach(t *testing.T, jdk jdk) {
+	j := startWorkloadOn(t, jdk.tool("java"), 120, []string{"deadlock"})
 	at, err := Attach(j.cmd.Process.Pid, AttachOptions{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, j.stderr)
@@ -464,12 +494,16 @@ func jarFor(t testing.TB) string {
 }
 
 // The agent's encoders write exactly what proftop's encoder writes for the
-// same events, and its XML decodes to the same events.
+// same events, and its XML decodes to the same events, on every JDK.
 func TestAgentEncodersConform(t *testing.T) {
+	eachJDK(t, testAgentEncodersConform)
+}
+
+func testAgentEncodersConform(t *testing.T, jdk jdk) {
 	_, jar := workload(t)
 	dir := t.TempDir()
 	bin, xml := filepath.Join(dir, "c.trcbin"), filepath.Join(dir, "c.trcxml")
-	if out, err := exec.Command("java", "-cp", jar, "io.proftop.agent.Conformance", bin, xml).CombinedOutput(); err != nil {
+	if out, err := exec.Command(jdk.tool("java"), "-cp", jar, "io.proftop.agent.Conformance", bin, xml).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	stack := decode.Stack{Methods: []string{"com.acme.Cache.get", `com.acme.Api.handle <&"'>`, "java.lang.Thread.run"}, Lines: []int64{88, 31, -1}}
@@ -496,11 +530,29 @@ func TestAgentEncodersConform(t *testing.T) {
 			LockClass: "java.util.concurrent.locks.ReentrantLock$NonfairSync", LockOwner: 1, CPUTime: 77_000_000, Stack: stack},
 		&decode.ThreadState{ThreadIDRef: 1, Time: tt + 13, State: "running", Flags: decode.ThreadStackUnchanged, CPUTime: -1},
 		&decode.ThreadPoll{Time: tt + 13, Threads: 2, Flags: decode.PollComplete},
+		&decode.ThreadState{ThreadIDRef: 100031, Time: tt + 13, State: "blocked", Flags: decode.ThreadVirtual | decode.ThreadMounted | decode.ThreadPinned,
+			LockObjIDRef: 0x5678, LockClass: "java.lang.Object", LockOwner: 23, CPUTime: -1, Stack: stack, Carrier: 25, ThreadName: `vt "1"`,
+			Container: "java.util.concurrent.ThreadPerTaskExecutor@5b6f7412"},
+		&decode.ThreadGroup{Time: tt + 13, Container: "<root>", State: "parked", Flags: decode.ThreadVirtual, LockObjIDRef: 0x9abc,
+			LockClass: "java.util.concurrent.CountDownLatch$Sync", Count: 3120, Site: "com.acme.OrderService.await", Stack: stack},
+		&decode.VirtualThreads{Time: tt + 13, Count: 3121, Started: 5000, Ended: 1879, Flags: decode.VirtualListing | decode.VirtualComplete,
+			ListedAt: tt + 13, Listed: 1, Groups: 1, Cost: 12_000_000, Period: 1_000_000_000},
+		&decode.SourceNote{Time: tt + 13, Topic: "virtual-threads", Level: 1, Text: "listed every 42 s <&>"},
+		&decode.VirtualPinned{ThreadIDRef: 100031, Time: tt + 13, Duration: 25_000_000, Carrier: 25, Reason: "Native or VM frame on stack",
+			Operation: "Object.wait", Stack: stack},
 		&decode.MemoryPool{Time: tt + 14, Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 1 << 24, Max: -1},
 		&decode.Collection{Time: tt + 15, Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 4_500_000,
 			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30},
 		&decode.GCTotals{Time: tt + 15, Collector: "G1 Young Generation", Count: 12, TotalTime: 81_000_000},
 		&decode.Allocation{Time: tt + 15, Class: "byte[]", Count: -1, Bytes: 3 << 20},
+		&decode.TelemetrySeries{Time: tt + 17, Series: 1, Name: "Live threads", Unit: decode.UnitPlain, Divisor: 1},
+		&decode.TelemetrySeries{Time: tt + 17, Series: 2, Name: "HeapMemoryUsage.used (java.lang:type=Memory) <&\"'>+~*% Ж線", Unit: decode.UnitBytes, Divisor: 1000},
+		&decode.TelemetryValue{Time: tt + 17, Series: 1, Value: 42},
+		&decode.TelemetryValue{Time: tt + 17, Series: 2, Value: -7},
+		&decode.TelemetryProblem{Time: tt + 18, Spec: "jmx:a:type=B:C", Problem: "no MBean named a:type=B"},
+		&decode.TelemetryProblem{Time: tt + 19, Spec: "jmx:a:type=B:C"},
+		&decode.Probe{Time: tt + 20, Name: "jfr:bank.Transfer#state", Group: "RUNNING", Count: 3, Total: 4_500_000, Max: 2_000_000, Stack: stack},
+		&decode.Custom{Body: "com.acme.shop"},
 		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
 		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: tt + 16}},
 	}

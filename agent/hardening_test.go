@@ -28,8 +28,12 @@ import (
 // a JFR recording of the same JVM is the ground truth, counted per thread
 // (and, for the threads that contend for two locks of one class in turn,
 // per line) over the same span of time. No contention ends before it
-// began, and each lock is one monitor.
+// began, and each lock is one monitor. On every JDK.
 func TestContentionsMatchJFR(t *testing.T) {
+	eachJDK(t, testContentionsMatchJFR)
+}
+
+func testContentionsMatchJFR(t *testing.T, jdk jdk) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "monitors.jfc")
 	os.WriteFile(settings, []byte(`<?xml version="1.0" encoding="UTF-8"?>
@@ -41,7 +45,7 @@ func TestContentionsMatchJFR(t *testing.T) {
 	recording := filepath.Join(dir, "truth.jfr")
 	_, jar := workload(t)
 	portFile := filepath.Join(dir, "port")
-	j := startWorkloadWith(t, 120, []string{"pairs"},
+	j := startWorkloadOn(t, jdk.tool("java"), 120, []string{"pairs"},
 		"-XX:StartFlightRecording=filename="+recording+",settings="+settings+",dumponexit=true",
 		fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
 	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
@@ -102,7 +106,7 @@ func TestContentionsMatchJFR(t *testing.T) {
 		}
 	}
 
-	truth := jfrCounts(t, recording, from, to)
+	truth := jfrCounts(t, jdk.tool("jfr"), recording, from, to)
 	reported, negative := agentCounts(w, from, to)
 	if len(negative) > 0 {
 		t.Errorf("contentions that end before they begin: %s", strings.Join(negative, "; "))
@@ -194,14 +198,8 @@ func (w *watched) caughtUp(t *testing.T, until time.Time, within time.Duration) 
 // jfrCounts counts the monitor events of a recording that began within
 // [from, to) per thread and kind ("contender-0 enter", "waiter wait"), and
 // per thread, kind and line of the Workload frame ("pair-0 enter:171").
-func jfrCounts(t *testing.T, recording string, from, to time.Time) map[string]int {
+func jfrCounts(t *testing.T, tool, recording string, from, to time.Time) map[string]int {
 	t.Helper()
-	tool, err := exec.LookPath("jfr")
-	if err != nil {
-		javac, _ := exec.LookPath("javac")
-		javac, _ = filepath.EvalSymlinks(javac)
-		tool = filepath.Join(filepath.Dir(javac), "jfr")
-	}
 	out, err := exec.Command(tool, "print", "--json", "--events", "jdk.JavaMonitorEnter,jdk.JavaMonitorWait", recording).Output()
 	if err != nil {
 		t.Fatalf("jfr print: %v", err)
@@ -410,11 +408,15 @@ func (c *rawConn) receiveUntil(t *testing.T, kind string, within time.Duration) 
 
 // Stopping and starting monitoring again continues one stream: no data
 // after monitoringStopped, no second preamble, and every id keeps naming
-// what it named.
+// what it named. On every JDK.
 func TestAgentStopAndStartContinueOneStream(t *testing.T) {
+	eachJDK(t, testAgentStopAndStartContinueOneStream)
+}
+
+func testAgentStopAndStartContinueOneStream(t *testing.T, jdk jdk) {
 	for _, format := range []string{"binary", "xml"} {
 		t.Run(format, func(t *testing.T) {
-			j, port := startWithAgent(t, 120, false, "")
+			j, port := startWithAgentOn(t, jdk.tool("java"), 120, false, "")
 			c := dialRaw(t, port)
 			c.command(t, 1, &protocol.Attach{AgentID: "1"})
 			c.command(t, 2, &protocol.SetOutputFormat{Format: format})
@@ -588,11 +590,15 @@ func TestFailedStartFreesThePort(t *testing.T) {
 }
 
 // A JVM without JDK Flight Recorder: the agent says so in its answer to
-// startMonitoring, and the application runs on undisturbed.
+// startMonitoring, and the application runs on undisturbed. On every JDK.
 func TestAgentWithoutJFRSaysSo(t *testing.T) {
+	eachJDK(t, testAgentWithoutJFRSaysSo)
+}
+
+func testAgentWithoutJFRSaysSo(t *testing.T, jdk jdk) {
 	_, jar := workload(t)
 	portFile := filepath.Join(t.TempDir(), "port")
-	j := startWorkload(t, 120, false, "--limit-modules", "java.base,java.instrument,java.management",
+	j := startWorkloadOn(t, jdk.tool("java"), 120, nil, "--limit-modules", "java.base,java.instrument,java.management",
 		fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
 	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
 	if err != nil {

@@ -28,6 +28,9 @@ type View struct {
 	Count int  // snapshots to print, 0: until interrupted (or the end of a file)
 	JSON  bool // one JSON document per snapshot
 	Top   int  // rows per table in text snapshots (methods in JSON; 0: all)
+	// Errors receives what batch mode reports beside the snapshots (the
+	// problems with the telemetry asked for); nil: standard error.
+	Errors io.Writer
 }
 
 // Interruptible returns a context that ends on SIGINT or SIGTERM.
@@ -41,8 +44,13 @@ func SessionConfig(s config.Settings) client.Config {
 		Host: s.Host, Port: s.Port, Agent: s.Agent, Token: s.Token, Format: client.FormatChoice(s.Format),
 		ConnectTimeout: s.ConnectTimeout, NegotiationTimeout: s.NegotiationTimeout,
 		Reconnect: s.Reconnect, ReconnectMin: s.ReconnectMin, ReconnectMax: s.ReconnectMax,
-		Record: s.Record, MaxMessageSize: s.MaxMessageSize,
+		Record: s.Record, MaxMessageSize: s.MaxMessageSize, Telemetry: s.Telemetry, Probes: s.Probes,
 	}
+}
+
+// StateOptions turns settings into the aggregator's options.
+func StateOptions(s config.Settings) state.Options {
+	return state.Options{Window: s.Window, TelemetryWindow: s.TelemetryWindow, TelemetryMemory: s.TelemetryMemory, MaxSeries: s.TelemetrySeries}
 }
 
 // Live watches the profiler the settings name, or the fleet when they
@@ -67,7 +75,7 @@ func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
 
 // Watch shows a source: the interface, or batch snapshots.
 func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer) error {
-	agg := state.New(state.Options{Window: s.Window})
+	agg := state.New(StateOptions(s))
 	if !v.Batch {
 		if !term.IsTerminal(os.Stdout.Fd()) {
 			return errors.New("standard output is not a terminal: use --batch for text snapshots (or --batch --json)")
@@ -115,10 +123,12 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	}()
 	ran := make(chan error, 1)
 	go func() { ran <- src.Run(ctx) }()
+	problems := newProblemReporter(v.Errors)
 	print := func() error {
 		st := src.Status()
 		// A still picture (a snapshot file) has no timeline: its figures are cumulative.
 		snap := agg.Snapshot(time.Now(), state.Query{Recent: !st.Still, CallersOf: -1})
+		problems.report(snap)
 		if v.JSON {
 			b, err := tui.RenderJSON(snap, st, v.Top)
 			if err != nil {

@@ -59,6 +59,10 @@ type Config struct {
 	// attach knows its pid): a session whose connection ends with the
 	// process gone ends too, instead of reconnecting to nothing.
 	Gone func() (bool, string)
+	// Telemetry and Probes are the application's own series and probes the
+	// user asks the agent for (telemetry.go).
+	Telemetry []string
+	Probes    []string
 }
 
 func (c Config) withDefaults() Config {
@@ -223,6 +227,10 @@ func (s *Session) connectAndStream(ctx context.Context) (streamed bool, err erro
 	if err != nil {
 		return false, err
 	}
+	refused, err := s.chooseTelemetry(c)
+	if err != nil {
+		return false, err
+	}
 	if err := c.expect(&protocol.StartMonitoring{}, s.cfg.NegotiationTimeout, &protocol.MonitoringStarted{}); err != nil {
 		return false, fmt.Errorf("startMonitoring: %w", err)
 	}
@@ -231,7 +239,7 @@ func (s *Session) connectAndStream(ctx context.Context) (streamed bool, err erro
 		st.Streams++
 		st.Attempt = 0
 	})
-	err = s.stream(ctx, c, format)
+	err = s.stream(ctx, c, format, refused)
 	return true, err
 }
 
@@ -360,9 +368,14 @@ func (s *Session) negotiate(c *control) (decode.Format, error) {
 }
 
 // stream decodes the data frames until the connection ends.
-func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Format) error {
+func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Format, refused []decode.Event) error {
 	streamNo := s.track.snapshot().Streams
 	s.pump.stream = streamNo
+	for _, ev := range refused {
+		if err := s.pump.add(ctx, ev); err != nil {
+			return err
+		}
+	}
 	var pending [][]byte // received before the recording file could be named
 	recording := false
 	dr := &dataReader{

@@ -42,6 +42,13 @@ type Settings struct {
 	MaxMessageSize     int
 	PubPort            int // rbkit's PUB socket
 	ReqPort            int // rbkit's REP socket
+	// The application's own series and probes, asked of the agent, and
+	// how the telemetry is kept (telemetry.go).
+	Telemetry       []string
+	Probes          []string
+	TelemetryWindow time.Duration
+	TelemetryMemory int64
+	TelemetrySeries int
 }
 
 // setting describes one key: its flag, default, help and how to read it.
@@ -64,6 +71,8 @@ const (
 	kInt
 	kBool
 	kDuration
+	kStrings // repeatable: a list in the file, one a line in the environment
+	kSize    // bytes: 32m, 512k, 1g or a number
 )
 
 var settings = []setting{
@@ -101,6 +110,16 @@ var settings = []setting{
 		set: func(s *Settings, v any) { s.ReqPort = v.(int) }},
 	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
 		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
+	{key: "telemetry", usage: "an application series to chart, asked of the agent (repeatable): jmx:OBJECTNAME:ATTRIBUTE[.KEY] or jfr:EVENT#FIELD",
+		kind: kStrings, set: func(s *Settings, v any) { s.Telemetry = v.([]string) }},
+	{key: "probe", usage: "an application probe, asked of the agent (repeatable): jfr:EVENT[#FIELD], the event's durations grouped by FIELD",
+		kind: kStrings, set: func(s *Settings, v any) { s.Probes = v.([]string) }},
+	{key: "telemetry-window", def: "5m", usage: "how long telemetry series keep every point (older ones are kept downsampled)", kind: kDuration,
+		lo: float64(10 * time.Second), hi: float64(24 * time.Hour), set: func(s *Settings, v any) { s.TelemetryWindow = v.(time.Duration) }},
+	{key: "telemetry-memory", def: "32m", usage: "memory for the telemetry's points, all series together (like 32m or 1g)", kind: kSize,
+		lo: 1 << 20, hi: 1 << 34, set: func(s *Settings, v any) { s.TelemetryMemory = v.(int64) }},
+	{key: "telemetry-series", def: "512", usage: "most telemetry series kept; more are not, and said so", kind: kInt, lo: 1, hi: 100_000,
+		set: func(s *Settings, v any) { s.TelemetrySeries = v.(int) }},
 }
 
 // Origin says where a setting's value came from.
@@ -134,6 +153,9 @@ func Register(fs *pflag.FlagSet) {
 		case kDuration:
 			d, _ := time.ParseDuration(s.def)
 			fs.Duration(s.key, d, s.usage)
+		case kStrings:
+			// An array, not a slice: a JMX object name holds commas.
+			fs.StringArray(s.key, nil, s.usage)
 		default:
 			fs.String(s.key, s.def, s.usage)
 		}
@@ -204,6 +226,9 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 			source = "file " + used
 		}
 		raw := v.Get(s.key)
+		if f := flags.Lookup(s.key); s.kind == kStrings && f != nil && f.Changed {
+			raw, _ = flags.GetStringArray(s.key)
+		}
 		val, err := parse(s, raw)
 		if err != nil {
 			return Settings{}, nil, fmt.Errorf("setting %q (from %s): %w", s.key, source, err)
@@ -283,6 +308,9 @@ func unknownKeys(v *viper.Viper, file string) error {
 // parse reads one raw value (a flag's typed value, an environment string,
 // a YAML scalar) into the setting's type and checks it.
 func parse(s setting, raw any) (any, error) {
+	if s.kind == kStrings {
+		return parseStrings(raw)
+	}
 	if list, ok := raw.([]any); ok {
 		if !s.list || s.kind != kString {
 			return nil, fmt.Errorf("%v is a list; this setting takes one value", raw)
@@ -295,6 +323,15 @@ func parse(s setting, raw any) (any, error) {
 	}
 	str := strings.TrimSpace(fmt.Sprint(raw))
 	switch s.kind {
+	case kSize:
+		n, err := parseSize(str)
+		if err != nil {
+			return nil, err
+		}
+		if (s.lo != 0 || s.hi != 0) && (float64(n) < s.lo || float64(n) > s.hi) {
+			return nil, fmt.Errorf("%d bytes is outside %v to %v", n, int64(s.lo), int64(s.hi))
+		}
+		return n, nil
 	case kInt:
 		n, err := strconv.Atoi(str)
 		if err != nil {
@@ -329,4 +366,61 @@ func parse(s setting, raw any) (any, error) {
 		return nil, fmt.Errorf("%q is not one of %s", str, strings.Join(s.enum, ", "))
 	}
 	return str, nil
+}
+
+// parseStrings reads a repeatable setting: the flag's values, a list in
+// the file (or one string), or the environment's value, one item a line.
+func parseStrings(raw any) ([]string, error) {
+	var out []string
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	switch v := raw.(type) {
+	case nil:
+	case []string:
+		for _, s := range v {
+			add(s)
+		}
+	case []any:
+		for i, s := range v {
+			str, ok := s.(string)
+			if !ok {
+				return nil, fmt.Errorf("item %d, %v, is not a string", i+1, s)
+			}
+			add(str)
+		}
+	case string:
+		for _, line := range strings.Split(v, "\n") {
+			add(line)
+		}
+	default:
+		return nil, fmt.Errorf("%v is not a list of strings", v)
+	}
+	return out, nil
+}
+
+// parseSize reads a number of bytes with an optional binary unit: 32m,
+// 512k, 1g, 64MiB, 4096.
+func parseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "b"), "i")
+	unit := int64(1)
+	switch {
+	case strings.HasSuffix(t, "k"):
+		unit = 1 << 10
+	case strings.HasSuffix(t, "m"):
+		unit = 1 << 20
+	case strings.HasSuffix(t, "g"):
+		unit = 1 << 30
+	}
+	if unit != 1 {
+		t = t[:len(t)-1]
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/unit {
+		return 0, fmt.Errorf("%q is not a size (like 32m, 512k or 1g)", s)
+	}
+	return n * unit, nil
 }

@@ -150,6 +150,51 @@ func TestConfigFileLocation(t *testing.T) {
 	}
 }
 
+// The application's series and probes: repeatable flags (object names hold
+// commas, which stay), a list in the file, one a line in the environment.
+func TestTelemetrySpecs(t *testing.T) {
+	pattern := "jmx:Catalina:type=ThreadPool,name=*:currentThreadsBusy"
+	s, origins, err := load(t, []string{"--telemetry", pattern, "--telemetry", "jfr:bank.Deposit#amount", "--probe", "jfr:bank.Transfer#state"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Telemetry) != 2 || s.Telemetry[0] != pattern || s.Telemetry[1] != "jfr:bank.Deposit#amount" || len(s.Probes) != 1 {
+		t.Fatalf("%q %q", s.Telemetry, s.Probes)
+	}
+	if o := origin(origins, "telemetry"); o.Source != "flag --telemetry" {
+		t.Fatalf("%+v", o)
+	}
+	s, origins, err = load(t, nil, nil, "telemetry:\n  - "+pattern+"\n  - jmx:java.lang:type=Memory:HeapMemoryUsage.used\nprobe: jfr:bank.Transfer\ntelemetry-memory: 64MiB\ntelemetry-window: 10m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Telemetry) != 2 || s.Telemetry[0] != pattern || len(s.Probes) != 1 || s.Probes[0] != "jfr:bank.Transfer" ||
+		s.TelemetryMemory != 64<<20 || s.TelemetryWindow != 10*time.Minute || s.TelemetrySeries != 512 {
+		t.Fatalf("%+v", s)
+	}
+	if o := origin(origins, "telemetry"); !strings.HasPrefix(o.Source, "file ") {
+		t.Fatalf("%+v", o)
+	}
+	s, _, err = load(t, nil, nil, "")
+	if err != nil || len(s.Telemetry) != 0 || s.TelemetryMemory != 32<<20 || s.TelemetryWindow != 5*time.Minute {
+		t.Fatalf("defaults: %+v %v", s, err)
+	}
+	for yaml, want := range map[string]string{
+		"telemetry-memory: lots\n": `"lots" is not a size`,
+		"telemetry-memory: 1k\n":   "outside",
+		"telemetry:\n  - 3\n":      "item 1, 3, is not a string",
+	} {
+		if _, _, err := load(t, nil, nil, yaml); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", yaml, err)
+		}
+	}
+	// Last: the environment stays set for the rest of the test.
+	s, _, err = load(t, nil, map[string]string{"PROFTOP_TELEMETRY": pattern + "\njfr:a.B#c\n"}, "")
+	if err != nil || len(s.Telemetry) != 2 || s.Telemetry[0] != pattern {
+		t.Fatalf("%q %v", s.Telemetry, err)
+	}
+}
+
 // rbkit's ports: defaults, flag, environment and file.
 func TestRbkitPorts(t *testing.T) {
 	s, _, err := load(t, nil, nil, "")

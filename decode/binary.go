@@ -165,6 +165,13 @@ func (d *BinaryDecoder) next() (Event, error) {
 	if err := d.applySystem(ev, start); err != nil {
 		return nil, err
 	}
+	if c, ok := ev.(*Custom); ok {
+		conv, cerr := fromCustom(c, d.clock, &d.events, &d.bases, d.intern)
+		if cerr != nil {
+			return nil, &Error{Err: cerr, Offset: start, MessageID: id, Element: sp.name, Field: "body"}
+		}
+		ev = conv
+	}
 	return ev, nil
 }
 
@@ -385,6 +392,9 @@ func (d *BinaryDecoder) readString(sp *kindSpec, name string, body []byte, pos i
 			return "", 0, d.errAt(sp, name, start, pos, ErrCharset, err.Error())
 		}
 		raw = conv
+	}
+	if sp.kind == KindCustom {
+		return string(raw), pos + n + 1, nil // a payload, not a name: not worth remembering
 	}
 	return d.intern.bytes(raw), pos + n + 1, nil
 }

@@ -26,6 +26,7 @@ type Encoder struct {
 	buf     []byte
 	started bool
 	tc      *transcoder
+	clock   Clock // for the times of custom bodies in proftop's convention
 	err     error
 }
 
@@ -63,6 +64,9 @@ func (e *Encoder) Encode(ev Event) error {
 		return err
 	}
 	e.buf = buf
+	if f, ok := ev.(*Frequency); ok && f.Frequency > 0 {
+		e.clock = Clock{Frequency: f.Frequency}
+	}
 	if enc, ok := ev.(*Encoding); ok {
 		cs, err := lookupCharset(enc.Encoding)
 		if err != nil {
@@ -114,6 +118,13 @@ func (e *Encoder) appendMessage(dst []byte, ev Event) ([]byte, error) {
 		dst = putU16(dst, little, u.ID)
 		dst = putU32(dst, little, u.Size)
 		return append(dst, make([]byte, u.Size-messageHeaderSize)...), nil
+	}
+	if sp.custom {
+		c, err := ConventionBody(ev, e.clock)
+		if err != nil {
+			return dst, err
+		}
+		return e.appendMessage(dst, c)
 	}
 	if sp.wireID == 0 {
 		return dst, fmt.Errorf("encode: %s: %w", sp.name, ErrNoWireForm)

@@ -46,6 +46,14 @@ const (
 	KindAllocation
 	KindThreadCPU
 	KindCoverage
+	KindTelemetrySeries
+	KindTelemetryValue
+	KindTelemetryProblem
+	KindProbe
+	KindThreadGroup
+	KindVirtualThreads
+	KindSourceNote
+	KindVirtualPinned
 	numKinds
 )
 

@@ -29,6 +29,19 @@ const (
 	ThreadTimed
 	// ThreadSuspended: suspended (Thread.suspend, a debugger).
 	ThreadSuspended
+	// ThreadVirtual: a virtual thread (JDK 21 and later). A virtual
+	// thread's ThreadState belongs to a listing of the virtual threads,
+	// which a VirtualThreads message closes, not to the poll of the
+	// platform threads.
+	ThreadVirtual
+	// ThreadCarrier: a carrier thread, which runs virtual threads.
+	ThreadCarrier
+	// ThreadPinned: a virtual thread that blocks, parks, waits or sleeps
+	// without leaving its carrier, which it holds meanwhile.
+	ThreadPinned
+	// ThreadMounted: a virtual thread that is on a carrier (running, or
+	// pinned); a runnable one that is not waits for a carrier.
+	ThreadMounted
 )
 
 // Sample is one distinct stack of one thread as a sampling profiler saw it
@@ -99,6 +112,14 @@ type ThreadState struct {
 	LockOwner    int64  `tptp:"lockOwner"` // thread id; 0: none or unknown
 	CPUTime      Ticks  `tptp:"cpuTime"`   // the thread's CPU time since it started; -1: unknown
 	Stack        Stack  `tptp:"stack"`
+	// Appended in version 1.2 (a message of an earlier version ends
+	// before them): for a virtual thread, the carrier it is mounted on;
+	// for a carrier, the virtual thread it carries; 0: none. A thread no
+	// ThreadStart announces (a virtual thread) is named here, with the
+	// thread container (executor) it belongs to.
+	Carrier    int64  `tptp:"carrier,optional"`
+	ThreadName string `tptp:"threadName,optional"`
+	Container  string `tptp:"container,optional"`
 }
 
 // ThreadPoll closes a poll: Threads ThreadState messages came before it.
@@ -169,6 +190,82 @@ type Allocation struct {
 	Bytes int64  `tptp:"bytes"`
 }
 
+// ThreadGroup stands for Count threads of a listing that are not listed
+// one by one (a source with 100,000 virtual threads lists a few and counts
+// the rest): alike in container, state, flags, lock and owner, and in the
+// method they are in (Site, the first application frame); Stack is one
+// member's.
+type ThreadGroup struct {
+	Time         Ticks  `tptp:"time"`
+	Container    string `tptp:"container"`
+	State        string `tptp:"state"`
+	Flags        int32  `tptp:"flags"` // a ThreadState's
+	LockObjIDRef int64  `tptp:"lockObjIdRef"`
+	LockClass    string `tptp:"lockClass"`
+	LockOwner    int64  `tptp:"lockOwner"`
+	Count        int64  `tptp:"count"`
+	Site         string `tptp:"site"`
+	Stack        Stack  `tptp:"stack"`
+}
+
+// VirtualThreads says how many virtual threads there are, and closes a
+// listing of them: the ThreadState messages with the ThreadVirtual flag
+// and the ThreadGroup messages since the previous VirtualThreads, when
+// Flags has VirtualListing. Sources list virtual threads less often than
+// they poll platform threads when a listing is costly (Period, Cost); the
+// counts come every poll.
+type VirtualThreads struct {
+	Time     Ticks `tptp:"time"`
+	Count    int64 `tptp:"count"`   // alive now; -1: unknown
+	Started  int64 `tptp:"started"` // since the source began counting; -1: unknown
+	Ended    int64 `tptp:"ended"`
+	Flags    int32 `tptp:"flags"`
+	ListedAt Ticks `tptp:"listedAt"` // when the latest listing was taken; 0: none yet
+	Listed   int32 `tptp:"listed"`   // ThreadState messages in this listing
+	Groups   int32 `tptp:"groups"`   // ThreadGroup messages in this listing
+	Cost     Ticks `tptp:"cost"`     // the CPU time the latest listing cost; 0: unknown
+	Period   Ticks `tptp:"period"`   // how often listings are taken now; 0: unknown
+}
+
+// Flags of a VirtualThreads message.
+const (
+	// VirtualListing: the message closes a listing, which replaces the previous one.
+	VirtualListing int32 = 1 << iota
+	// VirtualComplete: the listing accounts for every virtual thread, listed or grouped.
+	VirtualComplete
+	// VirtualEstimated: Count is the listing's, plus the starts and minus
+	// the ends since.
+	VirtualEstimated
+)
+
+// SourceNote is something the source wants its user to know about the
+// data (it lists virtual threads less often than asked, because a listing
+// costs too much). A note replaces the previous one of its Topic; an empty
+// Text withdraws it.
+type SourceNote struct {
+	Time  Ticks  `tptp:"time"`
+	Topic string `tptp:"topic"`
+	Level int32  `tptp:"level"` // 0 information, 1 the data is degraded
+	Text  string `tptp:"text"`
+}
+
+// VirtualPinned is a virtual thread that blocked while pinned to its
+// carrier (JFR's jdk.VirtualThreadPinned), for Duration from Time.
+type VirtualPinned struct {
+	ThreadIDRef int64  `tptp:"threadIdRef"`
+	Time        Ticks  `tptp:"time"`
+	Duration    Ticks  `tptp:"duration"`
+	Carrier     int64  `tptp:"carrier"` // 0: unknown
+	Reason      string `tptp:"reason"`
+	Operation   string `tptp:"operation"`
+	Stack       Stack  `tptp:"stack"`
+}
+
+func (*ThreadGroup) Kind() Kind    { return KindThreadGroup }
+func (*VirtualThreads) Kind() Kind { return KindVirtualThreads }
+func (*SourceNote) Kind() Kind     { return KindSourceNote }
+func (*VirtualPinned) Kind() Kind  { return KindVirtualPinned }
+
 func (*Sample) Kind() Kind       { return KindSample }
 func (*ThreadCPU) Kind() Kind    { return KindThreadCPU }
 func (*Coverage) Kind() Kind     { return KindCoverage }
@@ -179,3 +276,68 @@ func (*ThreadPoll) Kind() Kind   { return KindThreadPoll }
 func (*MemoryPool) Kind() Kind   { return KindMemoryPool }
 func (*Collection) Kind() Kind   { return KindCollection }
 func (*GCTotals) Kind() Kind     { return KindGCTotals }
+
+// The messages below travel inside TPTP custom messages (1041), in
+// proftop's convention (custom.go, docs/trace-extensions.md), so that any
+// agent that can send a custom message can publish them. Their ids (1130
+// and up) name them in proftop's table; a stream never carries them as
+// message ids of their own.
+
+// Units of a telemetry series, as JProfiler's probe API names them.
+const (
+	UnitPlain        = "plain"        // a count or a level
+	UnitPercent      = "percent"      // 0 to 100 (after the divisor)
+	UnitBytes        = "bytes"        // a size
+	UnitMicroseconds = "microseconds" // a duration
+)
+
+// Units lists the units a series may declare.
+func Units() []string { return []string{UnitPlain, UnitPercent, UnitBytes, UnitMicroseconds} }
+
+// TelemetrySeries declares a series of sampled values: its name, its unit
+// and the divisor its integer values are shown divided by (100 and percent:
+// 1234 is 12.34%). Its id is what the stream's TelemetryValue messages name
+// it by. A source sends it once per stream, before the series' first value.
+type TelemetrySeries struct {
+	Time    Ticks   `tptp:"time"`
+	Series  int64   `tptp:"series"`
+	Name    string  `tptp:"name"` // "Threads (live)", "Tasks in Non-blocking Queue (3)"
+	Unit    string  `tptp:"unit"`
+	Divisor float64 `tptp:"divisor"`
+}
+
+// TelemetryValue is one value of a series, at Time.
+type TelemetryValue struct {
+	Time   Ticks `tptp:"time"`
+	Series int64 `tptp:"series"`
+	Value  int64 `tptp:"value"`
+}
+
+// TelemetryProblem says why a series the user asked for cannot be read
+// (a bad spec, an MBean that does not exist, an attribute that is not a
+// number), or, with an empty Problem, that it can be again.
+type TelemetryProblem struct {
+	Time    Ticks  `tptp:"time"`
+	Spec    string `tptp:"spec"` // as the user gave it: "jmx:java.lang:type=Memory:HeapMemoryUsage.used"
+	Problem string `tptp:"problem"`
+}
+
+// Probe is what a probe recorded since its previous report for the same
+// group and stack: how many events (JFR duration events of the
+// application's, for the JVM agent), their summed and longest duration,
+// grouped by the value of a field (a task's state, a query's name), and
+// where they were committed (Stack, empty when not recorded).
+type Probe struct {
+	Time  Ticks  `tptp:"time"`  // the end of the interval
+	Name  string `tptp:"probe"` // as the user gave it: "jfr:bank.Transfer#state"
+	Group string `tptp:"group"` // "" when the probe groups nothing
+	Count int64  `tptp:"count"`
+	Total Ticks  `tptp:"total"`
+	Max   Ticks  `tptp:"max"`
+	Stack Stack  `tptp:"stack"`
+}
+
+func (*TelemetrySeries) Kind() Kind  { return KindTelemetrySeries }
+func (*TelemetryValue) Kind() Kind   { return KindTelemetryValue }
+func (*TelemetryProblem) Kind() Kind { return KindTelemetryProblem }
+func (*Probe) Kind() Kind            { return KindProbe }

@@ -109,7 +109,17 @@ func binarySeeds(t testing.TB) [][]byte {
 		stream(rawMessage(1009, 5)),
 		stream(rawMessage(30000, 0, le64(42)), rawMessage(1004, 0, cstr("a"), le64(9), []byte("extra"))),
 		[]byte("0TBF\x01\x00\x01\x01\x10\x00\x00\x00abcd"),
+		encodeBinary(t, append(telemetryEvents(), &Custom{Body: "proftop:telemetryValue/1?series=x"}), EncoderOptions{}),
+		encodeBinary(t, virtualEvents(), EncoderOptions{}),
+		// A threadState of 1.1, ending before the attributes 1.2 appended.
+		stream(rawMessage(1101, 0, le64(5), le64(100), cstr("parked"), le32(0), le64(0x1234), cstr("a.B"), le64(9), le64(-1), le32(0))),
 	}, stackSeeds(t)...)
+}
+
+// virtualEvents are the messages of a listing of virtual threads.
+func virtualEvents() []Event {
+	return []Event{populated(KindThreadState, 3), populated(KindThreadGroup, 4), populated(KindVirtualThreads, 5),
+		populated(KindSourceNote, 6), populated(KindVirtualPinned, 7)}
 }
 
 func xmlSeeds(t testing.TB) [][]byte {
@@ -119,6 +129,8 @@ func xmlSeeds(t testing.TB) [][]byte {
 		[]byte(`<TRACE><monWait threadIdRef="3" time="5.5" stackDepth="1"><frame method="a&amp;b" line="8"/></monWait><x y="&#x41;"><z/></x>`),
 		[]byte(`<!-- c --><!DOCTYPE T [<!ENTITY a "b">]><TRACE><![CDATA[<x>]]><threadEnd threadIdRef="1"/></TRACE><TRACE>`),
 		[]byte(`<TRACE><threadEnd threadIdRef=1/>`),
+		encodeXML(t, append(telemetryEvents(), &Custom{Body: "proftop:probe/1?probe=p&frame=x"})),
+		encodeXML(t, virtualEvents()),
 	}
 }
 
@@ -153,7 +165,11 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	}
 	for name, seeds := range map[string][][]byte{"FuzzBinaryDecoder": binarySeeds(t), "FuzzXMLDecoder": xmlSeeds(t)} {
 		dir := filepath.Join("testdata", "fuzz", name)
-		os.RemoveAll(dir)
+		// Only the seeds are rewritten: inputs the fuzzer found stay.
+		old, _ := filepath.Glob(filepath.Join(dir, "seed-*"))
+		for _, f := range old {
+			os.Remove(f)
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

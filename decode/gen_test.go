@@ -35,7 +35,25 @@ func populated(k Kind, seed int64) Event {
 			}
 		}
 	}
+	if s, ok := ev.(*TelemetrySeries); ok {
+		s.Unit = Units()[int(seed)%len(Units())] // the convention takes known units only
+	}
 	return ev
+}
+
+// minimal returns the smallest event of kind k its codecs accept: the zero
+// event, but for the kinds of proftop's custom convention, which name
+// what they are about.
+func minimal(k Kind) Event {
+	switch k {
+	case KindTelemetrySeries:
+		return &TelemetrySeries{Name: "s", Unit: UnitPlain, Divisor: 1}
+	case KindTelemetryProblem:
+		return &TelemetryProblem{Spec: "jmx:a:b"}
+	case KindProbe:
+		return &Probe{Name: "jfr:a"}
+	}
+	return specs[k].fresh()
 }
 
 // wireKinds lists the kinds that have a binary message.

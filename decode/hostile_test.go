@@ -130,6 +130,31 @@ func TestForwardCompatibility(t *testing.T) {
 	sameEvents(t, got, want)
 }
 
+// A message of an earlier version ends before the attributes appended to
+// it since: they read as zero, even after a message that had them (the
+// decoder reuses its events), and a message cut inside one is an error.
+func TestAppendedAttributesMayBeAbsent(t *testing.T) {
+	stackOf := func(m string) []byte { return bytes.Join([][]byte{le32(1), cstr(m), le64(7)}, nil) }
+	before := bytes.Join([][]byte{le64(5), le64(100), cstr("parked"), le32(0), le64(0x1234), cstr("java.lang.Object"),
+		le64(9), le64(-1), stackOf("a.B.c")}, nil)
+	withAll := bytes.Join([][]byte{before, le64(22), cstr("worker"), cstr("<root>")}, nil)
+	data := stream(rawMessage(1101, 0, withAll), rawMessage(1101, 0, before))
+	got := decodeAll(t, NewBinaryDecoder(bytes.NewReader(data), Options{}))
+	stack := Stack{Methods: []string{"a.B.c"}, Lines: []int64{7}}
+	want := []Event{
+		&ThreadState{ThreadIDRef: 5, Time: 100, State: "parked", LockObjIDRef: 0x1234, LockClass: "java.lang.Object", LockOwner: 9,
+			CPUTime: -1, Stack: stack, Carrier: 22, ThreadName: "worker", Container: "<root>"},
+		&ThreadState{ThreadIDRef: 5, Time: 100, State: "parked", LockObjIDRef: 0x1234, LockClass: "java.lang.Object", LockOwner: 9,
+			CPUTime: -1, Stack: stack},
+	}
+	sameEvents(t, got, want)
+	cut := bytes.Join([][]byte{before, le64(22)[:3]}, nil)
+	_, err := NewBinaryDecoder(bytes.NewReader(stream(rawMessage(1101, 0, cut))), Options{}).Next()
+	if err == nil || !strings.Contains(err.Error(), "carrier") {
+		t.Fatalf("a message cut inside an appended attribute: %v", err)
+	}
+}
+
 func TestHeaderExtensionIsSkipped(t *testing.T) {
 	var buf bytes.Buffer
 	enc := NewEncoder(&buf, EncoderOptions{HeaderExtension: []byte("future header fields")})

@@ -63,6 +63,9 @@ type kindSpec struct {
 	stack   int            // index of the Stack field, or -1
 	time    int            // index of the "time" field, or -1
 	minBody int            // bytes of the attributes when every string is empty and every stack has depth 0
+	// custom: the kind travels inside custom messages, in proftop's
+	// convention (custom.go); its id names it but never appears on the wire.
+	custom bool
 
 	fresh  func() Event               // a new zero event of this kind
 	base   func(Event) unsafe.Pointer // the address of the event's struct
@@ -71,7 +74,8 @@ type kindSpec struct {
 }
 
 // maxWireID bounds the message ids the table may know: TPTP's run to 1041,
-// proftop's extensions start at 1100.
+// proftop's extensions start at 1100; 1130 to 1139 name the kinds carried
+// in custom messages.
 const maxWireID = 1199
 
 var (
@@ -126,11 +130,33 @@ func init() {
 	// 1120-1129: what snapshot files (ProfilerJ) hold beyond the above.
 	register[ThreadCPU](1120, "threadCpu")
 	register[Coverage](1121, "coverage")
+	register[TelemetrySeries](1130, "telemetrySeries")
+	register[TelemetryValue](1131, "telemetryValue")
+	register[TelemetryProblem](1132, "telemetryProblem")
+	register[Probe](1133, "probe")
+	for _, k := range []Kind{KindTelemetrySeries, KindTelemetryValue, KindTelemetryProblem, KindProbe} {
+		carriedInCustom(k)
+	}
+	// 1140-1149: virtual threads (docs/trace-extensions.md).
+	register[ThreadGroup](1140, "threadGroup")
+	register[VirtualThreads](1141, "virtualThreads")
+	register[SourceNote](1142, "sourceNote")
+	register[VirtualPinned](1143, "virtualPinned")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))
 		}
 	}
+}
+
+// carriedInCustom marks a kind as travelling inside custom messages only:
+// a message with its id, or an element of its name, is not taken for it.
+func carriedInCustom(k Kind) {
+	sp := specs[k]
+	sp.custom = true
+	specsByWire[sp.wireID] = nil
+	delete(specsByName, sp.name)
+	conventionByName[sp.name] = sp
 }
 
 // register adds the kind of T to the table. The field layout comes from T's

@@ -214,6 +214,12 @@ func (d *XMLDecoder) finish(sp *kindSpec, t *xmlTag) (Event, error) {
 			return nil, d.elementErr(ErrValue, sp.name, "frequency", fmt.Sprintf("%d ticks per second", e.Frequency))
 		}
 		d.clock = Clock{Frequency: e.Frequency}
+	case *Custom:
+		conv, cerr := fromCustom(e, d.clock, &d.events, &d.bases, d.intern)
+		if cerr != nil {
+			return nil, d.elementErr(cerr, sp.name, "body", "")
+		}
+		return conv, nil
 	}
 	return ev, nil
 }
@@ -353,7 +359,11 @@ func (d *XMLDecoder) setField(sp *kindSpec, f *field, p unsafe.Pointer, a rawAtt
 		}
 		*fieldAt[Ticks](p, f.off) = ticks
 	case fieldString:
-		*fieldAt[string](p, f.off) = d.intern.bytes(v)
+		if sp.kind == KindCustom {
+			*fieldAt[string](p, f.off) = string(v) // a payload, not a name: not worth remembering
+		} else {
+			*fieldAt[string](p, f.off) = d.intern.bytes(v)
+		}
 	case fieldStack:
 		n, ok := parseInt(v, 0, math.MaxInt32)
 		if !ok {

@@ -110,6 +110,13 @@ func (x *XMLWriter) appendElement(dst []byte, ev Event) ([]byte, error) {
 		return append(dst, "/>\n"...), nil
 	}
 	sp := specs[ev.Kind()]
+	if sp.custom {
+		c, err := ConventionBody(ev, x.clock)
+		if err != nil {
+			return dst, err
+		}
+		return x.appendElement(dst, c)
+	}
 	p := sp.base(ev)
 	dst = append(dst, '<')
 	dst = append(dst, sp.name...)

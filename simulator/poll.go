@@ -8,7 +8,8 @@ import (
 
 // The thread poll, as the JVM agent's: once a virtual second, every live
 // thread's state, the lock it waits for and its owner, its CPU time and
-// its stack, then the memory pools and the collectors' totals. A poll goes
+// its stack, then the memory pools and the collectors' totals, and the
+// telemetry (telemetry.go). A poll goes
 // out a few threads per step, so that no ring of events overflows.
 
 // pollChunk is how many threads one step of a poll reports.
@@ -19,6 +20,7 @@ func (w *World) startPoll() {
 	w.nextPoll = w.now + decode.Ticks(w.cfg.PollEvery)
 	w.pollAt, w.polled, w.polling = w.now, 0, 0
 	w.reportMemory()
+	w.reportTelemetry()
 	w.pollThreads()
 }
 

@@ -289,6 +289,11 @@ func (ss *session) handle(m protocol.Message) error {
 		}
 		ss.stopStream()
 		return ss.reply(m, &protocol.MonitoringStopped{})
+	case "chooseTelemetry":
+		if cfg.Legacy {
+			break
+		}
+		return ss.chooseTelemetry(m)
 	case "detach":
 		if ss.agent < 0 {
 			return ss.fail(m, protocol.CodeNotAttached, "not attached")
@@ -298,6 +303,28 @@ func (ss *session) handle(m protocol.Message) error {
 		return ss.reply(m, &protocol.Detached{})
 	}
 	return ss.fail(m, protocol.CodeUnrecognizedCommand, "unrecognized command <%s>", m.Name)
+}
+
+// chooseTelemetry answers a client that asks for the application's own
+// series: the simulated JVM has no MBeans or events of its own beyond the
+// task runtime's, which it publishes anyway, so it refuses each, saying so.
+func (ss *session) chooseTelemetry(m protocol.Message) error {
+	if ss.agent < 0 {
+		return ss.fail(m, protocol.CodeNotAttached, "attach to an agent first")
+	}
+	var c protocol.ChooseTelemetry
+	if err := m.Decode(&c); err != nil {
+		return ss.fail(m, protocol.CodeBadRequest, "%v", err)
+	}
+	const why = "the simulated profiler has no MBeans or JFR events to read (its task runtime's series come anyway); watch a JVM with proftop's agent"
+	out := protocol.TelemetryChosen{}
+	for _, s := range c.Series {
+		out.Series = append(out.Series, protocol.SpecItem{Spec: s.Spec, Error: why})
+	}
+	for _, s := range c.Probes {
+		out.Probes = append(out.Probes, protocol.SpecItem{Spec: s.Spec, Error: why})
+	}
+	return ss.reply(m, &out)
 }
 
 func (ss *session) startStream() {

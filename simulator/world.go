@@ -162,6 +162,7 @@ type World struct {
 	youngGCTime    decode.Ticks
 	fullGCTime     decode.Ticks
 	stackScratchLn []int64
+	runtime        *taskRuntime // the task runtime's counters (telemetry.go)
 }
 
 const maxDepth = 20

@@ -30,6 +30,17 @@ type Options struct {
 	// MaxRecentAllocations bounds the latest allocations whose class is
 	// remembered to name the monitors they become (default 65,536).
 	MaxRecentAllocations int
+	// TelemetryWindow is how long telemetry series keep every point
+	// (default 5 min); older points are kept downsampled, within
+	// TelemetryMemory bytes for MaxSeries series (defaults 32 MiB, 512).
+	TelemetryWindow time.Duration
+	TelemetryMemory int64
+	MaxSeries       int
+	// MaxVirtualListed bounds the virtual threads of a listing kept one
+	// by one (default 5,000); the others are counted in groups, of which
+	// MaxVirtualGroups are kept (default 1,000).
+	MaxVirtualListed int
+	MaxVirtualGroups int
 }
 
 func (o Options) withDefaults() Options {
@@ -60,6 +71,21 @@ func (o Options) withDefaults() Options {
 	if o.MaxRecentAllocations <= 0 {
 		o.MaxRecentAllocations = 1 << 16
 	}
+	if o.TelemetryWindow <= 0 {
+		o.TelemetryWindow = 5 * time.Minute
+	}
+	if o.TelemetryMemory <= 0 {
+		o.TelemetryMemory = 32 << 20
+	}
+	if o.MaxSeries <= 0 {
+		o.MaxSeries = 512
+	}
+	if o.MaxVirtualListed <= 0 {
+		o.MaxVirtualListed = 5_000
+	}
+	if o.MaxVirtualGroups <= 0 {
+		o.MaxVirtualGroups = 1_000
+	}
 	return o
 }
 
@@ -76,16 +102,18 @@ type Aggregator struct {
 	events int64
 	latest int64 // latest event time, ns since the epoch
 
-	threads  threadTable
-	methods  methodTable
-	monitors monitorTable
-	classes  map[int64]string // class id -> name, for the current stream
-	gc       gcState
-	objects  objectTable
-	deadlog  deadlockLog
-	coverage coverageTable
-	process  Process
-	unpaired int64
+	threads   threadTable
+	methods   methodTable
+	monitors  monitorTable
+	classes   map[int64]string // class id -> name, for the current stream
+	gc        gcState
+	objects   objectTable
+	deadlog   deadlockLog
+	telemetry telemetryTable
+	probes    probeTable
+	coverage  coverageTable
+	process   Process
+	unpaired  int64
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -93,6 +121,10 @@ type Aggregator struct {
 	pollMark  uint32
 	poll      pollBuffer
 	badStates int64 // thread states of a name this aggregator does not know
+	// Virtual threads (virtual.go), and the contentions reported of
+	// threads no poll lists (virtual ones), which count for their locks.
+	virtual   virtualTable
+	strangers map[int64]histOpen
 
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
@@ -102,12 +134,15 @@ type Aggregator struct {
 // New returns an empty aggregator.
 func New(opts Options) *Aggregator {
 	opts = opts.withDefaults()
-	a := &Aggregator{opts: opts, classes: map[int64]string{}}
+	a := &Aggregator{opts: opts, classes: map[int64]string{}, strangers: map[int64]histOpen{}}
 	a.threads.init()
+	a.virtual.init()
 	a.methods.init(opts.Window)
 	a.monitors.init(opts.MaxRecentAllocations)
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
+	a.telemetry.init(opts.TelemetryWindow, opts.TelemetryMemory, opts.MaxSeries)
+	a.probes.init()
 	a.coverage.init(opts.MaxClasses)
 	return a
 }
@@ -137,8 +172,11 @@ func (a *Aggregator) newStream(stream int) {
 	a.monitors.newStream()
 	clear(a.classes)
 	a.objects.newStream()
+	a.telemetry.newStream()
 	a.gc.pending = 0
 	a.polled, a.poll.entries = false, a.poll.entries[:0]
+	a.virtual.newStream()
+	clear(a.strangers)
 	for _, t := range a.threads.all {
 		t.live, t.pending, t.hist = nil, nil, histOpen{}
 	}
@@ -213,12 +251,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		a.methods.record(slot, e.NumCalls, max(measured(e.BaseTime), 0), -1, measured(e.MinTime), measured(e.MaxTime), cpu)
 	case *decode.MonContendedEnter:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyBegins(t, e.ObjIDRef, false, now, &e.Stack)
+			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now, &e.Stack)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, false)
 			break
@@ -232,12 +270,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.block(now, e.ObjIDRef)
 		a.monitors.contend(e.ObjIDRef, t, owner, now)
 	case *decode.MonContendedEntered:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyEnds(t, e.ObjIDRef, false, now)
+			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if d, late := t.endLate(now, e.ObjIDRef, false); late {
 			a.monitors.lateEntered(e.ObjIDRef, now, d)
 			break
@@ -249,12 +287,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		waited := t.unblock(now)
 		a.monitors.entered(e.ObjIDRef, t, now, waited)
 	case *decode.MonWait:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyBegins(t, e.ObjIDRef, true, now, &e.Stack)
+			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now, &e.Stack)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, true)
 			break
@@ -264,12 +302,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.wait(now, e.ObjIDRef, e.Timeout)
 		a.monitors.wait(e.ObjIDRef, t, now)
 	case *decode.MonWaited:
-		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if a.polled {
-			a.historyEnds(t, e.ObjIDRef, true, now)
+			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now)
 			break
 		}
+		t := a.threads.get(e.ThreadIDRef, a.stream)
 		if _, late := t.endLate(now, e.ObjIDRef, true); late {
 			a.monitors.lateWaited(e.ObjIDRef, now)
 			break
@@ -278,7 +316,19 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.unwait(now)
 		a.monitors.waited(e.ObjIDRef, t, now)
 	case *decode.ThreadState:
-		a.addThreadState(e)
+		if isVirtualState(e) {
+			a.addVirtual(e)
+		} else {
+			a.addThreadState(e)
+		}
+	case *decode.ThreadGroup:
+		a.addThreadGroup(e)
+	case *decode.VirtualThreads:
+		a.virtualCounts(e)
+	case *decode.VirtualPinned:
+		a.virtualPinned(e)
+	case *decode.SourceNote:
+		a.sourceNote(e)
 	case *decode.ThreadPoll:
 		a.applyPoll(e)
 	case *decode.Sample:
@@ -288,7 +338,15 @@ func (a *Aggregator) apply(ev decode.Event) {
 			break
 		}
 		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
-		t := a.threads.get(e.ThreadIDRef, a.stream)
+		// A polled source's sample of a thread no poll lists (a virtual
+		// thread) counts for its methods only.
+		t := a.threads.lookup(e.ThreadIDRef)
+		if t == nil && !a.polled {
+			t = a.threads.get(e.ThreadIDRef, a.stream)
+		}
+		if t == nil {
+			break
+		}
 		if len(e.Stack.Methods) > 0 && e.Flags&decode.SampleAggregate == 0 {
 			t.sampleTop = e.Stack.Methods[0]
 		}
@@ -309,7 +367,22 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.at(e.Time)
 		a.gc.collectorTotals(e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
 	case *decode.MemoryPool:
-		a.gc.pool(a.at(e.Time), e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
+		at := a.at(e.Time)
+		a.gc.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
+		a.telemetry.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed)
+	case *decode.TelemetrySeries:
+		a.telemetry.declare(e)
+	case *decode.TelemetryValue:
+		a.telemetry.value(a.at(e.Time), e.Series, e.Value)
+	case *decode.TelemetryProblem:
+		at := int64(0) // a refusal before the stream began has no time
+		if e.Time != 0 {
+			at = a.at(e.Time)
+		}
+		a.telemetry.problem(at, e.Spec, e.Problem)
+	case *decode.Probe:
+		a.at(e.Time)
+		a.probes.record(e, int64(a.clock.Duration(e.Total)), int64(a.clock.Duration(e.Max)))
 	case *decode.RuntimeShutdown:
 		now := a.at(e.Time)
 		a.process.Exited = time.Unix(0, now)
@@ -367,6 +440,9 @@ func (a *Aggregator) Reset() {
 	a.threads.reset(a.latest)
 	a.gc.reset()
 	a.objects.reset()
+	a.telemetry.reset()
+	a.probes.reset()
+	clear(a.virtual.pinning)
 	a.unpaired = 0
 }
 
@@ -416,14 +492,6 @@ func (a *Aggregator) className(id int64) string {
 	return "class#" + strconv.FormatInt(id, 10)
 }
 
-// threadName names a thread by id, for owners.
-func (a *Aggregator) threadName(id int64) string {
-	if t := a.threads.lookup(id); t != nil {
-		return t.name
-	}
-	return "thread-" + strconv.FormatInt(id, 10)
-}
-
 // Snapshot returns the live picture now.
 func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
@@ -451,7 +519,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.threadName, reuse(&a.freeThreads))
+	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	a.markCarriers(s.Threads)
+	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}
 	if n := len(a.freeMethods); n > 0 {
 		buf = a.freeMethods[n-1]
@@ -479,6 +549,10 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
 	s.Objects, s.HasObjects = a.objects.rows(nowNS)
+	s.Telemetry, s.TelemetryProblems = a.telemetry.snapshot(q.Telemetry)
+	s.TelemetryWindow = a.opts.TelemetryWindow
+	s.TelemetryDropped, s.TelemetryUndeclared = a.telemetry.dropped, a.telemetry.undeclared
+	s.Probes = a.probes.snapshot()
 	s.Coverage = a.coverage.rows()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)

@@ -157,16 +157,20 @@ func (a *Aggregator) commitEstimate(t *thread, e episode) {
 }
 
 // count adds (n = 1) or takes back (n = -1) one contention or wait of d ns
-// on obj to the thread's and the monitor's totals.
+// on obj to the thread's (nil: one no poll lists) and the monitor's totals.
 func (a *Aggregator) count(t *thread, obj int64, waiting bool, d, n int64) {
 	m := a.monitors.get(obj, a.latest)
 	if waiting {
-		t.waitingNS += n * d
+		if t != nil {
+			t.waitingNS += n * d
+		}
 		m.waits += n
 		return
 	}
-	t.blockedNS += n * d
-	t.contention += n
+	if t != nil {
+		t.blockedNS += n * d
+		t.contention += n
+	}
 	m.enters += n
 	m.blockedN += n
 	m.blockedSum += n * d
@@ -243,20 +247,43 @@ func (a *Aggregator) liveOnMonitors(now int64) map[int64]*monitorLive {
 	return out
 }
 
+// maxStrangers bounds the contentions of unlisted threads awaiting their end.
+const maxStrangers = 65_536
+
 // historyBegins takes the begin of a contention or wait the source
 // reports for the statistics (a polled source's present comes from polls).
-func (a *Aggregator) historyBegins(t *thread, obj int64, waiting bool, at int64, st *decode.Stack) {
-	t.hist = histOpen{open: true, waiting: waiting, obj: obj, start: at}
+// t is nil for a thread no poll lists (a virtual thread): its contentions
+// count for their locks only, and never make it a row of the thread table.
+func (a *Aggregator) historyBegins(t *thread, id, obj int64, waiting bool, at int64, st *decode.Stack) {
+	h := histOpen{open: true, waiting: waiting, obj: obj, start: at}
+	if t != nil {
+		t.hist = h
+	} else {
+		if len(a.strangers) >= maxStrangers {
+			clear(a.strangers)
+		}
+		a.strangers[id] = h
+	}
 	if m := a.monitors.get(obj, at); m.site == "" && len(st.Methods) > 0 {
 		m.site = siteOf(framesOf(st))
 	}
 }
 
 // historyEnds takes its end: the episode is counted, exactly.
-func (a *Aggregator) historyEnds(t *thread, obj int64, waiting bool, at int64) {
-	h := t.hist
+func (a *Aggregator) historyEnds(t *thread, id, obj int64, waiting bool, at int64) {
+	var h histOpen
+	if t != nil {
+		h = t.hist
+	} else {
+		h = a.strangers[id]
+	}
 	if !h.open || h.waiting != waiting || h.obj != obj {
 		a.unpaired++
+		return
+	}
+	if t == nil {
+		delete(a.strangers, id)
+		a.count(nil, obj, waiting, max(at-h.start, 0), 1)
 		return
 	}
 	t.hist.open = false

@@ -83,6 +83,10 @@ func TestFleetOptionsLowerOnlyTheDefaults(t *testing.T) {
 		"tracked objects": {o.MaxTrackedObjects, d.MaxTrackedObjects},
 		"classes":         {o.MaxClasses, d.MaxClasses},
 		"allocations":     {o.MaxRecentAllocations, d.MaxRecentAllocations},
+		"series":          {o.MaxSeries, d.MaxSeries},
+		"virtual listed":  {o.MaxVirtualListed, d.MaxVirtualListed},
+		"virtual groups":  {o.MaxVirtualGroups, d.MaxVirtualGroups},
+		"telemetry bytes": {int(o.TelemetryMemory), int(d.TelemetryMemory)},
 	} {
 		if pair[0] <= 0 || pair[0] >= pair[1] {
 			t.Errorf("%s: %d in a fleet, %d alone", name, pair[0], pair[1])

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -29,6 +30,8 @@ type monitor struct {
 	// A java.util.concurrent synchronizer (threads park on it), not a monitor.
 	synchronizer bool
 	site         string // where it is contended (see siteOf)
+	// Virtual threads held up by it that a listing counts in groups only.
+	unlistedBlocked, unlistedWaiting int64
 }
 
 // setOwner records who holds the monitor, and how deep in its calls. A
@@ -255,7 +258,7 @@ func (mt *monitorTable) expire(limit int) {
 	}
 	var idle []*monitor
 	for _, m := range mt.byObj {
-		if m.owner == nil && len(m.waiters) == 0 {
+		if m.owner == nil && len(m.waiters) == 0 && m.unlistedBlocked+m.unlistedWaiting == 0 {
 			idle = append(idle, m)
 		}
 	}
@@ -283,24 +286,31 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 			r.BlockedMax = max(r.BlockedMax, time.Duration(l.max))
 		}
 		if o := m.currentOwner(); o != nil {
-			r.Owner, r.OwnerName = o.id, o.name
+			r.Owner, r.OwnerName, r.OwnerVirtual = o.id, o.name, o.virtual
 			r.OwnerStack, r.OwnerFrom = o.currentStack(methods)
 		}
+		r.VirtualUnlistedBlocked, r.VirtualUnlistedWaiting = m.unlistedBlocked, m.unlistedWaiting
+		r.VirtualWaiters = m.unlistedBlocked + m.unlistedWaiting
 		r.Waiters = make([]Waiter, 0, len(m.waiters))
 		for _, w := range m.waiters {
 			st := w.t.sharedStack()
 			if w.t.polled {
 				st = w.t.pollStack
 			}
-			r.Waiters = append(r.Waiters, Waiter{Thread: w.t.id, ThreadName: w.t.name, Waiting: w.waiting, State: w.t.state,
+			if w.t.virtual {
+				r.VirtualWaiters++
+			}
+			r.Waiters = append(r.Waiters, Waiter{Thread: w.t.id, ThreadName: w.t.name, Virtual: w.t.virtual, Waiting: w.waiting, State: w.t.state,
 				Since: time.Unix(0, w.since), Timeout: time.Duration(w.timeout) * time.Millisecond, Stack: st})
 			if r.Site == "" {
 				r.Site = siteOf(st)
 			}
-			if !w.waiting && live == nil {
+			// A virtual thread's contention is in no report and no poll's
+			// episode (JFR records none): the listings' are all there is.
+			if !w.waiting && (live == nil || w.t.virtual) {
 				d := max(now-w.since, 0)
 				r.BlockedMax = max(r.BlockedMax, time.Duration(d))
-				r.BlockedSum += time.Duration(d) // its enter is already counted
+				r.BlockedSum += time.Duration(d) // a platform thread's enter is already counted
 				n++
 			}
 		}
@@ -313,27 +323,54 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 	return out
 }
 
-// setPresent makes the latest poll the monitors' present: owners and
-// waiters are exactly what the threads' polled states say.
-func (mt *monitorTable) setPresent(tt *threadTable) {
+// setPresent makes the latest poll, and the latest listing of the virtual
+// threads, the monitors' present: owners and waiters are exactly what the
+// threads' polled and listed states say.
+func (mt *monitorTable) setPresent(a *Aggregator) {
 	for _, m := range mt.byObj {
 		m.owner, m.ownerDepth = nil, 0
 		m.waiters = m.waiters[:0]
+		m.unlistedBlocked, m.unlistedWaiting = 0, 0
 	}
-	for _, t := range tt.all {
+	add := func(t *thread) {
 		if !t.polled || t.state == ThreadEnded || t.monitor == 0 || !t.state.onLock() {
-			continue
+			return
 		}
 		m := mt.byObj[t.monitor]
 		if m == nil {
-			continue
+			return
 		}
 		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner)
+		if t.virtual {
+			waiting = virtualWaiting(t.state, t.monitor, t.lockOwner, t.lockClass)
+		}
 		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since})
 		if t.lockOwner != 0 {
-			m.owner = tt.get(t.lockOwner, t.stream)
+			m.owner = a.ownerThread(t.lockOwner, t.stream)
 		}
 		m.lastSeen = max(m.lastSeen, t.pollSeen())
+	}
+	for _, t := range a.threads.all {
+		add(t)
+	}
+	vt := &a.virtual
+	for _, t := range vt.threads {
+		add(t)
+	}
+	for _, g := range vt.present {
+		m := mt.byObj[g.key.lock]
+		if g.key.lock == 0 || m == nil || !g.key.state.onLock() {
+			continue
+		}
+		if virtualWaiting(g.key.state, g.key.lock, g.key.owner, g.key.lockClass) {
+			m.unlistedWaiting += g.count
+		} else {
+			m.unlistedBlocked += g.count
+		}
+		if g.key.owner != 0 && m.owner == nil {
+			m.owner = a.ownerThread(g.key.owner, a.stream)
+		}
+		m.lastSeen = max(m.lastSeen, vt.listedAt)
 	}
 }
 
@@ -342,7 +379,8 @@ func (mt *monitorTable) setPresent(tt *threadTable) {
 var jdkLocking = []string{"java.lang.Object.wait", "java.util.concurrent.locks.", "jdk.internal.misc.Unsafe.",
 	"sun.misc.Unsafe.", "java.lang.Thread.", "java.util.concurrent.SynchronousQueue", "java.util.concurrent.LinkedBlockingQueue",
 	"java.util.concurrent.ArrayBlockingQueue", "java.util.concurrent.CountDownLatch", "java.util.concurrent.Semaphore",
-	"java.util.concurrent.FutureTask", "java.util.concurrent.CompletableFuture", "java.util.concurrent.ForkJoinPool"}
+	"java.util.concurrent.FutureTask", "java.util.concurrent.CompletableFuture", "java.util.concurrent.ForkJoinPool",
+	"java.lang.VirtualThread."} // a virtual thread parks in VirtualThread.park, not Unsafe.park
 
 // siteOf is where a stack takes or waits on its lock: its first frame
 // outside the JDK's locking code, as "method:line".
@@ -431,6 +469,10 @@ func cycle(ts []*thread, next map[*thread]*monitor) Deadlock {
 		d.Names = append(d.Names, t.name)
 		d.Monitors = append(d.Monitors, m.obj)
 		d.Classes = append(d.Classes, m.class)
+		d.Virtual = append(d.Virtual, t.virtual)
+	}
+	if !slices.Contains(d.Virtual, true) {
+		d.Virtual = nil
 	}
 	return d
 }

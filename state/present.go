@@ -19,6 +19,7 @@ type polledThread struct {
 	owner     int64
 	cpu       int64   // ns; -1: unknown
 	stack     []Frame // nil: unchanged since the thread's previous poll
+	carries   int64   // a carrier's virtual thread
 }
 
 // pollBuffer collects the entries of the poll being received.
@@ -41,7 +42,7 @@ func (a *Aggregator) addThreadState(e *decode.ThreadState) {
 		a.badStates++
 	}
 	p := polledThread{id: e.ThreadIDRef, state: st, flags: e.Flags, lock: e.LockObjIDRef, lockClass: e.LockClass,
-		owner: e.LockOwner, cpu: -1}
+		owner: e.LockOwner, cpu: -1, carries: e.Carrier}
 	if e.CPUTime >= 0 {
 		p.cpu = int64(a.clock.Duration(e.CPUTime))
 	}
@@ -85,7 +86,7 @@ func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
 			a.expireEpisodes(t, now)
 		}
 	}
-	a.monitors.setPresent(&a.threads)
+	a.monitors.setPresent(a)
 }
 
 // observePolled sets a thread's present from its poll entry.
@@ -105,6 +106,8 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64) {
 	}
 	t.daemon = p.flags&decode.ThreadDaemon != 0
 	t.timed = p.flags&decode.ThreadTimed != 0
+	t.carrier = p.flags&decode.ThreadCarrier != 0 || p.carries != 0
+	t.carries = p.carries
 	a.observeEpisode(t, p.state, p.lock, p.owner, now)
 	switch {
 	case t.live != nil:

@@ -96,7 +96,12 @@ type Thread struct {
 	// Timed says a wait or park has a timeout; Daemon a daemon thread.
 	Timed  bool `json:"timed,omitempty"`
 	Daemon bool `json:"daemon,omitempty"`
-	Stream int  `json:"stream"`
+	// A carrier of virtual threads, and the virtual thread it runs (0:
+	// none) as the latest poll saw it.
+	VirtualCarrier     bool   `json:"virtualCarrier,omitempty"`
+	VirtualMounted     int64  `json:"virtualMounted,omitempty"`
+	VirtualMountedName string `json:"virtualMountedName,omitempty"`
+	Stream             int    `json:"stream"`
 	// Stack is filled for the thread a query asks about: the latest thread
 	// poll's, else its open method calls when it runs and they are known,
 	// else the latest stack a monitor event reported. StackFrom says which.
@@ -136,7 +141,8 @@ type Caller struct {
 type Waiter struct {
 	Thread     int64         `json:"thread"`
 	ThreadName string        `json:"threadName"`
-	Waiting    bool          `json:"waiting"` // Object.wait or a condition, not contention
+	Virtual    bool          `json:"virtual,omitempty"` // a virtual thread
+	Waiting    bool          `json:"waiting"`           // Object.wait or a condition, not contention
 	State      ThreadState   `json:"state"`
 	Since      time.Time     `json:"since"`
 	Timeout    time.Duration `json:"timeoutNs,omitempty"` // 0: none
@@ -152,19 +158,27 @@ type Monitor struct {
 	Synchronizer bool   `json:"synchronizer,omitempty"`
 	// Site is where the lock is taken or waited on: the first frame of a
 	// contender's stack outside the JDK's locking code.
-	Site       string        `json:"site,omitempty"`
-	Grouped    int           `json:"grouped,omitempty"`
-	Owner      int64         `json:"owner,omitempty"`
-	OwnerName  string        `json:"ownerName,omitempty"`
-	OwnerStack []Frame       `json:"ownerStack,omitempty"`
-	OwnerFrom  string        `json:"ownerStackFrom,omitempty"` // "method entries" or "latest monitor event"
-	Waiters    []Waiter      `json:"waiters"`
-	Enters     int64         `json:"contendedEnters"`
-	Waits      int64         `json:"waits"`
-	BlockedSum time.Duration `json:"blockedTotalNs"`
-	BlockedAvg time.Duration `json:"blockedAvgNs"`
-	BlockedMax time.Duration `json:"blockedMaxNs"`
-	LastSeen   time.Time     `json:"lastSeen"`
+	Site       string   `json:"site,omitempty"`
+	Grouped    int      `json:"grouped,omitempty"`
+	Owner      int64    `json:"owner,omitempty"`
+	OwnerName  string   `json:"ownerName,omitempty"`
+	OwnerStack []Frame  `json:"ownerStack,omitempty"`
+	OwnerFrom  string   `json:"ownerStackFrom,omitempty"` // "method entries" or "latest monitor event"
+	Waiters    []Waiter `json:"waiters"`
+	// OwnerVirtual says the owner is a virtual thread. VirtualWaiters
+	// counts the virtual threads held up by the lock, those of Waiters
+	// and those a listing counts in groups only (VirtualUnlistedBlocked
+	// contending for it, VirtualUnlistedWaiting waiting on it).
+	OwnerVirtual           bool          `json:"virtualOwner,omitempty"`
+	VirtualWaiters         int64         `json:"virtualWaiters,omitempty"`
+	VirtualUnlistedBlocked int64         `json:"virtualUnlistedBlocked,omitempty"`
+	VirtualUnlistedWaiting int64         `json:"virtualUnlistedWaiting,omitempty"`
+	Enters                 int64         `json:"contendedEnters"`
+	Waits                  int64         `json:"waits"`
+	BlockedSum             time.Duration `json:"blockedTotalNs"`
+	BlockedAvg             time.Duration `json:"blockedAvgNs"`
+	BlockedMax             time.Duration `json:"blockedMaxNs"`
+	LastSeen               time.Time     `json:"lastSeen"`
 }
 
 // Deadlock is a cycle of threads, each blocked on a monitor the next owns.
@@ -173,6 +187,8 @@ type Deadlock struct {
 	Names    []string `json:"threadNames"`
 	Monitors []int64  `json:"monitors"`
 	Classes  []string `json:"classes"`
+	// Virtual says which of Threads are virtual threads (left out when none is).
+	Virtual []bool `json:"virtual,omitempty"`
 	// Since is when it was first seen (trace time).
 	Since time.Time `json:"since,omitzero"`
 }
@@ -283,6 +299,8 @@ type Process struct {
 	Started time.Time `json:"started,omitzero"`
 	// Exited is when the process said it was shutting down.
 	Exited time.Time `json:"exited,omitzero"`
+	// VirtualThreads is how many virtual threads it has, when its source says.
+	VirtualThreads int64 `json:"virtualThreads,omitempty"`
 }
 
 // Snapshot is the live picture at one moment. It is immutable: the
@@ -321,11 +339,30 @@ type Snapshot struct {
 	// RecentDeadlocks are the latest that cleared, newest first.
 	RecentDeadlocks []PastDeadlock `json:"recentDeadlocks,omitempty"`
 	GC              GC             `json:"gc"`
+	// The virtual threads, when the source reports them (JDK 21 and
+	// later): in groups (the busiest first), how many, and where they
+	// were pinned to their carriers.
+	VirtualGroups  []VirtualGroup  `json:"virtualGroups,omitempty"`
+	Virtual        *VirtualSummary `json:"virtual,omitempty"`
+	VirtualPinning []Pinning       `json:"virtualPinning,omitempty"`
+	// Notes are what the source says of its data, by topic.
+	Notes []Note `json:"notes,omitempty"`
 	// Objects is filled when the source reports objects (HasObjects).
 	Objects    Objects `json:"objects,omitzero"`
 	HasObjects bool    `json:"-"`
 	// Coverage is the line coverage by class, when the source reports it.
 	Coverage []CoverageClass `json:"coverage,omitempty"`
+	// Telemetry is every series, in order of appearance (shared between
+	// snapshots: never modify it); TelemetryProblems say why series or
+	// probes the user asked for cannot be read; TelemetryDropped counts
+	// the series beyond the bound, TelemetryUndeclared the values of
+	// series never declared. Probes is the probes table.
+	Telemetry           []Series           `json:"telemetry"`
+	TelemetryWindow     time.Duration      `json:"telemetryWindowNs"` // the span of the series' Points
+	TelemetryProblems   []TelemetryProblem `json:"telemetryProblems,omitempty"`
+	TelemetryDropped    int                `json:"telemetrySeriesDropped,omitempty"`
+	TelemetryUndeclared int64              `json:"telemetryValuesUndeclared,omitempty"`
+	Probes              []ProbeRow         `json:"probes"`
 
 	// Callers of the method the query asked about (since the start), and
 	// its figures over the window and since the start.
@@ -438,4 +475,7 @@ type Query struct {
 	// GroupMonitors lists one row per lock class and site instead of one
 	// per lock.
 	GroupMonitors bool
+	// Telemetry fills the older points of this series, or of the series
+	// of this group ("": none).
+	Telemetry string
 }

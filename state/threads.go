@@ -64,6 +64,15 @@ type thread struct {
 	hist histOpen
 	// The method on top of its latest stack sample.
 	sampleTop string
+
+	// A virtual thread of the latest listing (never in the thread table),
+	// with its decode.ThreadMounted and ThreadPinned flags; a carrier
+	// thread, and the virtual thread the latest poll saw it run.
+	virtual bool
+	vflags  int32
+	carrier bool
+	carries int64
+
 	// Stack samples of a source that says nothing of their time: the
 	// thread's share of them stands for its share of the CPU.
 	samples, samplesAtSnap, samplesAtPrev int64
@@ -245,6 +254,9 @@ func (tt *threadTable) endThread(t *thread, now int64) {
 // when it is running and they are known (live), else the stack its latest
 // monitor event reported.
 func (t *thread) currentStack(mt *methodTable) ([]Frame, string) {
+	if t.virtual {
+		return t.pollStack, "listing of the virtual threads"
+	}
 	if t.polled && t.pollStack != nil {
 		return t.pollStack, "thread poll"
 	}
@@ -389,7 +401,8 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
 			CPU: time.Duration(t.cpu - t.cpuBase), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
 			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
-			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon}
+			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon,
+			VirtualCarrier: t.carrier, VirtualMounted: t.carries}
 		if t.lockOwner != 0 {
 			r.LockOwnerName = names(t.lockOwner)
 		}

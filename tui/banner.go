@@ -23,7 +23,11 @@ func deadlockText(d *state.Deadlock) string {
 		if class == "" {
 			class = "object"
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d) waits for %s@%x", inert(d.Names[i]), d.Threads[i], inert(class), d.Monitors[i]))
+		who := fmt.Sprintf("%s (%d)", inert(d.Names[i]), d.Threads[i])
+		if i < len(d.Virtual) && d.Virtual[i] {
+			who = fmt.Sprintf("%s (virtual %d)", inert(d.Names[i]), d.Threads[i])
+		}
+		parts = append(parts, fmt.Sprintf("%s waits for %s@%x", who, inert(class), d.Monitors[i]))
 	}
 	return "DEADLOCK: " + strings.Join(parts, " → ") + " → back to " + inert(d.Names[0])
 }

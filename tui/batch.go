@@ -25,7 +25,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteByte('\n')
 	}
 	tables := []batchTable{
-		{paneThreads, newTable(threadCols, 4), threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}, ""},
+		{paneThreads, newTable(threadCols, 4), newThreadRows(s), ""},
 		{paneMethods, newTable(methodCols, 3), methodViewRows(s, false), methodsViewTitle(s, false, false)},
 	}
 	if s.Views {
@@ -41,8 +41,12 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		if tb.title != "" {
 			title = tb.title
 		}
+		title = strings.ToUpper(title)
+		if tb.id == paneThreads {
+			title += virtualTitle(s)
+		}
 		n := tb.rows.Len()
-		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(title), n)
+		fmt.Fprintf(&b, "\n%s (%d", title, n)
 		if n > top {
 			fmt.Fprintf(&b, ", first %d", top)
 		}
@@ -72,6 +76,13 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			b.WriteByte('\n')
 		}
 	}
+	if lines := virtualLines(s, &st); len(lines) > 0 {
+		b.WriteString("\nVIRTUAL THREADS\n")
+		for _, l := range lines {
+			b.WriteString(strings.TrimRight(clip(l, width), " "))
+			b.WriteByte('\n')
+		}
+	}
 	b.WriteString("\nGC\n")
 	for _, l := range renderGC(s, width, 6+len(s.GC.Pools)+len(s.GC.Collectors), &st, ascii) {
 		if l = strings.TrimRight(l, " "); l != "" {
@@ -79,6 +90,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			b.WriteByte('\n')
 		}
 	}
+	writeTelemetryText(&b, s, width, &st, ascii)
 	if ascii {
 		return toASCII(b.String())
 	}

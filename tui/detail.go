@@ -21,6 +21,12 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 		}
 		return []string{st.Muted.Render(fmt.Sprintf("monitor %x is no longer known", key))}
 	case paneThreads:
+		if key < 0 {
+			if g := groupByID(s, key); g != nil {
+				return groupDetail(g, s, st)
+			}
+			return []string{st.Muted.Render("these virtual threads are no longer listed")}
+		}
 		if t := threadOf(s.Threads, key); t != nil {
 			return threadDetail(t, s, st)
 		}
@@ -42,6 +48,14 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 			return coverageDetail(c, st)
 		}
 		return []string{st.Muted.Render("this class is no longer listed")}
+	case paneProbes:
+		r := newProbeRows(s.Probes)
+		for i := range r.s {
+			if r.ID(i) == key {
+				return probeDetail(r, i, st)
+			}
+		}
+		return []string{st.Muted.Render("this probe row is no longer listed")}
 	}
 	return nil
 }
@@ -89,12 +103,20 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 		if from == "" {
 			from = "no stack known"
 		}
-		out = append(out, st.Title.Render("Owner ")+value(inert(m.OwnerName))+label(fmt.Sprintf(" (thread %d); its stack from %s:", m.Owner, from)))
+		kind := "thread"
+		if m.OwnerVirtual {
+			kind = "virtual thread"
+		}
+		out = append(out, st.Title.Render("Owner ")+value(inert(m.OwnerName))+label(fmt.Sprintf(" (%s %d); its stack from %s:", kind, m.Owner, from)))
 		out = append(out, stackLines(m.OwnerStack, st)...)
 	} else {
 		out = append(out, st.Title.Render("Owner ")+label("none known"))
 	}
 	out = append(out, "", st.Title.Render(fmt.Sprintf("Waiters (%d)", len(m.Waiters))))
+	if n := m.VirtualUnlistedBlocked + m.VirtualUnlistedWaiting; n > 0 {
+		out = append(out, "  "+label(fmt.Sprintf("and %s virtual threads counted, not listed one by one (%s contending, %s waiting)",
+			commas(n), commas(m.VirtualUnlistedBlocked), commas(m.VirtualUnlistedWaiting))))
+	}
 	for _, w := range m.Waiters {
 		what := st.Blocked.Render("BLOCKED")
 		if w.State == state.ThreadParked {
@@ -111,7 +133,11 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 				extra = label(" in Object.wait, timeout " + dur(w.Timeout))
 			}
 		}
-		out = append(out, fmt.Sprintf("  ● %s %s %s %s %s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(thread %d)", w.Thread)),
+		kind := "thread"
+		if w.Virtual {
+			kind = "virtual thread"
+		}
+		out = append(out, fmt.Sprintf("  ● %s %s %s %s %s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(%s %d)", kind, w.Thread)),
 			what, label("for"), value(since(now, w.Since)), extra))
 		out = append(out, stackLines(w.Stack, st)...)
 	}
@@ -127,6 +153,13 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	}
 	if t.Started > 0 {
 		out = append(out, "  "+label("started ")+value(time.Unix(0, t.Started).UTC().Format(time.DateTime)))
+	}
+	if t.VirtualCarrier {
+		l := "  " + label("a carrier of virtual threads")
+		if t.VirtualMounted != 0 {
+			l += label(", running ") + value(inert(t.VirtualMountedName)) + label(fmt.Sprintf(" (virtual thread %d)", t.VirtualMounted))
+		}
+		out = append(out, l)
 	}
 	if t.Monitor != 0 {
 		out = append(out, "  "+lockLine(t, s, st))

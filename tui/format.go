@@ -45,6 +45,21 @@ func three(v float64) string {
 	return strings.TrimSuffix(s, ".")
 }
 
+// count4 renders a count in at most four cells: 9999, 12k, 123k, 1.2M, 12M.
+func count4(n int64) string {
+	switch {
+	case n < 10_000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + "k"
+	case n < 10_000_000:
+		return strconv.FormatFloat(float64(n/100_000)/10, 'f', 1, 64) + "M"
+	case n < 1_000_000_000:
+		return strconv.FormatInt(n/1_000_000, 10) + "M"
+	}
+	return strconv.FormatInt(n/1_000_000_000, 10) + "G"
+}
+
 // count renders a count compactly: 999, 12.3k, 4.56M, 7.89G.
 func count(n int64) string {
 	switch {

@@ -136,7 +136,15 @@ func TestMethodViewsAndCoverageTab(t *testing.T) {
 		t.Fatal("6 focuses an empty Coverage pane")
 	}
 	press(sim, "1", "shift+tab")
-	if sim.focus != paneObjects {
+	if sim.focus != paneProbes {
 		t.Fatalf("shift+tab from threads: %d", sim.focus)
+	}
+	press(sim, "7", "shift+tab")
+	if sim.focus != paneObjects {
+		t.Fatalf("shift+tab from telemetry passes the hidden coverage: %d", sim.focus)
+	}
+	press(sim, "tab")
+	if sim.focus != paneTelemetry {
+		t.Fatalf("tab from objects passes the hidden coverage: %d", sim.focus)
 	}
 }

@@ -139,6 +139,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if stt.Mismatch != "" {
 		say(st.Warn, "⚠ "+inert(stt.Mismatch))
 	}
+	for _, n := range notesLines(s) {
+		say(st.Warn, n)
+	}
 	if stt.LastError != "" && stt.DecodeErrors > 0 {
 		say(st.Bad, "last decode error: "+inert(stt.LastError))
 	}

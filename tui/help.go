@@ -34,6 +34,7 @@ func (m *Model) helpGroups() []helpGroup {
 	if m.paneShown(paneCoverage) {
 		panes = append(panes, k.Pane[5])
 	}
+	panes = append(panes, k.Pane[6], k.Pane[7])
 	view := []key.Binding{k.Pause, k.Recent, k.Group}
 	if m.snap != nil && m.snap.Views {
 		view = append(view, k.View)
@@ -56,6 +57,8 @@ func (m *Model) helpNotes() []string {
 		"a sampled method's time is the CPU time of the threads sampled in it.",
 		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching",
 		"began, contentions in progress included. m groups locks by class and site.",
+		"Telemetry: series \"X (1)\"…\"X (n)\" are one group (its sum, or most); enter shows",
+		"a series or group large, with its scale. Probes: the application's JFR events.",
 	}
 }
 
@@ -161,6 +164,9 @@ func (m *Model) footer() string {
 		items = []footerItem{{"↑↓", "scroll", true}, {"any key", "close", true}}
 	case m.detail != nil:
 		items = []footerItem{{"esc q", "back", true}, {"↑↓ pgup pgdn", "scroll", false}, {"?", "help", true}, {"space", "freeze", false}}
+	case m.focus == paneTelemetry:
+		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "chart", false}, {"/", "filter", false},
+			{"s < >", "sort", false}, {"space", "freeze", false}, {"q", "quit", true}}
 	case m.focus == paneGC:
 		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"space", "freeze", false}, {"+ -", "refresh", false}, {"q", "quit", true}}
 	default:

@@ -155,6 +155,9 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Enter):
 		if i := t.selected(d); i >= 0 {
 			m.detail = &detailView{kind: m.focus, key: d.ID(i)}
+			if tr, ok := d.(telemetryRows); ok {
+				m.detail.name = tr.e[i].name
+			}
 			return m, m.fetch(false)
 		}
 	}

@@ -34,6 +34,8 @@ func DefaultKeyMap() KeyMap {
 			k(w("4"), h("4", "GC")),
 			k(w("5"), h("5", "objects")),
 			k(w("6"), h("6", "coverage")),
+			k(w("7"), h("7", "telemetry")),
+			k(w("8"), h("8", "probes")),
 		},
 		Up:       k(w("up", "k"), h("↑ k", "up")),
 		Down:     k(w("down", "j"), h("↓ j", "down")),

@@ -16,13 +16,17 @@ import (
 func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	switch p {
 	case paneThreads:
-		return threadRows{s: s.Threads, deadlocked: deadlockedThreads(s)}
+		return newThreadRows(s)
 	case paneMethods:
 		return m.methodRows(s)
 	case paneObjects:
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
 	case paneCoverage:
 		return coverageRows{s: s.Coverage}
+	case paneTelemetry:
+		return telemetryRows{e: m.entries.of(s), ascii: m.cfg.ASCII}
+	case paneProbes:
+		return newProbeRows(s.Probes)
 	}
 	return monitorRows{s: s.Monitors, deadlocked: deadlockedMonitors(s)}
 }
@@ -83,9 +87,12 @@ func (m *Model) paneHeight() int {
 	if !l.grid {
 		return l.bodyH
 	}
-	top, bottom := m.gridRows(l.bodyH)
-	if m.focus == paneThreads || m.focus == paneMethods {
+	top, bottom, third := m.gridRows(l.bodyH)
+	switch m.focus {
+	case paneThreads, paneMethods:
 		return top
+	case paneTelemetry, paneProbes:
+		return third
 	}
 	return bottom
 }
@@ -163,26 +170,71 @@ func padLines(lines []string, h int) []string {
 	return lines[:h]
 }
 
+// tabBar names the panes, closer together on a narrow terminal, and by
+// their short names when even that is too wide (all eight at 80 columns).
 func (m *Model) tabBar() string {
-	var parts []string
-	for i, name := range paneNames {
-		if !m.paneShown(paneID(i)) {
-			continue
+	var line string
+	for _, names := range []*[numPanes]string{&paneNames, &paneShortNames} {
+		var parts []string
+		for i, name := range names {
+			if !m.paneShown(paneID(i)) {
+				continue
+			}
+			label := fmt.Sprintf("%d %s", i+1, name)
+			if paneID(i) == m.focus {
+				parts = append(parts, m.st.TabActive.Render(label))
+			} else {
+				parts = append(parts, m.st.Tab.Render(label))
+			}
 		}
-		label := fmt.Sprintf("%d %s", i+1, name)
-		if paneID(i) == m.focus {
-			parts = append(parts, m.st.TabActive.Render(label))
-		} else {
-			parts = append(parts, m.st.Tab.Render(label))
+		for _, sep := range []string{"   ", "  ", " "} {
+			if line = strings.Join(parts, sep); widthOf(line) <= m.width {
+				return line
+			}
 		}
 	}
-	return clip(strings.Join(parts, "   "), m.width)
+	return clip(line, m.width)
 }
 
-// gridRows shares the body's height between the two rows of panes by
-// what they hold: each row gets what it needs when both fit, else the
-// one that needs more gets more, neither less than a third.
-func (m *Model) gridRows(h int) (top, bottom int) {
+// hasThirdRow says whether the grid shows a third row of panes, the
+// telemetry and probes: when the source sends them, or one is focused.
+func (m *Model) hasThirdRow() bool {
+	if m.focus == paneTelemetry || m.focus == paneProbes {
+		return true
+	}
+	s := m.snap
+	return s != nil && (len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0 || len(s.Probes) > 0)
+}
+
+// gridRows shares the body's height between the rows of panes: the
+// telemetry's, when there is one, gets what it needs up to a third (its
+// charts scroll); the two others share the rest by what they hold.
+func (m *Model) gridRows(h int) (top, bottom, third int) {
+	if m.hasThirdRow() {
+		need := m.telemetryNeed(m.width - m.probesWidth())
+		if m.snap != nil && len(m.snap.Probes) > 0 {
+			need = max(need, 3+min(len(m.snap.Probes), 6))
+		}
+		third = min(max(need, 6), h/3)
+		h -= third
+	}
+	top, bottom = m.twoRows(h)
+	return top, bottom, third
+}
+
+// probesWidth is the width of the probes beside the telemetry in the
+// grid's third row: none when there are no probes.
+func (m *Model) probesWidth() int {
+	if m.snap == nil || len(m.snap.Probes) == 0 && m.focus != paneProbes {
+		return 0
+	}
+	return m.width / 3
+}
+
+// twoRows shares a height between the two first rows of panes by what
+// they hold: each row gets what it needs when both fit, else the one that
+// needs more gets more, neither less than a third.
+func (m *Model) twoRows(h int) (top, bottom int) {
 	need := func(panes ...paneID) int {
 		n := 0
 		for _, p := range panes {
@@ -225,25 +277,40 @@ func (m *Model) paneNeed(p paneID) int {
 	return 3 + max(m.rows(p, m.snap).Len(), 2)
 }
 
+// thirdRow draws the grid's third row: the telemetry, and the probes
+// beside it when there are any.
+func (m *Model) thirdRow(h int) []string {
+	pw := m.probesWidth()
+	if pw == 0 {
+		return m.pane(paneTelemetry, m.width, h)
+	}
+	return joinColumns(m.pane(paneTelemetry, m.width-pw, h), m.pane(paneProbes, pw, h))
+}
+
 func (m *Model) gridBody(h int) []string {
 	lw := m.width / 2
 	rw := m.width - lw
-	th, bh := m.gridRows(h)
+	th, bh, third := m.gridRows(h)
 	top := joinColumns(m.pane(paneThreads, lw, th), m.pane(paneMethods, rw, th))
-	if m.paneShown(paneCoverage) {
+	var bottom []string
+	switch {
+	case m.paneShown(paneCoverage):
 		// Coverage beside monitors, and objects beside GC.
 		mw, gw := lw/2, rw/2
 		left := joinColumns(m.pane(paneMonitors, mw, bh), m.pane(paneCoverage, lw-mw, bh))
-		return append(top, joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))...)
-	}
-	if m.snap != nil && m.snap.HasObjects {
+		bottom = joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+	case m.snap != nil && m.snap.HasObjects:
 		// Objects beside GC, under the methods.
 		gw := rw / 2
-		bottom := joinColumns(m.pane(paneMonitors, lw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
-		return append(top, bottom...)
+		bottom = joinColumns(m.pane(paneMonitors, lw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+	default:
+		bottom = joinColumns(m.pane(paneMonitors, lw, bh), m.pane(paneGC, rw, bh))
 	}
-	bottom := joinColumns(m.pane(paneMonitors, lw, bh), m.pane(paneGC, rw, bh))
-	return append(top, bottom...)
+	out := append(top, bottom...)
+	if third > 0 {
+		out = append(out, m.thirdRow(third)...)
+	}
+	return out
 }
 
 func joinColumns(a, b []string) []string {
@@ -275,6 +342,11 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		body = noObjects(&m.st)
 	case p == paneCoverage && len(m.snap.Coverage) == 0:
 		body = noCoverage(&m.st)
+	case p == paneTelemetry:
+		body = m.renderTelemetry(innerW, innerH, focused)
+		title = telemetryTitle(m.snap, t, len(m.entries.of(m.snap)), m.filters[p])
+	case p == paneProbes && len(m.snap.Probes) == 0:
+		body = noProbes(&m.st)
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
@@ -282,12 +354,16 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			body = append(body[:min(len(body), 1)], why...)
 		}
 		switch p {
+		case paneThreads:
+			title += virtualTitle(m.snap)
 		case paneMethods:
 			title = methodsViewTitle(m.snap, m.sampler, true)
 		case paneObjects:
 			title = objectsTitle(m.snap)
 		case paneCoverage:
 			title = coverageTitle(m.snap)
+		case paneProbes:
+			title = "Probes · since the start"
 		}
 		title += tableTitle(t, d.Len(), m.filters[p])
 	}
@@ -347,7 +423,15 @@ func frame(title string, body []string, w, h int, focused bool, st *Styles, asci
 
 func (m *Model) detailBody(h int) []string {
 	d := m.detail
-	lines := wrapLines(detailLines(d.kind, d.key, m.snap, &m.st), m.width-2)
+	var lines []string
+	if d.kind == paneTelemetry {
+		lines = []string{m.st.Muted.Render("this series is no longer listed")}
+		if e := entryByID(m.snap, d.key); e != nil {
+			lines = telemetryDetail(e, m.width-2, h-2, &m.st, m.cfg.ASCII, m.snap.TelemetryWindow)
+		}
+	} else {
+		lines = wrapLines(detailLines(d.kind, d.key, m.snap, &m.st), m.width-2)
+	}
 	d.offset = min(d.offset, max(len(lines)-(h-2), 0))
 	body := lines[d.offset:]
 	title := "Drill-in: " + paneNames[d.kind]

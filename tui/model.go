@@ -74,12 +74,14 @@ type Model struct {
 	filterPrev  string
 	filters     [numPanes]string
 
-	cache [numPanes]paneCache
+	cache   [numPanes]paneCache
+	entries entriesCache // the telemetry's, of the snapshot shown
 }
 
 type detailView struct {
 	kind   paneID
 	key    int64
+	name   string // a telemetry entry's: the series (or group) whose older points the query asks for
 	offset int
 }
 
@@ -120,6 +122,10 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 			paneMonitors: newTable(monitorCols, 6),
 			paneObjects:  newTable(objectCols, 1),
 			paneCoverage: newTable(coverageCols, 0),
+			// Telemetry in the order the source declared its series;
+			// probes by total time.
+			paneTelemetry: newTable(telemetryCols, 0),
+			paneProbes:    newTable(probeCols, 3),
 		},
 	}
 	m.filterInput = textinput.New()
@@ -159,6 +165,8 @@ func (m *Model) query() state.Query {
 			q.StackOf = d.key >> 12
 		case paneMethods:
 			q.CallersOf = int32(d.key)
+		case paneTelemetry:
+			q.Telemetry = d.name
 		}
 	}
 	return q

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -173,6 +174,50 @@ func TestGoldenScreens(t *testing.T) {
 	}
 }
 
+var (
+	longRunOnce sync.Once
+	longRun     *state.Aggregator
+)
+
+// longRunModel is a model of w×h cells over a minute and a half of the
+// simulated service, so that its series have something to chart.
+func longRunModel(t *testing.T, w, h int, ascii bool) (*Model, *state.Aggregator) {
+	longRunOnce.Do(func() { longRun = simulated(t, 1_800_000) })
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark, ASCII: ascii}, &fakeSource{st: streamingStatus()}, longRun)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	deliver(m, longRun)
+	return m, longRun
+}
+
+// The telemetry and the probes: one line per series on a small terminal,
+// charts on a large one (braille, or ASCII), a series and a group large,
+// the probes table and a row's hot spots.
+func TestTelemetryGoldenScreens(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		w, h  int
+		ascii bool
+		keys  []string
+	}{
+		{"telemetry-80x24", 80, 24, false, []string{"7"}},
+		{"telemetry-200x60", 200, 60, false, []string{"7"}},
+		{"telemetry-ascii-200x60", 200, 60, true, []string{"7"}},
+		{"telemetry-series-drill-in-80x24", 80, 24, false, []string{"7", "/", "P", "r", "o", "c", "e", "s", "s", " ", "C", "P", "U", "enter", "enter"}},
+		{"telemetry-group-drill-in-200x60", 200, 60, false, []string{"7", "/", "i", "n", " ", "N", "o", "n", "enter", "enter"}},
+		{"probes-80x24", 80, 24, false, []string{"8"}},
+		{"probe-drill-in-80x24", 80, 24, false, []string{"8", "enter"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, agg := longRunModel(t, tc.w, tc.h, tc.ascii)
+			press(m, tc.keys...)
+			deliver(m, agg)
+			screen := m.View().Content
+			checkFrame(t, screen, tc.w, tc.h)
+			golden(t, tc.name, screen)
+		})
+	}
+}
+
 func TestKeyBindings(t *testing.T) {
 	m, agg, _ := newTestModel(t, 80, 24)
 	if m.focus != paneThreads {
@@ -182,7 +227,7 @@ func TestKeyBindings(t *testing.T) {
 	if m.focus != paneMethods {
 		t.Fatalf("tab: focus %d", m.focus)
 	}
-	press(m, "shift+tab", "shift+tab", "shift+tab")
+	press(m, "shift+tab", "shift+tab", "shift+tab", "shift+tab", "shift+tab")
 	if m.focus != paneGC {
 		t.Fatalf("shift+tab: focus %d", m.focus)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/proftop/proftop/state"
 )
 
-// paneID names the four panes.
+// paneID names the panes.
 type paneID int
 
 const (
@@ -19,10 +19,15 @@ const (
 	paneGC
 	paneObjects
 	paneCoverage
+	paneTelemetry
+	paneProbes
 	numPanes
 )
 
-var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage"}
+var paneNames = [numPanes]string{"Threads", "Hot methods", "Monitors", "GC", "Objects", "Coverage", "Telemetry", "Probes"}
+
+// paneShortNames are the tab bar's when the names do not fit.
+var paneShortNames = [numPanes]string{"Threads", "Methods", "Monitors", "GC", "Objects", "Coverage", "Telemetry", "Probes"}
 
 // --- threads ---
 
@@ -40,19 +45,48 @@ var threadCols = []column{
 	{title: "STARTED", width: 8, right: true, asc: true, drop: 6, name: "start"},
 }
 
+// threadRows are the platform threads, then the rows of virtual threads
+// (virtual.go).
 type threadRows struct {
 	s          []state.Thread
+	groups     []state.VirtualGroup
 	deadlocked map[int64]bool
 }
 
-func (r threadRows) Len() int       { return len(r.s) }
-func (r threadRows) ID(i int) int64 { return threadKey(&r.s[i]) }
+func newThreadRows(s *state.Snapshot) threadRows {
+	return threadRows{s: s.Threads, groups: s.VirtualGroups, deadlocked: deadlockedThreads(s)}
+}
+
+func (r threadRows) Len() int { return len(r.s) + len(r.groups) }
+
+// group is row i's virtual threads, nil for a platform thread's row.
+func (r threadRows) group(i int) *state.VirtualGroup {
+	if i < len(r.s) {
+		return nil
+	}
+	return &r.groups[i-len(r.s)]
+}
+
+func (r threadRows) ID(i int) int64 {
+	if g := r.group(i); g != nil {
+		return g.ID
+	}
+	return threadKey(&r.s[i])
+}
 
 // Name is what the filter matches: the name, the state, the class of the
-// lock it waits for and the method it is in ("/blocked", "/ReentrantLock").
+// lock it waits for and the method it is in ("/blocked", "/ReentrantLock",
+// "/virtual").
 func (r threadRows) Name(i int) string {
+	if g := r.group(i); g != nil {
+		return groupName(g)
+	}
 	t := &r.s[i]
-	return t.Name + "\x00" + t.State.String() + "\x00" + t.LockClass + "\x00" + t.Method
+	name := t.Name + "\x00" + t.State.String() + "\x00" + t.LockClass + "\x00" + t.Method
+	if t.VirtualCarrier {
+		name += "\x00carrier"
+	}
+	return name
 }
 
 // stateLabel is a state in the table's ten cells.
@@ -64,6 +98,9 @@ func stateLabel(s state.ThreadState) string {
 }
 
 func (r threadRows) Cell(i, col int) string {
+	if g := r.group(i); g != nil {
+		return groupCell(g, col)
+	}
 	t := &r.s[i]
 	switch col {
 	case 0:
@@ -88,6 +125,9 @@ func (r threadRows) Cell(i, col int) string {
 	case 8:
 		return count(t.Contentions)
 	case 9:
+		if t.VirtualMounted != 0 {
+			return inert(carrierText(t))
+		}
 		return inert(t.Method)
 	case 10:
 		if t.Started == 0 {
@@ -99,6 +139,9 @@ func (r threadRows) Cell(i, col int) string {
 }
 
 func (r threadRows) Num(i, col int) int64 {
+	if g := r.group(i); g != nil {
+		return groupNum(g, col)
+	}
 	t := &r.s[i]
 	switch col {
 	case 0:
@@ -121,14 +164,17 @@ func (r threadRows) Num(i, col int) int64 {
 
 // NumKeys hands over every row's sort key at once (see bulkKeys).
 func (r threadRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
-	for i := range r.s {
-		ids = append(ids, threadKey(&r.s[i]))
+	for i := range r.Len() {
+		ids = append(ids, r.ID(i))
 		keys = append(keys, r.Num(i, col))
 	}
 	return ids, keys
 }
 
 func (r threadRows) Text(i, col int) string {
+	if g := r.group(i); g != nil {
+		return groupText(g, col)
+	}
 	t := &r.s[i]
 	switch col {
 	case 1:
@@ -142,6 +188,14 @@ func (r threadRows) Text(i, col int) string {
 }
 
 func (r threadRows) Kind(i int) rowKind {
+	if g := r.group(i); g != nil {
+		for _, t := range g.Threads {
+			if r.deadlocked[t.ID] {
+				return rowAlert
+			}
+		}
+		return rowNormal
+	}
 	switch {
 	case r.deadlocked[r.s[i].ID] && r.s[i].State != state.ThreadEnded:
 		return rowAlert
@@ -154,6 +208,9 @@ func (r threadRows) Kind(i int) rowKind {
 func (r threadRows) CellStyle(i, col int) cellHint {
 	if col != 3 {
 		return hintNone
+	}
+	if g := r.group(i); g != nil {
+		return groupHint(g)
 	}
 	return stateHint(r.s[i].State)
 }
@@ -383,7 +440,7 @@ func (r monitorRows) Kind(i int) rowKind {
 	switch {
 	case r.deadlocked[m.Object]:
 		return rowAlert
-	case m.Owner == 0 && len(m.Waiters) == 0:
+	case m.Owner == 0 && len(m.Waiters) == 0 && m.VirtualWaiters == 0:
 		return rowDim
 	}
 	return rowNormal
@@ -399,13 +456,20 @@ func (r monitorRows) CellStyle(i, col int) cellHint {
 // monitorName is a lock's name on screen (state.MonitorName).
 func monitorName(m *state.Monitor) string { return state.MonitorName(m) }
 
+// blockedCount counts the threads contending for a lock now, virtual
+// ones counted only in groups included.
 func blockedCount(m *state.Monitor) (n int) {
 	for _, w := range m.Waiters {
 		if !w.Waiting {
 			n++
 		}
 	}
-	return n
+	return n + int(m.VirtualUnlistedBlocked)
+}
+
+// waitingCount counts the threads waiting on a lock now.
+func waitingCount(m *state.Monitor) int {
+	return len(m.Waiters) + int(m.VirtualUnlistedBlocked+m.VirtualUnlistedWaiting) - blockedCount(m)
 }
 
 func (r monitorRows) Cell(i, col int) string {
@@ -419,9 +483,9 @@ func (r monitorRows) Cell(i, col int) string {
 		}
 		return inert(m.OwnerName)
 	case 2:
-		return strconv.Itoa(blockedCount(m))
+		return count4(int64(blockedCount(m)))
 	case 3:
-		return strconv.Itoa(len(m.Waiters) - blockedCount(m))
+		return count4(int64(waitingCount(m)))
 	case 4:
 		return count(m.Enters)
 	case 5:
@@ -442,7 +506,7 @@ func (r monitorRows) Num(i, col int) int64 {
 	case 2:
 		return int64(blockedCount(m))
 	case 3:
-		return int64(len(m.Waiters) - blockedCount(m))
+		return int64(waitingCount(m))
 	case 4:
 		return m.Enters
 	case 5:

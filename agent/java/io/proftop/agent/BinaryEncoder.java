@@ -329,7 +329,7 @@ final class BinaryEncoder extends TraceEncoder {
 
     @Override
     void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass, long lockOwner,
-            long cpuTime, List<Frame> stack) {
+            long cpuTime, List<Frame> stack, long carrier, String threadName, String container) {
         begin(1101);
         i64(threadId);
         i64(time);
@@ -339,6 +339,77 @@ final class BinaryEncoder extends TraceEncoder {
         str(lockClass);
         i64(lockOwner);
         i64(cpuTime);
+        stack(stack);
+        // The attributes 1.2 appended, up to the last one not at its
+        // default: a platform thread's message stays as 1.1 wrote it.
+        boolean named = threadName != null && !threadName.isEmpty();
+        boolean contained = container != null && !container.isEmpty();
+        if (carrier != 0 || named || contained) {
+            i64(carrier);
+        }
+        if (named || contained) {
+            str(threadName);
+        }
+        if (contained) {
+            str(container);
+        }
+        end();
+    }
+
+    @Override
+    void threadGroup(long time, String container, String state, int flags, long lockObj, String lockClass, long lockOwner,
+            long count, String site, List<Frame> stack) {
+        begin(1140);
+        i64(time);
+        str(container);
+        str(state);
+        i32(flags);
+        i64(lockObj);
+        str(lockClass);
+        i64(lockOwner);
+        i64(count);
+        str(site);
+        stack(stack);
+        end();
+    }
+
+    @Override
+    void virtualThreads(long time, long count, long started, long ended, int flags, long listedAt, int listed, int groups,
+            long cost, long period) {
+        begin(1141);
+        i64(time);
+        i64(count);
+        i64(started);
+        i64(ended);
+        i32(flags);
+        i64(listedAt);
+        i32(listed);
+        i32(groups);
+        i64(cost);
+        i64(period);
+        end();
+    }
+
+    @Override
+    void sourceNote(long time, String topic, int level, String text) {
+        begin(1142);
+        i64(time);
+        str(topic);
+        i32(level);
+        str(text);
+        end();
+    }
+
+    @Override
+    void virtualPinned(long threadId, long time, long duration, long carrier, String reason, String operation,
+            List<Frame> stack) {
+        begin(1143);
+        i64(threadId);
+        i64(time);
+        i64(duration);
+        i64(carrier);
+        str(reason);
+        str(operation);
         stack(stack);
         end();
     }
@@ -375,6 +446,13 @@ final class BinaryEncoder extends TraceEncoder {
         i64(usedBefore);
         i64(usedAfter);
         i64(committed);
+        end();
+    }
+
+    @Override
+    void custom(String body) {
+        begin(1041);
+        str(body);
         end();
     }
 

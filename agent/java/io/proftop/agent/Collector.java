@@ -37,7 +37,9 @@ import jdk.jfr.consumer.RecordingStream;
  * trace is a sequence.
  */
 final class Collector {
-    static final String VERSION = "1.1";
+    static final String VERSION = "1.2";
+    /** The thread group of the JDK's carrier threads of virtual threads. */
+    static final String CARRIER_GROUP = "CarrierThreads";
     /**
      * How often, between polls, the threads the latest poll found held up by
      * a lock are looked at again: each look that JFR's record of the same
@@ -75,7 +77,12 @@ final class Collector {
     private final Sampler sampler;
     private final Contentions contentions;
     private final MemoryWatcher memory = new MemoryWatcher();
+    private final VirtualThreads virtual; // null before JDK 21
+    // Carrier threads (of virtual threads), known by their thread group when first seen.
+    private final Set<Long> carriers = new HashSet<>();
     private final Allocations allocations = new Allocations();
+    // The JVM's series and the application's the client chose (Telemetry): declared once a stream.
+    private final Telemetry telemetry = new Telemetry();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
     private final Set<Long> announced = new HashSet<>();
@@ -103,6 +110,16 @@ final class Collector {
         this.names = new Names(enc);
         this.sampler = new Sampler(opts.samplePeriod().toNanos());
         this.contentions = new Contentions(opts, enc, names);
+        this.virtual = virtualThreads();
+    }
+
+    /** What watches the virtual threads: nothing before JDK 21, or in a JVM without the jdk.management module. */
+    private VirtualThreads virtualThreads() {
+        try {
+            return VirtualThreads.supported() ? new VirtualThreads(opts, enc, contentions, this::emit) : null;
+        } catch (LinkageError e) {
+            return null;
+        }
     }
 
     static long nanos(Instant t) {
@@ -137,6 +154,7 @@ final class Collector {
                     enc.threadState(s.id(), p.from(), s.state(), s.flags(), s.lock(), s.lockClass(), s.owner(), s.cpu(), s.stack());
                 }
                 new MemoryWatcher().report(now(), enc, false);
+                new Telemetry().report(now(), new Telemetry().read(), enc);
                 Class.forName("jdk.jfr.consumer.RecordingStream");
             } catch (Throwable t) {
                 // only a head start: the first poll does it all again
@@ -167,6 +185,7 @@ final class Collector {
         }
         hookShutdown(this);
         memory.start();
+        telemetry.start();
         pollNow();
         scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "proftop-poll"));
         long every = opts.poll().toMillis();
@@ -174,6 +193,9 @@ final class Collector {
         // samples, so that hot methods show within a second of attaching.
         scheduler.scheduleAtFixedRate(this::tick, Math.min(every / 2, 300), every, TimeUnit.MILLISECONDS);
         ownSampling = scheduler.scheduleWithFixedDelay(this::sampleOwn, OWN_SAMPLING_MS, OWN_SAMPLING_MS, TimeUnit.MILLISECONDS);
+        if (virtual != null) {
+            virtual.start();
+        }
         scheduler.scheduleWithFixedDelay(this::witness, WITNESS_MS, WITNESS_MS, TimeUnit.MILLISECONDS);
         prepare();
         jfrThread = daemon(this::runRecording, "proftop-jfr");
@@ -185,11 +207,21 @@ final class Collector {
         RecordingStream rs = new RecordingStream();
         try {
             contentions.enable(rs, this::handle);
+            telemetry.enable(rs, this::handle);
             rs.enable("jdk.ThreadStart");
             rs.enable("jdk.ThreadEnd");
             rs.enable("jdk.GarbageCollection");
-            rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
-            rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
+            if (virtual != null) {
+                virtual.enable(rs, this::handle);
+            }
+            if (Sampler.cpuTimeSampling()) {
+                // JDK 25 on Linux: samples taken by CPU time spent, Java and native code alike.
+                rs.enable(Sampler.CPU_TIME_SAMPLE).with("throttle", opts.samplePeriod().toMillis() + "ms").withStackTrace();
+                rs.onEvent(Sampler.CPU_TIME_SAMPLE, e -> handle(() -> onSample(e)));
+            } else {
+                rs.enable("jdk.ExecutionSample").withPeriod(opts.samplePeriod());
+                rs.enable("jdk.NativeMethodSample").withPeriod(opts.samplePeriod());
+            }
             allocations.enable(rs);
             rs.onEvent("jdk.ThreadStart", e -> handle(() -> onThreadStart(e)));
             rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
@@ -223,6 +255,9 @@ final class Collector {
         synchronized (lock) {
             stopped = true;
         }
+        if (virtual != null) {
+            virtual.stop();
+        }
         if (scheduler != null) {
             scheduler.shutdownNow();
             try {
@@ -232,6 +267,7 @@ final class Collector {
             }
             scheduler = null;
         }
+        telemetry.stop();
         if (stream != null) {
             stream.close();
             stream = null;
@@ -282,6 +318,7 @@ final class Collector {
         }
         heldUp = held;
         Map<Long, String> groups = groupsOfNew(p);
+        Telemetry.Reading reading = telemetry.read();
         synchronized (lock) {
             if (stopped) {
                 return;
@@ -292,18 +329,28 @@ final class Collector {
             long started = polled ? at : 0;
             polled = true;
             Set<Long> seen = new HashSet<>();
-            for (ThreadPoller.Seen s : p.threads()) {
+            for (ThreadPoller.Seen polledAs : p.threads()) {
+                ThreadPoller.Seen s = virtual == null ? polledAs : virtual.corrected(polledAs);
                 seen.add(s.id());
-                announce(s.id(), s.name(), groups.getOrDefault(s.id(), ""), started);
+                String group = groups.getOrDefault(s.id(), "");
+                if (group.equals(CARRIER_GROUP) || s.carries() != 0) {
+                    carriers.add(s.id());
+                }
+                announce(s.id(), s.name(), group, started);
                 List<TraceEncoder.Frame> last = lastStack.get(s.id());
                 boolean same = last != null && last.equals(s.stack());
                 if (!same) {
                     lastStack.put(s.id(), s.stack());
                 }
-                enc.threadState(s.id(), at, s.state(), s.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0), s.lock(),
-                        s.lockClass(), s.owner(), s.cpu(), same ? List.of() : s.stack());
+                int flags = s.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0)
+                        | (carriers.contains(s.id()) ? ThreadPoller.CARRIER : 0);
+                enc.threadState(s.id(), at, s.state(), flags, s.lock(), s.lockClass(), s.owner(), s.cpu(),
+                        same ? List.of() : s.stack(), s.carries(), "", "");
             }
             enc.threadPoll(at, p.threads().size(), 1);
+            if (virtual != null) {
+                virtual.report(at);
+            }
             for (long id : announced.toArray(Long[]::new)) {
                 if (!seen.contains(id)) {
                     end(id, at);
@@ -313,11 +360,27 @@ final class Collector {
             contentions.mark();
             contentions.polled(p);
             contentions.release(now, false);
-            sampler.polled(p);
+            sampler.polled(p, carriers);
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
+            telemetry.report(now, reading, enc);
             flushLocked();
         }
+    }
+
+    /** The application's series and probes for the next start (ControllerServer's chooseTelemetry). */
+    void choose(TelemetryChoice c) {
+        synchronized (lock) {
+            telemetry.choose(c);
+        }
+    }
+
+    /** Runs r under the lock unless the run was stopped, and sends what it encoded at once. */
+    private void emit(Runnable r) {
+        handle(() -> {
+            r.run();
+            flushLocked();
+        });
     }
 
     /** Looks again at the threads the latest poll found held up by a lock. */
@@ -492,15 +555,20 @@ final class Collector {
         return out;
     }
 
+    /** A stack sample: JFR's execution or native sample, or (JDK 25) its CPU-time sample. */
     private void onSample(RecordedEvent e) {
-        RecordedThread t = e.getThread("sampledThread");
+        RecordedThread t = e.getThread(e.hasField("sampledThread") ? "sampledThread" : "eventThread");
         if (t == null || own(t.getJavaName()) || e.getStackTrace() == null) {
             return;
         }
         long time = nanos(e.getStartTime());
         contentions.reached(time);
-        announce(t.getJavaThreadId(), t.getJavaName(), groupOf(t), time);
-        sampler.jfrSample(t.getJavaThreadId(), time, frames(e.getStackTrace()));
+        boolean isVirtual = VirtualThreads.isVirtual(t);
+        if (!isVirtual) {
+            // A virtual thread is no thread of the poll's: its samples count for their methods only.
+            announce(t.getJavaThreadId(), t.getJavaName(), groupOf(t), time);
+        }
+        sampler.jfrSample(t.getJavaThreadId(), time, frames(e.getStackTrace()), isVirtual);
     }
 
     private void onThreadStart(RecordedEvent e) {
@@ -533,6 +601,7 @@ final class Collector {
         if (!announced.remove(id)) {
             return;
         }
+        carriers.remove(id);
         lastStack.remove(id);
         ended.put(id, Boolean.TRUE);
         contentions.ended(id);

@@ -39,10 +39,25 @@ public final class Conformance {
                 77_000_000L, stack);
         e.threadState(1, t + 13, "running", 1, 0, "", 0, -1, List.of());
         e.threadPoll(t + 13, 2, 1);
+        e.threadState(100031, t + 13, "blocked", 16 | 128 | 64, 0x5678L, "java.lang.Object", 23, -1, stack, 25, "vt \"1\"",
+                "java.util.concurrent.ThreadPerTaskExecutor@5b6f7412");
+        e.threadGroup(t + 13, "<root>", "parked", 16, 0x9abcL, "java.util.concurrent.CountDownLatch$Sync", 0, 3120,
+                "com.acme.OrderService.await", stack);
+        e.virtualThreads(t + 13, 3121, 5000, 1879, 3, t + 13, 1, 1, 12_000_000L, 1_000_000_000L);
+        e.sourceNote(t + 13, "virtual-threads", 1, "listed every 42 s <&>");
+        e.virtualPinned(100031, t + 13, 25_000_000L, 25, "Native or VM frame on stack", "Object.wait", stack);
         e.memoryPool(t + 14, "G1 Eden Space", true, 1L << 20, 1L << 24, -1);
         e.collection(t + 15, "G1 Young Generation", "G1 Evacuation Pause", 4_500_000L, 300L << 20, 100L << 20, 1L << 30);
         e.gcTotals(t + 15, "G1 Young Generation", 12, 81_000_000L);
         e.allocation(t + 15, "byte[]", -1, 3L << 20);
+        e.custom(Convention.series(t + 17, 1, "Live threads", Convention.PLAIN, 1));
+        e.custom(Convention.series(t + 17, 2, "HeapMemoryUsage.used (java.lang:type=Memory) <&\"'>+~*% Ж線", Convention.BYTES, 1000));
+        e.custom(Convention.value(t + 17, 1, 42));
+        e.custom(Convention.value(t + 17, 2, -7));
+        e.custom(Convention.problem(t + 18, "jmx:a:type=B:C", "no MBean named a:type=B"));
+        e.custom(Convention.problem(t + 19, "jmx:a:type=B:C", ""));
+        e.custom(Convention.probe(t + 20, "jfr:bank.Transfer#state", "RUNNING", 3, 4_500_000L, 2_000_000L, stack));
+        e.custom("com.acme.shop");
         e.threadEnd(23, t + 11);
         e.runtimeShutdown(t + 16);
     }

@@ -187,6 +187,9 @@ final class Contentions {
             return;
         }
         RecordedClass cls = e.getClass("monitorClass");
+        if (cls != null && cls.getName().equals(ThreadPoller.VIRTUAL_THREAD_CLASS)) {
+            return; // the JDK's own mounting of a virtual thread, not the application's lock
+        }
         long extra;
         if (waiting) {
             extra = e.getLong("timeout");
@@ -202,6 +205,9 @@ final class Contentions {
         RecordedClass cls = e.getClass("parkedClass");
         if (t == null || cls == null || Collector.own(t.getJavaName())) {
             return; // a park on nothing (LockSupport.parkNanos(null)) is a sleep
+        }
+        if (cls.getName().equals(ThreadPoller.VIRTUAL_THREAD_CLASS)) {
+            return; // a carrier waiting for the virtual thread it runs, not the application's lock
         }
         long timeout = e.getLong("timeout");
         take(t, Space.OBJECT, !isLock(cls.getName()), e, cls.getName(), timeout > 0 ? timeout / 1_000_000 : 0);

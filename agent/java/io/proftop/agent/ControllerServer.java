@@ -163,6 +163,8 @@ final class ControllerServer {
         // The stream of this attachment: its encoder and the names it has
         // sent live on across stop and start, until detach or a new attach.
         private Collector collector;
+        // The application's series and probes the client chose (TelemetryChoice).
+        private TelemetryChoice telemetry = TelemetryChoice.NONE;
 
         Session(Socket socket, boolean holdsPlace) {
             this.socket = socket;
@@ -269,7 +271,7 @@ final class ControllerServer {
                 return;
             }
             boolean agentCommand = switch (c.name()) {
-                case "setOutputFormat", "startMonitoring", "stopMonitoring", "detach" -> true;
+                case "setOutputFormat", "startMonitoring", "stopMonitoring", "detach", "chooseTelemetry" -> true;
                 default -> false;
             };
             if (agentCommand && !attached) {
@@ -289,6 +291,7 @@ final class ControllerServer {
                     attached = true;
                     format = "xml";
                     collector = null;
+                    telemetry = TelemetryChoice.NONE;
                     reply(c, "<attached agentId=\"" + AGENT_ID + "\"></attached>");
                 }
                 case "setOutputFormat" -> {
@@ -302,6 +305,14 @@ final class ControllerServer {
                     }
                 }
                 case "startMonitoring" -> startMonitoring(c);
+                case "chooseTelemetry" -> {
+                    if (monitoring) {
+                        reply(c, Wire.error("BAD_REQUEST", "monitoring has started: choose the telemetry before startMonitoring (or stop first)"));
+                    } else {
+                        telemetry = TelemetryChoice.parse(c.body());
+                        reply(c, telemetry.reply);
+                    }
+                }
                 case "stopMonitoring" -> {
                     stopMonitoring();
                     reply(c, "<monitoringStopped></monitoringStopped>");
@@ -346,6 +357,7 @@ final class ControllerServer {
                 }, why -> outbox.close("monitoring failed: " + why));
             }
             monitoring = true;
+            collector.choose(telemetry);
             try {
                 collector.start();
             } catch (RuntimeException | Error e) {

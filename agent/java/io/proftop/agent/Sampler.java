@@ -2,9 +2,14 @@ package io.proftop.agent;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+
+import jdk.jfr.EventType;
+import jdk.jfr.FlightRecorder;
 
 /**
  * Where threads spend their CPU: stack samples weighted by measured CPU
@@ -20,6 +25,16 @@ import java.util.Map;
  * Until JFR's first sample arrives (starting JFR takes a second or more),
  * the agent samples stacks itself, ten times a second: hot methods show
  * within a second of attaching.
+ *
+ * Virtual threads have no CPU time of their own: their carriers' is theirs.
+ * JFR samples name the virtual thread a carrier runs, not the carrier; so
+ * the carriers and the virtual threads are one pool, whose measured CPU
+ * time (the carriers') is shared among all their samples.
+ *
+ * On JDK 25 under Linux, JFR samples by CPU time (jdk.CPUTimeSample): a
+ * thread is sampled where it spends CPU, in Java or native code, and never
+ * while it waits in native code (a socket read), which execution and
+ * native samples cannot tell apart. The agent uses it there.
  */
 final class Sampler {
     /** The samples kept per thread awaiting their interval: beyond, the oldest go. */
@@ -32,10 +47,31 @@ final class Sampler {
     private record Taken(long time, List<TraceEncoder.Frame> stack) {}
 
     /** What a poll read of the threads: CPU times, and the stacks of those that ran. */
-    private record Mark(long at, Map<Long, Long> cpu, Map<Long, List<TraceEncoder.Frame>> running) {}
+    private record Mark(long at, Map<Long, Long> cpu, Map<Long, List<TraceEncoder.Frame>> running, Set<Long> carriers) {}
+
+    /** JFR's CPU-time sample (JDK 25, Linux). */
+    static final String CPU_TIME_SAMPLE = "jdk.CPUTimeSample";
+
+    /** Whether JFR samples by CPU time here: JDK 25 and later, on Linux. */
+    static boolean cpuTimeSampling() {
+        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+            return false;
+        }
+        try {
+            for (EventType t : FlightRecorder.getFlightRecorder().getEventTypes()) {
+                if (t.getName().equals(CPU_TIME_SAMPLE)) {
+                    return true;
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            // no JFR: the recording fails to start and says why
+        }
+        return false;
+    }
 
     private final long period; // ns, JFR's sampling period: the weight of a sample when no CPU time is known
     private final Map<Long, ArrayDeque<Taken>> pending = new HashMap<>();
+    private final Set<Long> virtualPending = new HashSet<>(); // the threads of pending that are virtual
     private final ArrayDeque<Mark> marks = new ArrayDeque<>();
     private Mark attributed; // the last poll whose interval was charged
     private boolean jfrSampling; // JFR's samples have begun
@@ -49,11 +85,13 @@ final class Sampler {
         return jfrSampling;
     }
 
-    /** A sample JFR took. */
-    void jfrSample(long thread, long time, List<TraceEncoder.Frame> stack) {
+    /** A sample JFR took, of a platform or a virtual thread. */
+    void jfrSample(long thread, long time, List<TraceEncoder.Frame> stack, boolean virtual) {
         jfrSampling = true;
         jfrReached = Math.max(jfrReached, time);
-        add(thread, time, stack);
+        if (add(thread, time, stack) && virtual) {
+            virtualPending.add(thread);
+        }
     }
 
     /** A sample of the agent's own, taken while JFR's have not begun. */
@@ -63,19 +101,20 @@ final class Sampler {
         }
     }
 
-    private void add(long thread, long time, List<TraceEncoder.Frame> stack) {
+    private boolean add(long thread, long time, List<TraceEncoder.Frame> stack) {
         if (stack.isEmpty() || attributed != null && time <= attributed.at) {
-            return; // its interval was charged already
+            return false; // its interval was charged already
         }
         ArrayDeque<Taken> q = pending.computeIfAbsent(thread, k -> new ArrayDeque<>());
         if (q.size() >= MAX_PENDING) {
             q.pollFirst();
         }
         q.addLast(new Taken(time, stack));
+        return true;
     }
 
-    /** A poll happened: its CPU times close an interval. */
-    void polled(ThreadPoller.Poll p) {
+    /** A poll happened: its CPU times close an interval. carriers are the carrier threads of virtual threads. */
+    void polled(ThreadPoller.Poll p, Set<Long> carriers) {
         Map<Long, Long> cpu = new HashMap<>();
         Map<Long, List<TraceEncoder.Frame>> running = new HashMap<>();
         for (ThreadPoller.Seen s : p.threads()) {
@@ -86,7 +125,7 @@ final class Sampler {
                 running.put(s.id(), s.stack());
             }
         }
-        Mark m = new Mark(p.cpuAt(), cpu, running);
+        Mark m = new Mark(p.cpuAt(), cpu, running, Set.copyOf(carriers));
         if (attributed == null) {
             attributed = m; // the baseline: CPU before it was not watched
             return;
@@ -120,20 +159,100 @@ final class Sampler {
             Map.Entry<Long, ArrayDeque<Taken>> e = it.next();
             if (e.getValue().isEmpty()) {
                 it.remove();
+                virtualPending.remove(e.getKey());
             }
+        }
+        Set<Long> pool = new HashSet<>(to.carriers());
+        pool.addAll(virtualPending);
+        if (!pool.isEmpty()) {
+            chargePool(pool, from, to, enc);
         }
         for (Map.Entry<Long, Long> e : to.cpu().entrySet()) {
             long thread = e.getKey();
+            if (pool.contains(thread)) {
+                continue;
+            }
             Long before = from.cpu().get(thread);
             long spent = before == null ? -1 : e.getValue() - before;
             chargeThread(thread, from.at(), to, spent, enc);
         }
         // Threads with samples but no CPU reading (it started and ended in between).
         for (Long thread : pending.keySet().toArray(new Long[0])) {
-            if (!to.cpu().containsKey(thread)) {
+            if (!to.cpu().containsKey(thread) && !pool.contains(thread)) {
                 chargeThread(thread, from.at(), to, -1, enc);
             }
         }
+    }
+
+    /**
+     * Charges the carriers' CPU time over the interval to the samples of
+     * the carriers and of the virtual threads they ran, equally.
+     */
+    private void chargePool(Set<Long> pool, Mark from, Mark to, TraceEncoder enc) {
+        long spent = 0;
+        boolean measured = false;
+        Map<Long, Long> spentBy = new HashMap<>();
+        for (long c : to.carriers()) {
+            Long before = from.cpu().get(c);
+            Long after = to.cpu().get(c);
+            if (before != null && after != null) {
+                long d = Math.max(after - before, 0);
+                spentBy.put(c, d);
+                spent += d;
+                measured = true;
+            }
+        }
+        Map<Long, Map<List<TraceEncoder.Frame>, long[]>> byThread = new HashMap<>();
+        long n = 0;
+        for (long thread : pool) {
+            Map<List<TraceEncoder.Frame>, long[]> byStack = new HashMap<>();
+            n += take(thread, from.at(), to.at(), byStack);
+            if (!byStack.isEmpty()) {
+                byThread.put(thread, byStack);
+            }
+        }
+        if (n == 0) {
+            // No sample: each carrier is charged at the stack the poll saw.
+            for (Map.Entry<Long, Long> e : spentBy.entrySet()) {
+                List<TraceEncoder.Frame> seen = to.running().get(e.getKey());
+                if (e.getValue() > 0 && seen != null && !seen.isEmpty()) {
+                    enc.sample(e.getKey(), to.at(), 1, e.getValue(), seen);
+                }
+            }
+            return;
+        }
+        long left = spent;
+        long samplesLeft = n;
+        for (Map.Entry<Long, Map<List<TraceEncoder.Frame>, long[]>> t : byThread.entrySet()) {
+            for (Map.Entry<List<TraceEncoder.Frame>, long[]> e : t.getValue().entrySet()) {
+                long count = e.getValue()[0];
+                long weight;
+                samplesLeft -= count;
+                if (!measured) {
+                    weight = count * period;
+                } else if (samplesLeft == 0) {
+                    weight = left;
+                } else {
+                    weight = spent * count / n;
+                    left -= weight;
+                }
+                enc.sample(t.getKey(), to.at(), count, Math.max(weight, 0), e.getKey());
+            }
+        }
+    }
+
+    /** Takes a thread's samples up to the interval's end, counting by stack those inside it; returns their number. */
+    private long take(long thread, long since, long until, Map<List<TraceEncoder.Frame>, long[]> byStack) {
+        ArrayDeque<Taken> q = pending.get(thread);
+        long n = 0;
+        while (q != null && !q.isEmpty() && q.peekFirst().time() <= until) {
+            Taken t = q.pollFirst();
+            if (t.time() > since) {
+                byStack.computeIfAbsent(t.stack(), k -> new long[1])[0]++;
+                n++;
+            }
+        }
+        return n;
     }
 
     private void chargeThread(long thread, long since, Mark to, long spent, TraceEncoder enc) {

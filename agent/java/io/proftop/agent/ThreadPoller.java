@@ -27,9 +27,12 @@ final class ThreadPoller {
     /** Frames taken of each thread's stack. */
     static final int STACK_DEPTH = 64;
 
-    /** One thread as a poll saw it. */
+    /**
+     * One thread as a poll saw it; carries is the virtual thread a carrier
+     * thread runs (0: none).
+     */
     record Seen(long id, String name, boolean daemon, String state, int flags, long lock, String lockClass, long owner,
-            long cpu, List<TraceEncoder.Frame> stack) {
+            long cpu, List<TraceEncoder.Frame> stack, long carries) {
 
         /** Whether the thread runs: in Java or in native code. */
         boolean running() {
@@ -67,6 +70,13 @@ final class ThreadPoller {
     static final int DAEMON = 2;
     static final int TIMED = 4;
     static final int SUSPENDED = 8;
+    static final int VIRTUAL = 16;
+    static final int CARRIER = 32;
+    static final int PINNED = 64;
+    static final int MOUNTED = 128;
+
+    /** The class a carrier thread waits on, as ThreadMXBean reports it, while it runs a virtual thread. */
+    static final String VIRTUAL_THREAD_CLASS = "java.lang.VirtualThread";
 
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     private final com.sun.management.ThreadMXBean cpuBean = mx instanceof com.sun.management.ThreadMXBean b ? b : null;
@@ -179,7 +189,7 @@ final class ThreadPoller {
             // The owner is read fresh: a lock changes hands while its waiters wait on.
             long owner = s.lock() == 0 || info.getLockOwnerId() == s.id() ? 0 : Math.max(info.getLockOwnerId(), 0);
             out.add(new Seen(s.id(), info.getThreadName(), info.isDaemon(), s.state(), flags, s.lock(), s.lockClass(), owner,
-                    cpus == null ? -1 : cpus[i], s.stack()));
+                    cpus == null ? -1 : cpus[i], s.stack(), s.carries()));
         }
         return new Poll(from, to, cpuAt, out, witnesses ? witness(out) : List.of());
     }
@@ -277,6 +287,15 @@ final class ThreadPoller {
                 return null;
             }
         }
+        long carries = 0;
+        if (lock != null && lock.getClassName().equals(VIRTUAL_THREAD_CLASS) && owner > 0) {
+            // A carrier running a virtual thread: ThreadMXBean says it waits
+            // on the virtual thread, "owned" by it. It runs it.
+            carries = owner;
+            state = RUNNING;
+            flags = (flags & ~TIMED) | CARRIER;
+            lock = null;
+        }
         if (state.equals(RUNNING) || state.equals(NATIVE) || state.equals(SLEEPING)) {
             lock = null; // the lock of a thread that does not wait names nothing
         }
@@ -285,7 +304,7 @@ final class ThreadPoller {
         }
         return new Seen(info.getThreadId(), info.getThreadName(), info.isDaemon(), state, flags,
                 lock == null ? 0 : lockId(lock), lock == null ? "" : lock.getClassName(), lock == null ? 0 : owner, cpu,
-                frames(st));
+                frames(st), carries);
     }
 
     /**

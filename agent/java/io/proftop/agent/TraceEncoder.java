@@ -57,8 +57,35 @@ abstract class TraceEncoder {
 
     abstract void sample(long threadId, long time, long count, long weight, List<Frame> stack);
 
+    /** A platform thread's state at a poll: the attributes appended in 1.2 at their defaults. */
+    final void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass,
+            long lockOwner, long cpuTime, List<Frame> stack) {
+        threadState(threadId, time, state, flags, lockObj, lockClass, lockOwner, cpuTime, stack, 0, "", "");
+    }
+
+    /**
+     * A thread's state, with what 1.2 appended: for a virtual thread its
+     * carrier (for a carrier, the virtual thread it carries), and the name
+     * and container of a thread no threadStart announces.
+     */
     abstract void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass,
-            long lockOwner, long cpuTime, List<Frame> stack);
+            long lockOwner, long cpuTime, List<Frame> stack, long carrier, String threadName, String container);
+
+    // The flags of virtualThreads.
+    static final int VIRTUAL_LISTING = 1;
+    static final int VIRTUAL_COMPLETE = 2;
+    static final int VIRTUAL_ESTIMATED = 4;
+
+    abstract void threadGroup(long time, String container, String state, int flags, long lockObj, String lockClass,
+            long lockOwner, long count, String site, List<Frame> stack);
+
+    abstract void virtualThreads(long time, long count, long started, long ended, int flags, long listedAt, int listed,
+            int groups, long cost, long period);
+
+    abstract void sourceNote(long time, String topic, int level, String text);
+
+    abstract void virtualPinned(long threadId, long time, long duration, long carrier, String reason, String operation,
+            List<Frame> stack);
 
     abstract void threadPoll(long time, int threads, int flags);
 
@@ -71,6 +98,9 @@ abstract class TraceEncoder {
 
     /** What was seen allocated of a class since its previous report: count -1 when sampled by size. */
     abstract void allocation(long time, String className, long count, long bytes);
+
+    /** A custom message (1041): a free-form body; telemetry's in proftop's convention (Convention). */
+    abstract void custom(String body);
 
     static TraceEncoder forFormat(String format) {
         return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();

@@ -278,7 +278,7 @@ final class XmlEncoder extends TraceEncoder {
 
     @Override
     void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass, long lockOwner,
-            long cpuTime, List<Frame> stack) {
+            long cpuTime, List<Frame> stack, long carrier, String threadName, String container) {
         open("threadState");
         attr("threadIdRef", threadId);
         time("time", time);
@@ -288,7 +288,66 @@ final class XmlEncoder extends TraceEncoder {
         attr("lockClass", lockClass);
         attr("lockOwner", lockOwner);
         time("cpuTime", cpuTime);
+        attr("carrier", carrier);
+        attr("threadName", threadName);
+        attr("container", container);
         stack("threadState", stack);
+    }
+
+    @Override
+    void threadGroup(long time, String container, String state, int flags, long lockObj, String lockClass, long lockOwner,
+            long count, String site, List<Frame> stack) {
+        open("threadGroup");
+        time("time", time);
+        attr("container", container);
+        attr("state", state);
+        attr("flags", flags);
+        attr("lockObjIdRef", lockObj);
+        attr("lockClass", lockClass);
+        attr("lockOwner", lockOwner);
+        attr("count", count);
+        attr("site", site);
+        stack("threadGroup", stack);
+    }
+
+    @Override
+    void virtualThreads(long time, long count, long started, long ended, int flags, long listedAt, int listed, int groups,
+            long cost, long period) {
+        open("virtualThreads");
+        time("time", time);
+        attr("count", count);
+        attr("started", started);
+        attr("ended", ended);
+        attr("flags", flags);
+        time("listedAt", listedAt);
+        attr("listed", listed);
+        attr("groups", groups);
+        time("cost", cost);
+        time("period", period);
+        close();
+    }
+
+    @Override
+    void sourceNote(long time, String topic, int level, String text) {
+        open("sourceNote");
+        time("time", time);
+        attr("topic", topic);
+        attr("level", level);
+        attr("text", text);
+        close();
+    }
+
+    @Override
+    void virtualPinned(long threadId, long time, long duration, long carrier, String reason, String operation,
+            List<Frame> stack) {
+        open("virtualPinned");
+        attr("threadIdRef", threadId);
+        time("time", time);
+        time("duration", duration);
+        attr("carrier", carrier);
+        attr("reason", reason);
+        attr("operation", operation);
+        stack("virtualPinned", stack);
     }
 
     @Override
@@ -343,6 +402,13 @@ final class XmlEncoder extends TraceEncoder {
         attr("className", className);
         attr("count", count);
         attr("bytes", bytes);
+        close();
+    }
+
+    @Override
+    void custom(String body) {
+        open("custom");
+        attr("body", body);
         close();
     }
 }

@@ -1,0 +1,543 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/state"
+)
+
+// The Telemetry pane: the series a source publishes (the JVM's vital signs,
+// the memory pools, the application's own counters). On a small pane each
+// series is one line: its name, its latest value in its unit, the least
+// and most of the window, and a sparkline. On a large pane each is a chart
+// of several rows, as btop draws them. Series named "X (1)" … "X (n)" make
+// one entry, a group, whose value is their sum (the most, for percentages
+// and durations); enter shows an entry large, with its scale, a group as
+// small multiples of its members.
+
+// telemetryEntry is one row of the pane: a series, or a group of them.
+type telemetryEntry struct {
+	name    string          // the series' name, or the group's
+	members []*state.Series // one for a series; a group's, in natural order
+	order   int             // where it first appeared
+	values  []float64       // the points of the window, in the unit (a group's summed, or their most)
+	times   []time.Time
+}
+
+func (e *telemetryEntry) group() bool  { return len(e.members) > 1 }
+func (e *telemetryEntry) unit() string { return e.members[0].Unit }
+func (e *telemetryEntry) id() int64    { return int64(hashName("telemetry\x00" + e.name)) }
+func (e *telemetryEntry) summed() bool {
+	return e.unit() == decode.UnitPlain || e.unit() == decode.UnitBytes
+}
+func (e *telemetryEntry) last() float64 { return lastOf(e.values) }
+
+// label is the entry's name as the pane shows it: a group's with its size
+// and how its values combine (Σ, or max).
+func (e *telemetryEntry) label(ascii bool) string {
+	if !e.group() {
+		return e.name
+	}
+	how := "max"
+	if e.summed() {
+		how = "Σ"
+		if ascii {
+			how = "sum" // toASCII maps one cell to one cell: the word is written here
+		}
+	}
+	return fmt.Sprintf("%s ×%d %s", e.name, len(e.members), how)
+}
+
+func lastOf(vs []float64) float64 {
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	return vs[len(vs)-1]
+}
+
+// telemetryEntries makes the pane's entries from a snapshot: series in
+// the order they appeared, a group where its first member appeared.
+func telemetryEntries(s *state.Snapshot) []*telemetryEntry {
+	var out []*telemetryEntry
+	groups := map[string]*telemetryEntry{}
+	for i := range s.Telemetry {
+		sr := &s.Telemetry[i]
+		if sr.Group == "" {
+			out = append(out, &telemetryEntry{name: sr.Name, members: []*state.Series{sr}, order: len(out)})
+			continue
+		}
+		g := groups[sr.Group]
+		if g == nil {
+			g = &telemetryEntry{name: sr.Group, order: len(out)}
+			groups[sr.Group] = g
+			out = append(out, g)
+		}
+		g.members = append(g.members, sr)
+	}
+	for _, e := range out {
+		if e.group() {
+			sortMembers(e.members)
+		}
+		e.values, e.times = combine(e)
+	}
+	return out
+}
+
+func sortMembers(ms []*state.Series) {
+	slices.SortStableFunc(ms, func(a, b *state.Series) int { return state.NaturalCompare(a.Name, b.Name) })
+}
+
+// entriesCache keeps the entries of the snapshot shown: a frame asks for
+// them several times (the layout, the pane, the keys).
+type entriesCache struct {
+	snap    *state.Snapshot
+	entries []*telemetryEntry
+}
+
+func (c *entriesCache) of(s *state.Snapshot) []*telemetryEntry {
+	if c.snap != s {
+		c.snap, c.entries = s, telemetryEntries(s)
+	}
+	return c.entries
+}
+
+// combine gives an entry's values in its unit: a series' points, or its
+// members' summed (or their most) at each time of the first member's.
+func combine(e *telemetryEntry) ([]float64, []time.Time) {
+	first := e.members[0]
+	vs := make([]float64, len(first.Points))
+	ts := make([]time.Time, len(first.Points))
+	for i, p := range first.Points {
+		vs[i], ts[i] = first.Scaled(p.Value), p.At
+	}
+	if !e.group() {
+		return vs, ts
+	}
+	for _, m := range e.members[1:] {
+		// Members are sampled together: align them on the newest point.
+		off := len(m.Points) - len(vs)
+		for i := range vs {
+			j := i + off
+			if j < 0 || j >= len(m.Points) {
+				continue
+			}
+			v := m.Scaled(m.Points[j].Value)
+			if e.summed() {
+				vs[i] += v
+			} else {
+				vs[i] = max(vs[i], v)
+			}
+		}
+	}
+	return vs, ts
+}
+
+func minMax(vs []float64) (lo, hi float64) {
+	lo, hi = math.NaN(), math.NaN()
+	for _, v := range vs {
+		if math.IsNaN(lo) || v < lo {
+			lo = v
+		}
+		if math.IsNaN(hi) || v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
+}
+
+// --- the one-line-per-series table ---
+
+var telemetryCols = []column{
+	{title: "SERIES", width: 30, grow: 24, asc: true, shorten: middle, name: "order"},
+	{title: "LAST", width: 9, right: true, name: "latest value"},
+	{title: "MIN", width: 8, right: true, drop: 2, name: "least of the window"},
+	{title: "MAX", width: 8, right: true, drop: 3, name: "most of the window"},
+	{title: "TREND", min: 10, drop: 1, shorten: lastCells, name: "trend"},
+}
+
+// lastCells keeps the right end of a sparkline: the newest values.
+func lastCells(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	return string(r[len(r)-w:])
+}
+
+type telemetryRows struct {
+	e     []*telemetryEntry
+	ascii bool
+}
+
+func (r telemetryRows) Len() int       { return len(r.e) }
+func (r telemetryRows) ID(i int) int64 { return r.e[i].id() }
+
+// Name is what the filter matches: the entry's name and its members'.
+func (r telemetryRows) Name(i int) string {
+	names := []string{r.e[i].name}
+	for _, m := range r.e[i].members {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, "\x00")
+}
+func (r telemetryRows) Text(i, col int) string        { return r.e[i].name }
+func (r telemetryRows) Kind(i int) rowKind            { return rowNormal }
+func (r telemetryRows) CellStyle(i, col int) cellHint { return hintNone }
+
+func (r telemetryRows) Cell(i, col int) string {
+	e := r.e[i]
+	switch col {
+	case 0:
+		return inert(e.label(r.ascii))
+	case 1:
+		return unitValue(e.last(), e.unit())
+	case 2, 3:
+		lo, hi := minMax(e.values)
+		return unitValue([]float64{lo, hi}[col-2], e.unit())
+	case 4:
+		lo, hi := chartRange(e.values, e.unit())
+		shifted := make([]float64, len(e.values))
+		for j, v := range e.values {
+			shifted[j] = v - lo
+		}
+		return sparkline(shifted, min(len(shifted), 150), hi-lo, r.ascii)
+	}
+	return ""
+}
+
+// numKey orders values whatever their scale: a float's bits order as the
+// float does once the sign is handled.
+func numKey(v float64) int64 {
+	if math.IsNaN(v) {
+		return math.MinInt64
+	}
+	b := int64(math.Float64bits(v))
+	if b < 0 {
+		b = math.MinInt64 - b
+	}
+	return b
+}
+
+func (r telemetryRows) Num(i, col int) int64 {
+	e := r.e[i]
+	switch col {
+	case 0:
+		return int64(e.order)
+	case 1:
+		return numKey(e.last())
+	case 2, 3:
+		lo, hi := minMax(e.values)
+		return numKey([]float64{lo, hi}[col-2])
+	}
+	return 0
+}
+
+// --- the pane ---
+
+// chartCellH is the height of a chart in the pane: its title and its rows.
+const chartCellH = 5
+
+// chartCellW is the width a chart aims at; the pane fits as many as it can.
+const chartCellW = 44
+
+// telemetryCharts says whether a pane of w×h cells draws charts rather
+// than one line per series.
+func telemetryCharts(w, h int) bool { return w >= 2*chartCellW && h >= 2*chartCellH+1 }
+
+// telemetryLayout is how many charts a pane of w×h shows: columns and rows.
+func telemetryLayout(w, h int) (cols, rows int) {
+	return max(w/chartCellW, 1), max(h/chartCellH, 1)
+}
+
+// renderTelemetry draws the pane's body: the problems with the user's
+// specs first, then the series, as a table or as charts.
+func (m *Model) renderTelemetry(w, h int, focused bool) []string {
+	s := m.snap
+	var lines []string
+	problems := s.TelemetryProblems
+	room := max(h/3, 1)
+	for i, p := range problems {
+		if i == room-1 && len(problems) > room {
+			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("⚠ and %d more problems (--batch lists them all)", len(problems)-i)))
+			break
+		}
+		lines = append(lines, m.st.Warn.Render("⚠ "+inert(p.Spec)+": ")+m.st.Bad.Render(inert(p.Problem)))
+	}
+	if s.TelemetryDropped > 0 {
+		lines = append(lines, m.st.Warn.Render(fmt.Sprintf("⚠ %d series not kept: more than the %d this proftop keeps (telemetry-series)", s.TelemetryDropped, len(s.Telemetry))))
+	}
+	h -= len(lines)
+	entries := m.entries.of(s)
+	if len(entries) == 0 {
+		return append(lines, noTelemetry(&m.st)...)
+	}
+	t := m.tables[paneTelemetry]
+	d := telemetryRows{e: entries, ascii: m.cfg.ASCII}
+	if !telemetryCharts(w, h) {
+		return append(lines, t.render(d, w, h, &m.st, focused)...)
+	}
+	cols, rows := telemetryLayout(w, h)
+	t.layout(d, cols*rows)
+	cw := w / cols
+	var grid []string
+	for r := 0; r*cols < len(t.order); r++ {
+		band := make([]string, chartCellH)
+		for c := range cols {
+			k := r*cols + c
+			cell := make([]string, chartCellH)
+			width := cw
+			if c == cols-1 {
+				width = w - cw*(cols-1)
+			}
+			if k < len(t.order) {
+				i := t.order[k]
+				cell = m.chartCell(entries[i], width-1, focused && t.hasSel && d.ID(i) == t.selID)
+			}
+			for j := range band {
+				band[j] += padRight(clip(cell[j], width-1), width-1)
+				if c < cols-1 {
+					band[j] += " "
+				}
+			}
+		}
+		grid = append(grid, band...)
+	}
+	return append(lines, grid...)
+}
+
+// chartCell is one entry's chart: its title line, then its rows.
+func (m *Model) chartCell(e *telemetryEntry, w int, selected bool) []string {
+	unit := e.unit()
+	lo, hi := chartRange(e.values, unit)
+	value := unitValue(e.last(), unit)
+	scale := m.st.Label.Render(" ↑" + unitValue(hi, unit))
+	name := fit(inert(e.label(m.cfg.ASCII)), max(w-widthOf(value)-widthOf(scale)-1, 1), false)
+	title := m.st.Label.Render(name) + " " + m.st.Value.Render(value) + scale
+	if selected {
+		title = m.st.Selected.Render(name + " " + value + ansi.Strip(scale))
+	}
+	out := []string{title}
+	for _, row := range areaChart(e.values, lo, hi, w, chartCellH-1, m.cfg.ASCII) {
+		out = append(out, m.st.Spark.Render(row))
+	}
+	return out
+}
+
+// telemetryNeed is the height the pane would fill at width w.
+func (m *Model) telemetryNeed(w int) int {
+	s := m.snap
+	n := len(m.entries.of(s))
+	extra := len(s.TelemetryProblems)
+	if n == 0 {
+		return 3 + max(extra, 3)
+	}
+	if telemetryCharts(w-2, 2*chartCellH+1) {
+		cols, _ := telemetryLayout(w-2, 2*chartCellH+1)
+		return 2 + extra + (n+cols-1)/cols*chartCellH
+	}
+	return 3 + extra + n
+}
+
+// noTelemetry says where series come from.
+func noTelemetry(st *Styles) []string {
+	return []string{
+		st.Muted.Render("No series yet. proftop's JVM agent sends the JVM's (threads, classes,"),
+		st.Muted.Render("CPU load, GC activity, memory pools) at each poll; --telemetry"),
+		st.Muted.Render("jmx:OBJECTNAME:ATTRIBUTE or jfr:EVENT#FIELD adds the application's own."),
+	}
+}
+
+// telemetryTitle says how the pane is shown.
+func telemetryTitle(s *state.Snapshot, t *table, entries int, filter string) string {
+	title := "Telemetry · last " + dur(s.TelemetryWindow)
+	if n := len(s.TelemetryProblems); n > 0 {
+		title += fmt.Sprintf(" · %d problem", n)
+		if n > 1 {
+			title += "s"
+		}
+	}
+	if entries == 0 {
+		return title
+	}
+	return title + tableTitle(t, entries, filter)
+}
+
+// entryByID finds an entry of a snapshot by its row id.
+func entryByID(s *state.Snapshot, id int64) *telemetryEntry {
+	for _, e := range telemetryEntries(s) {
+		if e.id() == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// telemetryDetail draws an entry large, with its scale, w cells wide and
+// about h high: a series' window and, under it, its whole run; a group's
+// sum (or most), then each member with its own scale (scrolling).
+func telemetryDetail(e *telemetryEntry, w, h int, st *Styles, ascii bool, window time.Duration) []string {
+	label, value := st.Label.Render, st.Value.Render
+	unit := e.unit()
+	var out []string
+	head := st.Title.Render("Series ") + value(inert(e.name))
+	if e.group() {
+		head = st.Title.Render("Group ") + value(inert(e.name)) + label(fmt.Sprintf(" · %d series · the chart shows their %s", len(e.members), map[bool]string{true: "sum", false: "most"}[e.summed()]))
+	}
+	// An MBean's name is long: the heading wraps rather than losing its end.
+	out = append(out, strings.Split(ansi.Hardwrap(head, max(w, 1), true), "\n")...)
+	sr := e.members[0]
+	unitText := "unit " + unit
+	if sr.Divisor != 1 && sr.Divisor > 0 {
+		unitText += fmt.Sprintf(", values sent ×%g", sr.Divisor)
+	}
+	if sr.Derived {
+		unitText += ", from the memory pools the source reports"
+	}
+	out = append(out, "  "+label(unitText))
+	avail := h - len(out) - 2 // the time axis, the figures
+	if !e.group() && len(sr.Older) > 0 {
+		avail -= 3 // a blank line, the title and the time axis of the whole run
+	}
+	main := max(avail, 4)
+	switch {
+	case e.group():
+		main = min(max(avail/3, 4), 12)
+	case len(sr.Older) > 0:
+		main = max(avail*2/3, 4)
+	}
+	out = append(out, bigChart(e.values, e.times, unit, w, main, st, ascii, window)...)
+	if !e.group() {
+		lo, hi := minMax(e.values)
+		out = append(out, fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("last"), value(unitValue(e.last(), unit)),
+			label("window min"), value(unitValue(lo, unit)), label("max"), value(unitValue(hi, unit)),
+			label("since the start min"), value(unitValue(sr.Scaled(sr.Min), unit)), label("max"), value(unitValue(sr.Scaled(sr.Max), unit))))
+		if len(sr.Older) > 0 {
+			vs, ts := wholeRun(sr)
+			out = append(out, "", st.Title.Render("Since the start ")+label(fmt.Sprintf("(%s; older points as the mean of each span)", dur(ts[len(ts)-1].Sub(ts[0]).Truncate(time.Second)))))
+			out = append(out, bigChart(vs, ts, unit, w, max(avail-main, 4), st, ascii, 0)...)
+		}
+		return out
+	}
+	out = append(out, "")
+	for _, m := range e.members {
+		vs := make([]float64, len(m.Points))
+		ts := make([]time.Time, len(m.Points))
+		for i, p := range m.Points {
+			vs[i], ts[i] = m.Scaled(p.Value), p.At
+		}
+		lo, hi := minMax(vs)
+		out = append(out, st.Title.Render(inert(m.Name)+" ")+label("last ")+value(unitValue(lastOf(vs), unit))+
+			label("  min ")+value(unitValue(lo, unit))+label("  max ")+value(unitValue(hi, unit)))
+		out = append(out, bigChart(vs, ts, unit, w, 4, st, ascii, window)...)
+	}
+	return out
+}
+
+// wholeRun is a series' older buckets (their means) and its window, for a
+// chart of the whole run.
+func wholeRun(s *state.Series) ([]float64, []time.Time) {
+	var vs []float64
+	var ts []time.Time
+	for _, b := range s.Older {
+		vs = append(vs, s.Scaled(int64(math.Round(b.Mean))))
+		ts = append(ts, b.From)
+	}
+	for _, p := range s.Points {
+		vs = append(vs, s.Scaled(p.Value))
+		ts = append(ts, p.At)
+	}
+	return vs, ts
+}
+
+// bigChart is a chart with its scale: the values at the top, middle and
+// bottom on the left, the time under it (how long before the latest point
+// the chart's left edge stands for, at the pace the points came).
+func bigChart(vs []float64, ts []time.Time, unit string, w, h int, st *Styles, ascii bool, window time.Duration) []string {
+	const gutter = 9
+	cw := max(w-gutter-2, 10)
+	if len(vs) > chartSpan(cw, ascii) {
+		// More points than the chart holds: each takes the mean of its share.
+		vs, ts = resample(vs, ts, chartSpan(cw, ascii))
+	}
+	lo, hi := chartRange(vs, unit)
+	rows := areaChart(vs, lo, hi, cw, h, ascii)
+	out := make([]string, 0, h+1)
+	for i, r := range rows {
+		tick := ""
+		switch i {
+		case 0:
+			tick = unitValue(hi, unit)
+		case h / 2:
+			tick = unitValue(lo+(hi-lo)*float64(h-i)/float64(h), unit)
+		case h - 1:
+			tick = unitValue(lo, unit)
+		}
+		out = append(out, st.Label.Render(fit(tick, gutter, true)+" ┤")+st.Spark.Render(r))
+	}
+	if len(ts) > 0 {
+		span := ts[len(ts)-1].Sub(ts[0])
+		if n := len(vs); n > 1 && n < chartSpan(cw, ascii) {
+			span = span * time.Duration(chartSpan(cw, ascii)-1) / time.Duration(n-1)
+		}
+		left := "-" + dur(span.Round(time.Second))
+		axis := strings.Repeat(" ", gutter+2) + left + strings.Repeat(" ", max(cw-widthOf(left)-3, 1)) + "now"
+		out = append(out, st.Label.Render(axis))
+	}
+	return out
+}
+
+// resample shrinks vs to n values, each the mean of its share.
+func resample(vs []float64, ts []time.Time, n int) ([]float64, []time.Time) {
+	out := make([]float64, n)
+	outT := make([]time.Time, n)
+	for i := range n {
+		a, b := i*len(vs)/n, max((i+1)*len(vs)/n, i*len(vs)/n+1)
+		sum := 0.0
+		for _, v := range vs[a:b] {
+			sum += v
+		}
+		out[i], outT[i] = sum/float64(b-a), ts[a]
+	}
+	return out, outT
+}
+
+// writeTelemetryText adds the telemetry and the probes to a text snapshot:
+// every series (groups apart) with its latest value, the problems with the
+// user's specs, and the probes table.
+func writeTelemetryText(b *strings.Builder, s *state.Snapshot, width int, st *Styles, ascii bool) {
+	write := func(lines []string) {
+		for _, l := range lines {
+			b.WriteString(strings.TrimRight(l, " "))
+			b.WriteByte('\n')
+		}
+	}
+	if len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0 {
+		fmt.Fprintf(b, "\nTELEMETRY (%d series, last %s)\n", len(s.Telemetry), dur(s.TelemetryWindow))
+		for _, p := range s.TelemetryProblems {
+			fmt.Fprintf(b, "problem: %s: %s\n", inert(p.Spec), inert(p.Problem))
+		}
+		if s.TelemetryDropped > 0 {
+			fmt.Fprintf(b, "problem: %d series not kept, beyond the bound\n", s.TelemetryDropped)
+		}
+		var entries []*telemetryEntry
+		for i := range s.Telemetry {
+			e := &telemetryEntry{name: s.Telemetry[i].Name, members: []*state.Series{&s.Telemetry[i]}, order: i}
+			e.values, e.times = combine(e)
+			entries = append(entries, e)
+		}
+		if len(entries) > 0 {
+			write(newTable(telemetryCols, 0).render(telemetryRows{e: entries, ascii: ascii}, width, len(entries)+1, st, false))
+		}
+	}
+	if len(s.Probes) > 0 {
+		fmt.Fprintf(b, "\nPROBES (%d, since the start)\n", len(s.Probes))
+		write(newTable(probeCols, 3).render(newProbeRows(s.Probes), width, len(s.Probes)+1, st, false))
+	}
+}
