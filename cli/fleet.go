@@ -78,6 +78,7 @@ func WatchFleet(ctx context.Context, targets []client.Target, s config.Settings,
 	if s.Record != "" {
 		return errors.New("--record writes one JVM's stream: it cannot be used with several hosts (record each with its own proftop)")
 	}
+	limitMemory(s.MemoryLimit)
 	base := SessionConfig(s)
 	fleet := client.NewFleet(base, targets)
 	aggs := state.NewFleet(fleet.Len(), state.Options{Window: s.Window}.ForFleet())

@@ -75,6 +75,7 @@ func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
 
 // Watch shows a source: the interface, or batch snapshots.
 func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer) error {
+	limitMemory(s.MemoryLimit)
 	agg := state.New(StateOptions(s))
 	if !v.Batch {
 		if !term.IsTerminal(os.Stdout.Fd()) {

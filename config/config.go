@@ -40,8 +40,9 @@ type Settings struct {
 	Color              string // auto, always, never
 	Charset            string // auto, unicode, ascii
 	MaxMessageSize     int
-	PubPort            int // rbkit's PUB socket
-	ReqPort            int // rbkit's REP socket
+	MemoryLimit        int64 // bytes; 0: none
+	PubPort            int   // rbkit's PUB socket
+	ReqPort            int   // rbkit's REP socket
 	// The application's own series and probes, asked of the agent, and
 	// how the telemetry is kept (telemetry.go).
 	Telemetry       []string
@@ -120,6 +121,8 @@ var settings = []setting{
 		lo: 1 << 20, hi: 1 << 34, set: func(s *Settings, v any) { s.TelemetryMemory = v.(int64) }},
 	{key: "telemetry-series", def: "512", usage: "most telemetry series kept; more are not, and said so", kind: kInt, lo: 1, hi: 100_000,
 		set: func(s *Settings, v any) { s.TelemetrySeries = v.(int) }},
+	{key: "memory-limit", def: "512m", usage: "soft limit of proftop's memory (like 512m or 1g): the garbage collector works harder near it (0: none)", kind: kSize,
+		lo: 0, hi: 1 << 50, set: func(s *Settings, v any) { s.MemoryLimit = v.(int64) }},
 }
 
 // Origin says where a setting's value came from.

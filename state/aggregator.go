@@ -456,7 +456,7 @@ func (a *Aggregator) Release(s *Snapshot) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.freeMethods) < 2 && s.Methods != nil {
-		a.freeMethods = append(a.freeMethods, methodBuffer{rows: s.Methods, gen: s.gen})
+		a.freeMethods = append(a.freeMethods, methodBuffer{rows: s.Methods, gen: s.gen, recent: s.Recent})
 	}
 	if len(a.freeThreads) < 2 && s.Threads != nil {
 		clear(s.Threads) // drop the strings it points to
@@ -465,10 +465,12 @@ func (a *Aggregator) Release(s *Snapshot) {
 	s.Methods, s.Threads = nil, nil
 }
 
-// methodBuffer is a released method table and the generation it was built at.
+// methodBuffer is a released method table, the generation it was built
+// at and its view (recent or cumulative).
 type methodBuffer struct {
-	rows []Method
-	gen  uint32
+	rows   []Method
+	gen    uint32
+	recent bool
 }
 
 func reuse[T any](free *[][]T) []T {
@@ -526,6 +528,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if n := len(a.freeMethods); n > 0 {
 		buf = a.freeMethods[n-1]
 		a.freeMethods = a.freeMethods[:n-1]
+		if buf.recent != q.Recent {
+			buf.gen = noGen // the other view's rows: rebuild
+		}
 	}
 	var total selfTotals
 	s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)

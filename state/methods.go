@@ -2,7 +2,6 @@ package state
 
 import (
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +69,7 @@ type methodStat struct {
 	cum        figures
 	line       int64
 	totalKnown bool
-	touched    bool // info.cur holds something
+	touched    bool // the method has figures in the second being filled (curs)
 	dead       bool // merged into another slot
 	sampler    bool // a frame of stack samples, not of measured calls
 }
@@ -78,17 +77,11 @@ type methodStat struct {
 // methodInfo is the rest of a method: its window and its definition.
 type methodInfo struct {
 	win       figures // completed buckets of the window
-	cur       figures // the bucket being filled
 	classID   int64   // of the current stream, while the class is unknown
+	cur       int32   // its figures in curs, while touched
 	name, sig string
-	mark      uint32 // last snapshot that listed it (recent rows)
+	mark      uint32 // last pass that visited it (a stack sample, an expiry)
 	into      int32  // the slot a dead slot was merged into
-}
-
-// bucketEntry is one method's figures over one second of the window.
-type bucketEntry struct {
-	slot int32
-	f    figures
 }
 
 // callerCount counts the calls of a method from one caller.
@@ -122,14 +115,15 @@ type methodTable struct {
 	names     []string // display names by slot; shared with snapshots
 	shared    bool     // names is shared: copy before changing an element
 	byKey     map[string]int32
-	byFrame   map[string]int32 // stack frame name -> slot, for samples
-	byDisplay map[string]int32 // display name -> the first slot named so
-	ids       map[int64]int32
+	byFrame   map[string]int32  // stack frame name -> slot, for samples
+	byDisplay map[string]int32  // display name -> the first slot named so
+	ids       idTable           // method id -> slot, of the current stream
 	pending   map[int64][]int32 // class id -> slots waiting for its name
 	callers   [][]callerCount
 	touched   []int32
-	stackBuf  []int32 // a sample's slots, reused
-	sampled   bool    // stack samples have arrived
+	curs      []figures // the second being filled, of the touched methods only
+	stackBuf  []int32   // a sample's slots, reused
+	sampled   bool      // stack samples have arrived
 
 	// samplerSelf is the cumulative self time of the methods of stack
 	// samples: a source that measures calls and also samples (a ProfilerJ
@@ -139,15 +133,15 @@ type methodTable struct {
 	sampledToo  bool // and stack samples arrived (both: two views)
 
 	bucketWidth time.Duration
-	buckets     [][]bucketEntry // completed buckets, oldest first
+	buckets     []windowBucket // completed buckets, oldest first
 	maxBuckets  int
 	bucketEnd   time.Time
+	window      windowSet
 }
 
 func (mt *methodTable) init(window time.Duration) {
 	mt.byKey = map[string]int32{}
 	mt.byFrame = map[string]int32{}
-	mt.ids = map[int64]int32{}
 	mt.pending = map[int64][]int32{}
 	mt.bucketWidth = time.Second
 	// The window is the second being filled plus the completed ones before it.
@@ -155,7 +149,7 @@ func (mt *methodTable) init(window time.Duration) {
 }
 
 func (mt *methodTable) newStream() {
-	clear(mt.ids)
+	mt.ids.reset()
 	clear(mt.pending)
 }
 
@@ -176,6 +170,7 @@ func (mt *methodTable) newSlot(key, display string) int32 {
 	mt.gens = append(mt.gens, mt.gen)
 	mt.names = append(mt.names, display)
 	mt.callers = append(mt.callers, nil)
+	mt.window.at = append(mt.window.at, 0)
 	mt.byKey[key] = slot
 	return slot
 }
@@ -183,15 +178,17 @@ func (mt *methodTable) newSlot(key, display string) int32 {
 // byID returns the slot of a method id, a provisional one when the
 // method's definition has not arrived yet.
 func (mt *methodTable) byID(id int64) int32 {
-	if slot, ok := mt.ids[id]; ok {
+	if slot, ok := mt.ids.get(id); ok {
 		return slot
 	}
 	name := "method#" + strconv.FormatInt(id, 10)
 	slot := mt.newSlot("\x00"+name+"\x00"+strconv.Itoa(len(mt.stats)), name)
-	mt.ids[id] = slot
+	mt.ids.set(id, slot, len(mt.stats))
 	return slot
 }
 
+// methodKey is a method's key: its display name (class.method) first, so
+// that the display name can be a part of it rather than a string of its own.
 func methodKey(class, name, sig string, line int64) string {
 	return class + "." + name + sig + ":" + strconv.FormatInt(line, 10)
 }
@@ -204,9 +201,9 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		class = "class#" + strconv.FormatInt(e.ClassIDRef, 10)
 	}
 	key := methodKey(class, e.Name, e.Signature, e.StartLineNumber)
-	display := class + "." + e.Name
+	display := key[:len(class)+1+len(e.Name)] // shares the key's bytes
 	slot, seen := mt.byKey[key]
-	if prov, ok := mt.ids[e.MethodID]; ok && (!seen || prov != slot) {
+	if prov, ok := mt.ids.get(e.MethodID); ok && (!seen || prov != slot) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
@@ -219,7 +216,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	if !seen {
 		slot = mt.newSlot(key, display)
 	}
-	mt.ids[e.MethodID] = slot
+	mt.ids.set(e.MethodID, slot, len(mt.stats))
 	in := &mt.info[slot]
 	in.name, in.sig = e.Name, e.Signature
 	mt.stats[slot].line = e.StartLineNumber
@@ -252,17 +249,14 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		key := methodKey(class, in.name, in.sig, st.line)
 		if other, ok := mt.byKey[key]; ok && other != slot {
 			mt.merge(slot, other)
-			for mid, s := range mt.ids {
-				if s == slot {
-					mt.ids[mid] = other
-				}
-			}
+			mt.ids.replace(slot, other)
 			continue
 		}
 		delete(mt.byKey, mt.keyOf(slot))
 		mt.byKey[key] = slot
-		mt.setName(slot, class+"."+in.name)
-		mt.apart(slot, class+"."+in.name)
+		display := key[:len(class)+1+len(in.name)] // shares the key's bytes
+		mt.setName(slot, display)
+		mt.apart(slot, display)
 		in.classID = 0
 	}
 	delete(mt.pending, id)
@@ -299,6 +293,10 @@ func (mt *methodTable) merge(from, into int32) {
 	}
 	f.dead = true
 	f.cum = figures{}
+	if w := mt.windowOf(from); w.has() {
+		mt.addWindowSelf(from, -w.self)
+	}
+	mt.leave(from)
 	mt.info[from].into = into
 	mt.gens[from], mt.gens[into], mt.members = mt.gen, mt.gen, mt.gen
 }
@@ -346,7 +344,12 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	if total >= 0 {
 		st.totalKnown = true
 	}
-	mt.info[slot].cur.add(calls, self, total, min, max, cpu)
+	cur := &mt.curs[mt.info[slot].cur]
+	cur.add(calls, self, total, min, max, cpu)
+	mt.addWindowSelf(slot, self)
+	if cur.has() {
+		mt.join(slot)
+	}
 }
 
 // recordSamples adds stack samples to a method (see figures.addSamples).
@@ -357,7 +360,12 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	st.totalKnown = true
 	mt.samplerSelf += self
 	mt.sampledToo = true
-	mt.info[slot].cur.addSamples(n, nTotal, self, total)
+	cur := &mt.curs[mt.info[slot].cur]
+	cur.addSamples(n, nTotal, self, total)
+	mt.addWindowSelf(slot, self)
+	if cur.has() {
+		mt.join(slot)
+	}
 }
 
 // change readies a method's figures for an addition.
@@ -370,6 +378,8 @@ func (mt *methodTable) change(slot int32) *methodStat {
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
+		mt.info[slot].cur = int32(len(mt.curs))
+		mt.curs = append(mt.curs, figures{})
 	}
 	return st
 }
@@ -394,61 +404,15 @@ func (mt *methodTable) rotate(now time.Time) {
 	}
 }
 
-func (mt *methodTable) closeBucket() {
-	var b []bucketEntry
-	if len(mt.buckets) >= mt.maxBuckets {
-		b = mt.expireOldest()
-	}
-	b = b[:0]
-	slices.Sort(mt.touched)
-	for _, slot := range mt.touched {
-		in := &mt.info[slot]
-		b = append(b, bucketEntry{slot: slot, f: in.cur})
-		in.win.merge(&in.cur)
-		in.cur, mt.stats[slot].touched = figures{}, false
-	}
-	mt.touched = mt.touched[:0]
-	mt.buckets = append(mt.buckets, b)
-}
-
-// expireOldest drops the oldest bucket from the window; it returns the
-// bucket's storage for reuse.
-func (mt *methodTable) expireOldest() []bucketEntry {
-	old := mt.buckets[0]
-	mt.buckets = mt.buckets[:copy(mt.buckets, mt.buckets[1:])]
-	for _, e := range old {
-		st := &mt.info[e.slot]
-		st.win.calls -= e.f.calls
-		st.win.self -= e.f.self
-		st.win.total -= e.f.total
-		st.win.cpu -= e.f.cpu
-		st.win.samples -= e.f.samples
-		st.win.totalSamples -= e.f.totalSamples
-		if !st.win.has() {
-			st.win = figures{}
-			continue
-		}
-		// min and max cannot be subtracted: recompute them from the rest.
-		st.win.min, st.win.max = math.MaxInt64, -1
-		for _, b := range mt.buckets {
-			i := sort.Search(len(b), func(i int) bool { return b[i].slot >= e.slot })
-			if i < len(b) && b[i].slot == e.slot {
-				st.win.min = min(st.win.min, b[i].f.min)
-				st.win.max = max(st.win.max, b[i].f.max)
-			}
-		}
-	}
-	return old
-}
-
 func (mt *methodTable) reset() {
 	for i := range mt.stats {
 		st, in := &mt.stats[i], &mt.info[i]
 		st.cum, st.touched, st.totalKnown = figures{}, false, false
-		in.win, in.cur = figures{}, figures{}
+		in.win = figures{}
 	}
-	mt.touched = mt.touched[:0]
+	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
 	mt.buckets = mt.buckets[:0]
+	mt.clearWindow()
 	mt.totalSelf, mt.samplerSelf, mt.members = 0, 0, mt.gen
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
@@ -473,40 +437,16 @@ func (mt *methodTable) methodRow(slot int, f *figures) Method {
 }
 
 // rows lists every method with calls, cumulative or over the window, with
-// the total self time and the names (a shared slice). A cumulative table
-// built at generation built (reused from a released snapshot) is patched
-// where methods changed since, instead of rebuilt; recent rows only visit
-// the methods of the window.
+// the total self time and the names (a shared slice). A table built at
+// generation built (reused from a released snapshot of the same view) is
+// patched where methods changed since, instead of rebuilt; recent rows only
+// visit the methods of the window (window.go).
 func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []Method, total selfTotals, gen uint32) {
 	gen = mt.gen
 	mt.gen++
 	mt.shared = true
 	if recent {
-		out := reused[:0]
-		mt.mark++
-		visit := func(slot int32) {
-			if in := &mt.info[slot]; in.mark != mt.mark {
-				in.mark = mt.mark
-				w := windowOf(in, mt.stats[slot].touched)
-				if w.has() && !mt.stats[slot].dead {
-					out = append(out, mt.methodRow(int(slot), &w))
-					if mt.stats[slot].sampler {
-						total.sampled += w.self
-					} else {
-						total.measured += w.self
-					}
-				}
-			}
-		}
-		for _, b := range mt.buckets {
-			for _, e := range b {
-				visit(e.slot)
-			}
-		}
-		for _, slot := range mt.touched {
-			visit(slot)
-		}
-		return out, total, noGen
+		return mt.recentRows(reused, built), mt.window.self, gen
 	}
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
@@ -536,10 +476,11 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 const noGen = ^uint32(0)
 
 // windowOf is a method's figures over the window, the current second included.
-func windowOf(in *methodInfo, touched bool) figures {
+func (mt *methodTable) windowOf(slot int32) figures {
+	in := &mt.info[slot]
 	w := in.win
-	if touched {
-		c := in.cur
+	if mt.stats[slot].touched {
+		c := mt.curs[in.cur]
 		w.merge(&c)
 	}
 	return w
@@ -550,7 +491,7 @@ func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
 	if slot < 0 || int(slot) >= len(mt.stats) {
 		return Method{}, Method{}, false
 	}
-	w := windowOf(&mt.info[slot], mt.stats[slot].touched)
+	w := mt.windowOf(slot)
 	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &mt.stats[slot].cum), true
 }
 

@@ -14,7 +14,7 @@ func (a *Aggregator) Restart() {
 	a.threads.init()
 	a.methods = methodTable{}
 	a.methods.init(a.opts.Window)
-	a.methods.gen, a.methods.members = gen, gen
+	a.methods.gen, a.methods.members, a.methods.window.since = gen, gen, gen
 	a.monitors = monitorTable{}
 	a.monitors.init(a.opts.MaxRecentAllocations)
 	a.gc = gcState{}

@@ -11,6 +11,32 @@ import (
 	"github.com/proftop/proftop/state"
 )
 
+// frameTimer adds up the CPU time of the timed parts of a benchmark.
+type frameTimer struct {
+	b       *testing.B
+	cpu     time.Duration
+	started time.Duration
+}
+
+func newFrameTimer(b *testing.B) *frameTimer { return &frameTimer{b: b, started: processCPU()} }
+
+func (t *frameTimer) stop() {
+	t.b.StopTimer()
+	t.cpu += processCPU() - t.started
+}
+
+func (t *frameTimer) start() {
+	t.started = processCPU()
+	t.b.StartTimer()
+}
+
+// report gives the wall and CPU milliseconds per frame.
+func (t *frameTimer) report() {
+	t.cpu += processCPU() - t.started
+	t.b.ReportMetric(float64(t.b.Elapsed().Microseconds())/float64(t.b.N)/1000, "ms/frame")
+	t.b.ReportMetric(float64(t.cpu.Microseconds())/float64(t.b.N)/1000, "cpu-ms/frame")
+}
+
 // bigPicture is an aggregator holding 10,000 threads, 100,000 methods with
 // calls and 1,000 monitors, half of them contended.
 func bigPicture(b *testing.B) *state.Aggregator {
@@ -73,6 +99,7 @@ func BenchmarkSnapshotAndView(b *testing.B) {
 	}
 	b.ReportAllocs()
 	at := t0
+	timer := newFrameTimer(b)
 	for b.Loop() {
 		at = at.Add(time.Second)
 		m.fetched++
@@ -81,7 +108,7 @@ func BenchmarkSnapshotAndView(b *testing.B) {
 			b.Fatal("empty view")
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
+	timer.report()
 }
 
 // BenchmarkViewOnly is a render with nothing new: every pane from its cache.
@@ -111,8 +138,9 @@ func BenchmarkSnapshotAndViewWithTraffic(b *testing.B) {
 	now := decode.Ticks(1 << 40)
 	at := t0
 	b.ReportAllocs()
+	timer := newFrameTimer(b)
 	for b.Loop() {
-		b.StopTimer()
+		timer.stop()
 		evs = evs[:0]
 		for i := range 10_000 {
 			ticket++
@@ -123,12 +151,64 @@ func BenchmarkSnapshotAndViewWithTraffic(b *testing.B) {
 		}
 		at = at.Add(time.Second)
 		agg.Apply(evs, 1, decode.Clock{}, at)
-		b.StartTimer()
+		timer.start()
 		m.fetched++
 		m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(at, m.query()), status: src.st})
 		if len(m.View().Content) == 0 {
 			b.Fatal("empty view")
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
+	timer.report()
+}
+
+// BenchmarkSnapshotAndViewRecent is the default view, the methods of the
+// last 10 s: every one of the 100,000 methods is called once in every 10 s
+// (10,000 distinct ones a second, in turn), so that all of them are in the
+// window at every frame, and a frame comes every second, as by default.
+// Between two frames (not timed: the aggregation runs on its own
+// goroutine) a second's calls arrive and the oldest second leaves the
+// window. Target: at most 3 ms per frame at 200×60.
+func BenchmarkSnapshotAndViewRecent(b *testing.B) {
+	const methods, perSecond = 100_000, 10_000
+	agg := bigPicture(b)
+	src := &fakeSource{st: streamingStatus()}
+	m := New(Config{Refresh: time.Second, Recent: true}, src, agg)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	var evs []decode.Event
+	ticket := int32(1 << 24)
+	now := decode.Ticks(1 << 40)
+	at := t0
+	second := 0
+	oneSecond := func() {
+		evs = evs[:0]
+		for i := range perSecond {
+			ticket++
+			now += 100
+			th, meth := int64(i%500+1), int64((second*perSecond+i)%methods+1)
+			evs = append(evs, &decode.MethodEntry{ThreadIDRef: th, MethodIDRef: meth, Ticket: ticket, Time: now},
+				&decode.MethodExit{ThreadIDRef: th, Ticket: ticket, Time: now + 50, ThreadCPUTime: now})
+		}
+		second++
+		at = at.Add(time.Second)
+		agg.Apply(evs, 1, decode.Clock{}, at)
+	}
+	for range methods / perSecond {
+		oneSecond()
+	}
+	if s := agg.Snapshot(at, m.query()); len(s.Methods) != methods || !s.Recent {
+		b.Fatalf("%d methods in the window (recent %v), want %d", len(s.Methods), s.Recent, methods)
+	}
+	b.ReportAllocs()
+	timer := newFrameTimer(b)
+	for b.Loop() {
+		timer.stop()
+		oneSecond()
+		timer.start()
+		m.fetched++
+		m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(at, m.query()), status: src.st})
+		if len(m.View().Content) == 0 {
+			b.Fatal("empty view")
+		}
+	}
+	timer.report()
 }

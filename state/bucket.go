@@ -1,0 +1,169 @@
+package state
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
+
+// windowBucket is one second of the window: the figures of the methods with
+// calls or samples in it, in slot order, packed as varints. A wide window
+// (100,000 methods active every second) holds a million of them: packed,
+// an entry takes some 10 to 20 bytes instead of 72.
+//
+// An entry is the slot's distance from the previous entry's, a byte of
+// flags saying which of the rarer fields follow, then calls, self, total,
+// and those fields.
+type windowBucket []byte
+
+const (
+	hasCPU     = 1 << iota // cpu follows
+	hasMin                 // min follows (else math.MaxInt64: no timed call)
+	hasMax                 // max follows (else -1)
+	hasSamples             // samples and totalSamples follow
+)
+
+// appendEntry packs one method's figures; prev is the previous entry's slot.
+func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
+	var flags byte
+	if f.cpu != 0 {
+		flags |= hasCPU
+	}
+	if f.min != math.MaxInt64 {
+		flags |= hasMin
+	}
+	if f.max != -1 {
+		flags |= hasMax
+	}
+	if f.samples != 0 || f.totalSamples != 0 {
+		flags |= hasSamples
+	}
+	b = binary.AppendUvarint(b, uint64(slot-prev))
+	b = append(b, flags)
+	b = binary.AppendVarint(b, f.calls)
+	b = binary.AppendVarint(b, f.self)
+	b = binary.AppendVarint(b, f.total)
+	if flags&hasCPU != 0 {
+		b = binary.AppendVarint(b, f.cpu)
+	}
+	if flags&hasMin != 0 {
+		b = binary.AppendVarint(b, f.min)
+	}
+	if flags&hasMax != 0 {
+		b = binary.AppendVarint(b, f.max)
+	}
+	if flags&hasSamples != 0 {
+		b = binary.AppendVarint(b, f.samples)
+		b = binary.AppendVarint(b, f.totalSamples)
+	}
+	return b
+}
+
+// entry unpacks the entry at pos, after the one of slot prev; it returns
+// the position of the next entry.
+func (b windowBucket) entry(pos int, prev int32) (slot int32, f figures, next int) {
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b[pos:])
+		pos += n
+		return v
+	}
+	sv := func() int64 {
+		v, n := binary.Varint(b[pos:])
+		pos += n
+		return v
+	}
+	slot = prev + int32(uv())
+	flags := b[pos]
+	pos++
+	f.calls, f.self, f.total = sv(), sv(), sv()
+	f.min, f.max = math.MaxInt64, -1
+	if flags&hasCPU != 0 {
+		f.cpu = sv()
+	}
+	if flags&hasMin != 0 {
+		f.min = sv()
+	}
+	if flags&hasMax != 0 {
+		f.max = sv()
+	}
+	if flags&hasSamples != 0 {
+		f.samples, f.totalSamples = sv(), sv()
+	}
+	return slot, f, pos
+}
+
+// closeBucket closes the second being filled into the window.
+func (mt *methodTable) closeBucket() {
+	var b windowBucket
+	if len(mt.buckets) >= mt.maxBuckets {
+		b = mt.expireOldest()
+	}
+	b = b[:0]
+	slices.Sort(mt.touched)
+	prev := int32(0)
+	for _, slot := range mt.touched {
+		in := &mt.info[slot]
+		cur := &mt.curs[in.cur]
+		b = b.appendEntry(prev, slot, cur)
+		prev = slot
+		in.win.merge(cur)
+		mt.stats[slot].touched = false
+	}
+	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
+	mt.buckets = append(mt.buckets, b)
+}
+
+// expireOldest drops the oldest bucket from the window; it returns the
+// bucket's storage for reuse.
+func (mt *methodTable) expireOldest() windowBucket {
+	old := mt.buckets[0]
+	mt.buckets = mt.buckets[:copy(mt.buckets, mt.buckets[1:])]
+	// min and max cannot be subtracted: the methods still in the window
+	// get them again from the buckets left, in one pass over them.
+	mt.mark++
+	redo := false
+	prev := int32(0)
+	for pos := 0; pos < len(old); {
+		var slot int32
+		var e figures
+		slot, e, pos = old.entry(pos, prev)
+		prev = slot
+		in := &mt.info[slot]
+		mt.gens[slot] = mt.gen // its window figures change
+		if !mt.stats[slot].dead {
+			mt.addWindowSelf(slot, -e.self)
+		}
+		in.win.calls -= e.calls
+		in.win.self -= e.self
+		in.win.total -= e.total
+		in.win.cpu -= e.cpu
+		in.win.samples -= e.samples
+		in.win.totalSamples -= e.totalSamples
+		if !in.win.has() {
+			in.win = figures{}
+			if !mt.stats[slot].touched || !mt.curs[in.cur].has() {
+				mt.leave(slot)
+			}
+			continue
+		}
+		in.win.min, in.win.max = math.MaxInt64, -1
+		in.mark, redo = mt.mark, true
+	}
+	if !redo {
+		return old
+	}
+	for _, b := range mt.buckets {
+		prev := int32(0)
+		for pos := 0; pos < len(b); {
+			var slot int32
+			var e figures
+			slot, e, pos = b.entry(pos, prev)
+			prev = slot
+			if in := &mt.info[slot]; in.mark == mt.mark {
+				in.win.min = min(in.win.min, e.min)
+				in.win.max = max(in.win.max, e.max)
+			}
+		}
+	}
+	return old
+}

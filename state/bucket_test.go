@@ -1,0 +1,73 @@
+package state
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+func TestBucketEntriesRoundTrip(t *testing.T) {
+	entries := []struct {
+		slot int32
+		f    figures
+	}{
+		{0, figures{calls: 1, self: 5, total: 7, cpu: 3, min: 7, max: 7}},
+		{1, figures{samples: 4, totalSamples: 9, self: 40, total: 90, min: math.MaxInt64, max: -1}},
+		{2, figures{calls: 3, self: 0, total: 0, min: 0, max: 0}},
+		{1 << 20, figures{calls: math.MaxInt64, self: -5, total: math.MinInt64, cpu: -1, min: math.MinInt64, max: math.MaxInt64 - 1,
+			samples: math.MaxInt64, totalSamples: 1}},
+		{1<<31 - 1, figures{min: math.MaxInt64, max: -1}},
+	}
+	var b windowBucket
+	prev := int32(0)
+	for _, e := range entries {
+		b = b.appendEntry(prev, e.slot, &e.f)
+		prev = e.slot
+	}
+	prev = 0
+	pos := 0
+	for i, want := range entries {
+		var slot int32
+		var f figures
+		slot, f, pos = b.entry(pos, prev)
+		prev = slot
+		if slot != want.slot || f != want.f {
+			t.Fatalf("entry %d: slot %d %+v, want %d %+v", i, slot, f, want.slot, want.f)
+		}
+	}
+	if pos != len(b) {
+		t.Fatalf("%d of %d bytes read", pos, len(b))
+	}
+}
+
+// The window's min and max follow the seconds that leave it.
+func TestWindowMinMaxForgetExpiredSeconds(t *testing.T) {
+	a := New(Options{Window: 3 * time.Second})
+	feed(a, defs()...)
+	call := func(sec int, d time.Duration, ticket int32) {
+		at := t0.Add(time.Duration(sec) * time.Second)
+		tt := decode.Ticks(at.UnixNano())
+		a.Apply([]decode.Event{
+			&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: ticket, Time: tt},
+			&decode.MethodExit{ThreadIDRef: 1, Ticket: ticket, Time: tt + decode.Ticks(d)},
+		}, 1, decode.Clock{}, at)
+	}
+	call(0, 9*time.Millisecond, 1)
+	call(1, 2*time.Millisecond, 2)
+	call(2, 4*time.Millisecond, 3)
+	for _, tc := range []struct {
+		sec      int
+		min, max time.Duration
+	}{
+		{2, 2 * time.Millisecond, 9 * time.Millisecond},
+		{3, 2 * time.Millisecond, 4 * time.Millisecond},
+		{4, 4 * time.Millisecond, 4 * time.Millisecond},
+	} {
+		s := a.Snapshot(t0.Add(time.Duration(tc.sec)*time.Second+time.Millisecond), Query{Recent: true, CallersOf: -1})
+		if len(s.Methods) != 1 || s.Methods[0].Min != tc.min || s.Methods[0].Max != tc.max {
+			t.Fatalf("second %d: %+v, want min %v max %v", tc.sec, s.Methods, tc.min, tc.max)
+		}
+	}
+}
