@@ -13,6 +13,7 @@ import (
 
 	"github.com/proftop/proftop/cli"
 	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/internal/textsafe"
 )
 
 // Set at release time with -ldflags "-X main.version=... -X main.commit=... -X main.date=...".
@@ -35,6 +36,7 @@ func newRootCommand() *cobra.Command {
 		view       cli.View
 	)
 	versionText := versionLine()
+	cli.Version = versionText
 	root := &cobra.Command{
 		SuggestionsMinimumDistance: 2,
 		Use:                        "proftop",
@@ -54,7 +56,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 		Args:          noArgsOrSuggest,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Annotations[noConfig] != "" {
-				return nil
+				return cli.RefuseInheritedFlags(cmd)
 			}
 			file, explicit := configFile, configFile != ""
 			if !explicit {
@@ -82,9 +84,13 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 	pf.IntVarP(&view.Count, "iterations", "n", 0, "with --batch: number of snapshots (0: until interrupted, or the end of a file)")
 	pf.BoolVar(&view.JSON, "json", false, "with --batch: one JSON document per snapshot, on one line")
 	pf.IntVar(&view.Top, "top", 0, "with --batch: rows per table in text (default 20); methods kept in JSON (default all)")
+	pf.BoolVar(&view.History, "history", false, "with --batch --json: print, at the end, the history (a picture a refresh) as JSON lines")
+	pf.StringVar(&view.Bundle, "bundle", "", "with --batch: write a triage bundle (.tar.gz) to this file when the run ends")
 
 	decodeCmd, simulateCmd, listCmd, jarCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewListCommand(), cli.NewAgentJarCommand()
-	for _, c := range []*cobra.Command{decodeCmd, simulateCmd, listCmd, jarCmd} {
+	// export's --format is the profile's, not the trace's: it reads no settings (their defaults serve).
+	exportCmd := cli.NewExportCommand(&settings)
+	for _, c := range []*cobra.Command{decodeCmd, simulateCmd, listCmd, jarCmd, exportCmd} {
 		c.Annotations = map[string]string{noConfig: "yes"}
 	}
 	versionCmd := &cobra.Command{
@@ -102,6 +108,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 		cli.NewAttachCommand(&settings, &view),
 		cli.NewReplayCommand(&settings, &view),
 		cli.NewRbkitCommand(&settings, &view),
+		exportCmd,
 		cli.NewConfigCommand(&origins, &usedFile))
 	return root
 }
@@ -157,7 +164,8 @@ func versionLine() string {
 
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "proftop:", err)
+		// Errors quote what a profiler or a file said: shown as the screen shows it.
+		fmt.Fprintln(os.Stderr, "proftop:", textsafe.Inert(err.Error()))
 		os.Exit(1)
 	}
 }

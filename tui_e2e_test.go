@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,4 +180,51 @@ func TestQuitAfterResize(t *testing.T) {
 func lastLine(screen string) string {
 	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
 	return lines[len(lines)-1]
+}
+
+// Freeze, step back to a deadlock that has since cleared, see it as it
+// was, and write a triage bundle of it that replay reopens.
+func TestTimeTravelAndBundleInTmux(t *testing.T) {
+	port := startSimulator(t, "--deadlock-every", "8s", "--deadlock-for", "4s")
+	dir := t.TempDir()
+	tm := newTmux(t, 120, 40)
+	tm.keys("cd "+dir, "Enter")
+	tm.keys(fmt.Sprintf("%s --host 127.0.0.1 --port %d --refresh 300ms", proftopBin, port), "Enter")
+	tm.waitFor("the deadlock banner", 30*time.Second, "DEADLOCK:", "com.acme.billing.Account")
+	tm.waitFor("the deadlock cleared", 30*time.Second, "last deadlock: pool-2-thread")
+	tm.keys("Space")
+	tm.waitFor("the timeline", 5*time.Second, "PAUSED", "history ", "D")
+	// Step back mark by mark (contention peaks are marks too) to the deadlock.
+	var screen string
+	for i := 0; ; i++ {
+		tm.keys("N")
+		time.Sleep(200 * time.Millisecond)
+		screen = tm.screen()
+		if strings.Contains(screen, "PAST -") && strings.Contains(screen, "DEADLOCK:") {
+			break
+		}
+		if i == 30 {
+			t.Fatalf("no mark led back to the deadlock:\n%s", screen)
+		}
+	}
+	// Every pane shows that moment: the deadlocked monitor's drill-in.
+	tm.keys("3", "/")
+	tm.keys("-l", "Account")
+	tm.keys("Enter", "Enter")
+	tm.waitFor("the past monitor's drill-in", 5*time.Second, "Drill-in: Monitors", "part of a deadlock", "PAST -")
+	tm.keys("Escape")
+	// Escape then w at once would read as alt+w: the next key waits for the panes.
+	tm.waitFor("the panes at that moment", 5*time.Second, "Monitors · ", "/Account", "PAST -")
+	tm.keys("w")
+	screen = tm.waitFor("the bundle", 30*time.Second, "bundle written:")
+	bundles, _ := filepath.Glob(filepath.Join(dir, "proftop-bundle-*.tar.gz"))
+	if len(bundles) != 1 {
+		t.Fatalf("bundles %v\n%s", bundles, screen)
+	}
+	tm.keys("q")
+	tm.waitFor("the shell", 5*time.Second, "$ ")
+	out, errs, code := run(t, nil, "replay", bundles[0], "--batch", "--json", "--history")
+	if code != 0 || !strings.Contains(out, `"marks":["deadlock"`) {
+		t.Fatalf("exit %d\n%.2000s\n%s", code, out, errs)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/internal/syncbuf"
+	"github.com/proftop/proftop/protocol"
 	"github.com/proftop/proftop/state"
 )
 
@@ -445,30 +447,40 @@ func TestAgentServesOneClient(t *testing.T) {
 	j.exits(t, 20*time.Second)
 }
 
-// Listening beyond loopback needs a token, and the token is checked.
+// Listening beyond loopback needs a token chosen for it, and the token is
+// checked: a client without it gets UNAUTHORIZED and nothing else.
 func TestAgentToken(t *testing.T) {
 	j := startWorkload(t, 120, false, fmt.Sprintf("-javaagent:%s=host=0.0.0.0", jarFor(t)))
 	j.exits(t, 20*time.Second)
-	if !strings.Contains(j.stderr.String(), "give token=SECRET too") {
+	if !strings.Contains(j.stderr.String(), "give tokenfile=PATH (or token=SECRET) too") {
 		t.Fatalf("an open agent without a token: %s", j.stderr)
 	}
-	j, port := startWithAgent(t, 120, false, ",host=127.0.0.2,token=s3cret")
-	_ = port
-	for token, want := range map[string]string{"": "UNAUTHORIZED", "wrong": "wrong token"} {
-		// The agent serves one client at a time: wait until it sees the previous one gone.
-		var err error
-		for range 50 {
-			err = client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: token}).Run(context.Background())
-			if err == nil || !strings.Contains(err.Error(), "BUSY") {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("token %q: %v", token, err)
-		}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600)
+	j, port := startWithAgent(t, 120, false, ",host=127.0.0.2,tokenfile="+tokenFile)
+	if strings.Contains(strings.Join(j.cmd.Args, " "), "s3cret") {
+		t.Fatal("the token shows on the command line")
 	}
-	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "s3cret", Reconnect: true, ReconnectMin: 100 * time.Millisecond})
+	// No token: the first command is answered UNAUTHORIZED, and the connection ends.
+	raw := dialUnauthenticated(t, "127.0.0.2", port)
+	m := raw.command(t, 1, &protocol.ListAgents{})
+	if e := m.AsError(); e == nil || e.Code != protocol.CodeUnauthorized {
+		t.Fatalf("listAgents without a token: %s %s", m.Name, m.Body)
+	}
+	raw.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if f, err := raw.r.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("after UNAUTHORIZED: %+v, %v", f, err)
+	}
+	// A wrong token: the same.
+	err := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Token: "wrong"}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "UNAUTHORIZED: wrong token") {
+		t.Fatalf("a wrong token: %v", err)
+	}
+	// proftop run by the JVM's user finds the token the agent left, and is in.
+	if token, path := client.LocalToken(port); token != "s3cret" {
+		t.Fatalf("the token left for the JVM's user: %q in %q", token, path)
+	}
+	s := client.NewSession(client.Config{Host: "127.0.0.2", Port: port, Reconnect: true, ReconnectMin: 100 * time.Millisecond})
 	// Until events come: the agent starts JFR and polls once a client
 	// authenticates, which takes seconds on a loaded machine.
 	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
@@ -553,6 +565,7 @@ func testAgentEncodersConform(t *testing.T, jdk jdk) {
 		&decode.TelemetryProblem{Time: tt + 19, Spec: "jmx:a:type=B:C"},
 		&decode.Probe{Time: tt + 20, Name: "jfr:bank.Transfer#state", Group: "RUNNING", Count: 3, Total: 4_500_000, Max: 2_000_000, Stack: stack},
 		&decode.Custom{Body: "com.acme.shop"},
+		&decode.AgentCost{Time: tt + 15, AgentCPU: 12_000_000, JFRCPU: 3_000_000, AgentThreads: 4, JFRThreads: 2, ProcessCPU: -1},
 		&decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 23, Time: tt + 11}},
 		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: tt + 16}},
 	}

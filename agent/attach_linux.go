@@ -40,6 +40,9 @@ type AttachOptions struct {
 // Attachment is where an attached agent listens.
 type Attachment struct {
 	Port int
+	// Token is the one clients of the agent present: it came through the
+	// port file, in the directory only the JVM's user may read.
+	Token string
 	// Notes from the agent for the user, e.g. that it was already running
 	// and kept the options it was first started with.
 	Notes []string
@@ -403,8 +406,8 @@ func load(conn net.Conn, agent string) error {
 	return nil
 }
 
-// waitForPort reads the port the agent wrote (atomically) to portFile, and
-// the notes that follow it, one per line.
+// waitForPort reads the port the agent wrote (atomically) to portFile, its
+// token ("token=…") and the notes that follow, one per line.
 func waitForPort(portFile string, timeout time.Duration, pid int) (Attachment, error) {
 	deadline := time.Now().Add(timeout)
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 250*time.Millisecond) {
@@ -414,7 +417,15 @@ func waitForPort(portFile string, timeout time.Duration, pid int) (Attachment, e
 			if err != nil || port <= 0 || port > 65535 {
 				return Attachment{}, fmt.Errorf("process %d: the agent's port file holds %q", pid, data)
 			}
-			return Attachment{Port: port, Notes: lines[1:]}, nil
+			at := Attachment{Port: port}
+			for _, l := range lines[1:] {
+				if token, ok := strings.CutPrefix(l, "token="); ok {
+					at.Token = token
+					continue
+				}
+				at.Notes = append(at.Notes, l)
+			}
+			return at, nil
 		}
 		if time.Now().After(deadline) {
 			return Attachment{}, fmt.Errorf("process %d: %w: no port from it after %v (see the JVM's standard error)", pid, ErrAgentFailed, timeout)

@@ -27,6 +27,7 @@ type JVM struct {
 // Attachment is where an attached agent listens.
 type Attachment struct {
 	Port  int
+	Token string
 	Notes []string
 }
 

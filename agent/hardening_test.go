@@ -319,9 +319,25 @@ type rawConn struct {
 	data bytes.Buffer // the trace bytes received
 }
 
+// dialRaw connects and authenticates with the token the agent left for
+// this user, as proftop does.
 func dialRaw(t *testing.T, port int) *rawConn {
 	t.Helper()
-	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	c := dialUnauthenticated(t, "127.0.0.1", port)
+	token, _ := client.LocalToken(port)
+	if token == "" {
+		t.Fatalf("no token for port %d in /tmp/proftop-%d", port, os.Geteuid())
+	}
+	if m := c.command(t, 1000, &protocol.Authenticate{Token: token}); m.Name != "authenticated" {
+		t.Fatalf("authenticate: %s %s", m.Name, m.Body)
+	}
+	return c
+}
+
+// dialUnauthenticated connects, and nothing more.
+func dialUnauthenticated(t *testing.T, host string, port int) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +559,8 @@ func TestAgentDropsAnIdleClient(t *testing.T) {
 }
 
 // The queue between the agent and a client that stops reading: putting
-// never waits for the network, and the client is dropped a backlog behind.
+// never waits for the network, the client is dropped a backlog behind, and
+// told why should it read again.
 func TestOutboxDropsAStalledClient(t *testing.T) {
 	_, jar := workload(t)
 	classes := t.TempDir()
@@ -559,6 +576,10 @@ func TestOutboxDropsAStalledClient(t *testing.T) {
 	m := regexp.MustCompile(`dropped after (\d+) bytes, slowest put (\d+) ms`).FindSubmatch(out)
 	if m == nil {
 		t.Fatalf("%s", out)
+	}
+	// Reading again, the client finds why it was dropped, after what was written before.
+	if !regexp.MustCompile(`reason: <Cmd [^>]*ctxt="0"><error code="TOO_SLOW">the client fell more than 1 MiB behind`).Match(out) {
+		t.Fatalf("no reason for the drop: %s", out)
 	}
 	sent, _ := strconv.Atoi(string(m[1]))
 	// The backlog plus what the sockets' buffers hold.

@@ -13,6 +13,7 @@ import (
 	"github.com/proftop/proftop/agent"
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/internal/textsafe"
 )
 
 // NewAttachCommand returns `proftop attach PID`.
@@ -25,7 +26,9 @@ func NewAttachCommand(s *config.Settings, v *View) *cobra.Command {
 		Long: `Load proftop's JVM agent (embedded in this binary) into a running JVM through
 the HotSpot attach mechanism, and watch it. No JDK tool is needed. The JVM
 must run as the same user (or proftop as root); the agent listens on a free
-loopback port. See proftop list for the JVMs that can be attached.`,
+loopback port and admits only clients with its token, which it leaves in
+/tmp/proftop-UID, a directory only the JVM's user may read. See proftop list
+for the JVMs that can be attached.`,
 		Args: exactlyOne("PID", "the process id of the JVM to watch, as proftop list shows them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pid, err := strconv.Atoi(args[0])
@@ -37,10 +40,13 @@ loopback port. See proftop list for the JVMs that can be attached.`,
 				return err
 			}
 			for _, note := range at.Notes {
-				fmt.Fprintf(cmd.ErrOrStderr(), "proftop: process %d: %s\n", pid, note)
+				fmt.Fprintf(cmd.ErrOrStderr(), "proftop: process %d: %s\n", pid, textsafe.Inert(note))
 			}
 			settings := *s
 			settings.Host, settings.Port = "127.0.0.1", at.Port
+			if at.Token != "" {
+				settings.Token = at.Token // handed over in the JVM's private directory
+			}
 			ctx, stop := Interruptible()
 			defer stop()
 			cfg := SessionConfig(settings)
@@ -93,7 +99,8 @@ func NewListCommand() *cobra.Command {
 				if !j.Attachable {
 					attachable = "no (another user)"
 				}
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", j.PID, j.User, j.Main, attachable)
+				// Any user's command line: shown inert.
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", j.PID, textsafe.Inert(j.User), textsafe.Inert(j.Main), attachable)
 			}
 			return w.Flush()
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/textsafe"
 )
 
 // NewDecodeCommand returns `proftop decode FILE`.
@@ -94,7 +95,7 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 		}
 		if err != nil {
 			out.Flush()
-			fmt.Fprintf(stderr, "proftop: %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "proftop: %s: %s\n", name, textsafe.Inert(err.Error()))
 			failed++
 			if decode.IsFatal(err) {
 				break

@@ -28,6 +28,10 @@ type View struct {
 	Count int  // snapshots to print, 0: until interrupted (or the end of a file)
 	JSON  bool // one JSON document per snapshot
 	Top   int  // rows per table in text snapshots (methods in JSON; 0: all)
+	// History prints, at the end, the history as JSON lines instead of
+	// the snapshots; Bundle writes a triage bundle there at the end.
+	History bool
+	Bundle  string
 	// Errors receives what batch mode reports beside the snapshots (the
 	// problems with the telemetry asked for); nil: standard error.
 	Errors io.Writer
@@ -50,7 +54,9 @@ func SessionConfig(s config.Settings) client.Config {
 
 // StateOptions turns settings into the aggregator's options.
 func StateOptions(s config.Settings) state.Options {
-	return state.Options{Window: s.Window, TelemetryWindow: s.TelemetryWindow, TelemetryMemory: s.TelemetryMemory, MaxSeries: s.TelemetrySeries}
+	return state.Options{Window: s.Window, MaxThreads: s.MaxThreads, MaxMethods: s.MaxMethods, MaxMonitors: s.MaxMonitors,
+		TelemetryWindow: s.TelemetryWindow, TelemetryMemory: s.TelemetryMemory, MaxSeries: s.TelemetrySeries,
+		MaxTreeNodes: s.TreeNodes}
 }
 
 // Live watches the profiler the settings name, or the fleet when they
@@ -74,17 +80,50 @@ func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
 }
 
 // Watch shows a source: the interface, or batch snapshots.
-func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer) error {
+func Watch(ctx context.Context, src client.Source, s config.Settings, v View, out io.Writer, opts ...WatchOption) error {
+	if err := v.check(); err != nil {
+		return err
+	}
 	limitMemory(s.MemoryLimit)
-	agg := state.New(StateOptions(s))
+	w := newWatching(src, s, opts)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.record(ctx)
 	if !v.Batch {
 		if !term.IsTerminal(os.Stdout.Fd()) {
 			return errors.New("standard output is not a terminal: use --batch for text snapshots (or --batch --json)")
 		}
-		cfg := tui.Config{Refresh: s.Refresh, Theme: s.Theme, ASCII: ascii(s.Charset), Recent: true}
-		return tui.Run(ctx, cfg, tui.ColorMode(s.Color), src, agg)
+		cfg := tui.Config{Refresh: s.Refresh, Theme: s.Theme, ASCII: ascii(s.Charset), Recent: true, History: w.history, Bundle: w.writeBundle}
+		return tui.Run(ctx, cfg, tui.ColorMode(s.Color), w.src, w.agg)
 	}
-	return runBatch(ctx, src, agg, s, v, out)
+	err := runBatch(ctx, w.src, w.agg, s, v, out)
+	if v.History {
+		if w.recorder != nil && w.src.Status().Events > 0 {
+			w.recorder.Take(time.Now()) // the end of the run
+		}
+		if perr := printHistory(out, w.history); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if v.Bundle != "" {
+		what, berr := w.writeBundle(v.Bundle, time.Now())
+		if berr != nil {
+			return errors.Join(err, berr)
+		}
+		fmt.Fprintln(os.Stderr, "proftop: "+what)
+	}
+	return err
+}
+
+// check refuses options that do not go together.
+func (v View) check() error {
+	switch {
+	case v.History && (!v.Batch || !v.JSON):
+		return errors.New("--history prints the history as JSON lines: use it with --batch --json")
+	case v.Bundle != "" && !v.Batch:
+		return errors.New("--bundle writes a bundle when a --batch run ends; in the interface, w writes one")
+	}
+	return nil
 }
 
 // ascii resolves the charset setting: auto follows the locale.
@@ -126,16 +165,24 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	go func() { ran <- src.Run(ctx) }()
 	problems := newProblemReporter(v.Errors)
 	print := func() error {
+		if v.History {
+			return nil // the history is printed at the end instead
+		}
 		st := src.Status()
 		// A still picture (a snapshot file) has no timeline: its figures are cumulative.
 		snap := agg.Snapshot(time.Now(), state.Query{Recent: !st.Still, CallersOf: -1})
+		defer agg.Release(snap) // the next snapshot reuses its tables
 		problems.report(snap)
 		if v.JSON {
 			b, err := tui.RenderJSON(snap, st, v.Top)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(out, "%s\n", b)
+			// Written as it is: a snapshot of 200,000 methods is tens of MB, not to be copied again.
+			if _, err := out.Write(b); err != nil {
+				return err
+			}
+			_, err = io.WriteString(out, "\n")
 			return err
 		}
 		_, err := fmt.Fprintf(out, "%s\n", tui.RenderText(snap, st, batchWidth(), topRows(v.Top), ascii(s.Charset)))

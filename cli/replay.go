@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proftop/proftop/bundle"
 	"github.com/proftop/proftop/config"
 	"github.com/proftop/proftop/decode"
 )
@@ -51,7 +52,7 @@ func NewReplayCommand(s *config.Settings, v *View) *cobra.Command {
 	var follow bool
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
-		Short: "Show a recorded trace or a snapshot (.trcbin, .trcxml, zipped .trcxml, Jinsight .trc, ProfilerJ .xml) as if it were live",
+		Short: "Show a recorded trace, a snapshot (.trcbin, .trcxml, zipped .trcxml, Jinsight .trc, ProfilerJ .xml) or a triage bundle as if it were live",
 		Long: `Play a recorded trace through the same path as a live stream, in the
 interface or, with --batch, as text snapshots (the picture at the end of the
 file with --json). The format is told from the content, not the name: TPTP
@@ -60,15 +61,27 @@ snapshots (a still picture). By default it plays as fast as possible;
 --speed N paces events by their timestamps at N times real time (1 is real
 time). --follow reads a file that is still being written, like tail -f:
 what is there, then what is added as it comes; a file truncated or
-replaced is read again from its start.`,
-		Args: exactlyOne("FILE", "the trace to replay"),
+replaced is read again from its start.
+
+A triage bundle (written by w in the interface, or --bundle) reopens with
+its history: freeze (space) and step back (←, [, home) through the pictures
+it kept; its raw stream of the last minutes is played.`,
+		Args: exactlyOne("FILE", "the trace or bundle to replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var opts []WatchOption
+			if bundle.IsBundle(args[0]) {
+				b, err := bundle.Read(args[0])
+				if err != nil {
+					return err
+				}
+				opts = append(opts, WithHistory(b.History(historyOptions(*s))))
+			}
 			if err := checkTrace(args[0], *s); err != nil {
 				return err
 			}
 			ctx, stop := Interruptible()
 			defer stop()
-			return Watch(ctx, newFileSource(args[0], speed, follow, *s), *s, *v, cmd.OutOrStdout())
+			return Watch(ctx, newFileSource(args[0], speed, follow, *s), *s, *v, cmd.OutOrStdout(), opts...)
 		},
 	}
 	cmd.Flags().Float64Var(&speed, "speed", 0, "pace events by their timestamps at this many times real time (0: as fast as possible)")

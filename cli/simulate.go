@@ -2,8 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -19,6 +21,7 @@ func NewSimulateCommand() *cobra.Command {
 		rate       string
 		quiet      bool
 		aggregated bool
+		port       int
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate",
@@ -31,6 +34,18 @@ and now and then a deadlock — deterministic for a seed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseRate(rate, &cfg); err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("port") {
+				host, _, err := net.SplitHostPort(listen)
+				if err != nil {
+					return fmt.Errorf("--listen %q: %w", listen, err)
+				}
+				if cmd.Flags().Changed("listen") {
+					if _, p, _ := net.SplitHostPort(listen); p != "0" && p != strconv.Itoa(port) {
+						return fmt.Errorf("--port %d and --listen %s name two ports: give one", port, listen)
+					}
+				}
+				listen = net.JoinHostPort(host, strconv.Itoa(port))
 			}
 			cfg.Aggregated = aggregated
 			if !quiet {
@@ -57,6 +72,7 @@ and now and then a deadlock — deterministic for a seed.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "127.0.0.1:10002", "address to listen on")
+	f.IntVar(&port, "port", 10002, "port to listen on (on the host of --listen)")
 	f.BoolVar(&cfg.Legacy, "legacy", false, "behave like a profiler from before the binary format: XML only, setOutputFormat unrecognized")
 	f.IntVar(&cfg.Agents, "agents", 1, "number of simulated JVMs (agents) on the controller; each connection streams its own (watch them as a fleet: --host 127.0.0.1/1,127.0.0.1/2,…)")
 	f.StringVar(&rate, "rate", "20000", "events per second per client, or max to send as fast as the client reads")

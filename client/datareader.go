@@ -6,7 +6,8 @@ import (
 
 // dataReader presents the data frames of a connection as one byte stream,
 // which is what a decoder reads. Control frames that arrive meanwhile are
-// handed to onControl.
+// handed to onControl; an error the profiler ends the connection with
+// ends the stream.
 type dataReader struct {
 	c   *control
 	cur []byte // the rest of the current data frame
@@ -56,9 +57,8 @@ func (d *dataReader) Read(p []byte) (int, error) {
 // false instead of waiting for a frame that is not buffered yet.
 func (d *dataReader) next(mayWait bool) (bool, error) {
 	for {
-		if len(d.c.early) > 0 {
-			d.cur = d.c.early[0]
-			d.c.early = d.c.early[1:]
+		if early, ok := d.c.takeEarly(); ok {
+			d.cur = early
 			return true, d.onData(d.cur)
 		}
 		if !d.c.fr.Buffered() {
@@ -72,7 +72,14 @@ func (d *dataReader) next(mayWait bool) (bool, error) {
 			return false, err
 		}
 		if !f.Data {
-			if m, err := protocol.ParseMessage(f.Payload); err == nil && d.onControl != nil {
+			m, err := protocol.ParseMessage(f.Payload)
+			if err != nil {
+				continue
+			}
+			if err := endedBy(m); err != nil {
+				return false, err
+			}
+			if d.onControl != nil {
 				d.onControl(m)
 			}
 			continue

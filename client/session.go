@@ -246,8 +246,16 @@ func (s *Session) connectAndStream(ctx context.Context) (streamed bool, err erro
 // attach authenticates, lists the agents, picks one and attaches to it.
 func (s *Session) attach(c *control) (protocol.Agent, error) {
 	timeout := s.cfg.NegotiationTimeout
-	if s.cfg.Token != "" {
-		if err := c.expect(&protocol.Authenticate{Token: s.cfg.Token}, timeout, &protocol.Authenticated{}); err != nil {
+	token, from := s.cfg.Token, ""
+	if token == "" && isLoopback(s.cfg.Host) {
+		// proftop's agent left its token for its user: the owner types nothing.
+		token, from = LocalToken(s.cfg.Port)
+	}
+	if token != "" {
+		if err := c.expect(&protocol.Authenticate{Token: token}, timeout, &protocol.Authenticated{}); err != nil {
+			if from != "" {
+				return protocol.Agent{}, fmt.Errorf("authenticate with the token in %s: %w", from, err)
+			}
 			return protocol.Agent{}, fmt.Errorf("authenticate: %w", err)
 		}
 	}
@@ -274,6 +282,16 @@ func (s *Session) attach(c *control) (protocol.Agent, error) {
 	c.dest = protocol.AgentEndpoint(agent.ID)
 	s.track.update(func(st *Status) { st.Agent = agent })
 	return agent, nil
+}
+
+// isLoopback says host names this machine's loopback interface, where an
+// agent of this user may have left its token.
+func isLoopback(host string) bool {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // pickAgent chooses by id, pid or name; a lone agent needs no choice.
@@ -385,7 +403,7 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 		},
 		onData: func(p []byte) error {
 			s.track.addBytes(int64(len(p)))
-			if s.rec == nil {
+			if s.rec == nil || len(p) == 0 {
 				return nil
 			}
 			if !recording {
@@ -458,6 +476,7 @@ func describe(err error, addr string) string {
 	var pe *protocol.Error
 	var de *decode.Error
 	var er *protocol.ErrorReply
+	var ended *EndedError
 	switch {
 	case errors.As(err, &dnsErr):
 		return fmt.Sprintf("cannot resolve host %q: %v", dnsErr.Name, dnsErr.Err)
@@ -475,8 +494,10 @@ func describe(err error, addr string) string {
 		return fmt.Sprintf("%s broke the protocol: %v", addr, pe)
 	case errors.As(err, &de):
 		return fmt.Sprintf("the trace stream from %s is malformed: %v", addr, de)
+	case errors.As(err, &ended):
+		return fmt.Sprintf("%s ended the connection: %v", addr, ended)
 	case errors.As(err, &er):
-		return fmt.Sprintf("%s refused: %v", addr, er)
+		return fmt.Sprintf("%s refused: %v", addr, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {

@@ -40,6 +40,9 @@ type Settings struct {
 	Color              string // auto, always, never
 	Charset            string // auto, unicode, ascii
 	MaxMessageSize     int
+	MaxThreads         int
+	MaxMethods         int
+	MaxMonitors        int
 	MemoryLimit        int64 // bytes; 0: none
 	PubPort            int   // rbkit's PUB socket
 	ReqPort            int   // rbkit's REP socket
@@ -50,6 +53,11 @@ type Settings struct {
 	TelemetryWindow time.Duration
 	TelemetryMemory int64
 	TelemetrySeries int
+	// The history, the stream ring and the call tree (bundles, time travel).
+	History       time.Duration // how far back the history keeps pictures
+	HistoryMemory int           // MiB the history may take
+	StreamRing    int           // MiB of raw stream kept for a bundle (0: none)
+	TreeNodes     int           // nodes of the call tree
 }
 
 // setting describes one key: its flag, default, help and how to read it.
@@ -111,6 +119,12 @@ var settings = []setting{
 		set: func(s *Settings, v any) { s.ReqPort = v.(int) }},
 	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
 		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
+	{key: "max-threads", def: "50000", usage: "most live threads tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
+		set: func(s *Settings, v any) { s.MaxThreads = v.(int) }},
+	{key: "max-methods", def: "200000", usage: "most methods tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 100_000_000,
+		set: func(s *Settings, v any) { s.MaxMethods = v.(int) }},
+	{key: "max-monitors", def: "10000", usage: "most monitors tracked (idle ones make room); more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
+		set: func(s *Settings, v any) { s.MaxMonitors = v.(int) }},
 	{key: "telemetry", usage: "an application series to chart, asked of the agent (repeatable): jmx:OBJECTNAME:ATTRIBUTE[.KEY] or jfr:EVENT#FIELD",
 		kind: kStrings, set: func(s *Settings, v any) { s.Telemetry = v.([]string) }},
 	{key: "probe", usage: "an application probe, asked of the agent (repeatable): jfr:EVENT[#FIELD], the event's durations grouped by FIELD",
@@ -123,6 +137,14 @@ var settings = []setting{
 		set: func(s *Settings, v any) { s.TelemetrySeries = v.(int) }},
 	{key: "memory-limit", def: "512m", usage: "soft limit of proftop's memory (like 512m or 1g): the garbage collector works harder near it (0: none)", kind: kSize,
 		lo: 0, hi: 1 << 50, set: func(s *Settings, v any) { s.MemoryLimit = v.(int64) }},
+	{key: "history-span", def: "15m", usage: "how far back the history keeps a picture a refresh (space freezes, ←/→ step back)", kind: kDuration,
+		lo: float64(time.Minute), hi: float64(24 * time.Hour), set: func(s *Settings, v any) { s.History = v.(time.Duration) }},
+	{key: "history-memory", def: "128", usage: "MiB the history may take: the oldest pictures go first (help shows how long that holds)", kind: kInt,
+		lo: 1, hi: 1 << 16, set: func(s *Settings, v any) { s.HistoryMemory = v.(int) }},
+	{key: "stream-ring", def: "64", usage: "MiB of the latest raw stream kept for a triage bundle (0: none)", kind: kInt, lo: 0, hi: 1 << 14,
+		set: func(s *Settings, v any) { s.StreamRing = v.(int) }},
+	{key: "tree-nodes", def: "200000", usage: "nodes of the call tree (about 90 bytes each); deeper stacks are cut and counted", kind: kInt,
+		lo: 1000, hi: 50_000_000, set: func(s *Settings, v any) { s.TreeNodes = v.(int) }},
 }
 
 // Origin says where a setting's value came from.

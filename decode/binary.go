@@ -16,6 +16,10 @@ type Options struct {
 	// in bytes (a ProfilerJ snapshot counts as one element); 0 means
 	// DefaultMaxMessageSize.
 	MaxMessageSize int
+	// MaxAttributes is the most attributes one XML element may have; an
+	// element with more is skipped with an error. 0 means
+	// DefaultMaxAttributes.
+	MaxAttributes int
 	// Modified is when the input was last written (a file's modification
 	// time): the moment of a snapshot, which records none of its own.
 	// Zero: the moment it is decoded.
@@ -24,6 +28,17 @@ type Options struct {
 
 // DefaultMaxMessageSize is the default limit on one message (16 MiB).
 const DefaultMaxMessageSize = 16 << 20
+
+// DefaultMaxAttributes is the default limit on one XML element's
+// attributes: the trace format's elements have a few dozen at most.
+const DefaultMaxAttributes = 1024
+
+func (o Options) maxAttributes() int {
+	if o.MaxAttributes <= 0 {
+		return DefaultMaxAttributes
+	}
+	return o.MaxAttributes
+}
 
 func (o Options) maxSize() int {
 	if o.MaxMessageSize <= 0 {

@@ -54,6 +54,7 @@ const (
 	KindVirtualThreads
 	KindSourceNote
 	KindVirtualPinned
+	KindAgentCost
 	numKinds
 )
 

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/proftop/proftop/internal/textsafe"
 )
 
 // AppendJSON renders ev as one JSON object: "type" is the kind's element
@@ -107,8 +109,8 @@ func appendJSONKey(dst []byte, key string) []byte {
 
 // appendJSONString quotes s as a JSON string. Bytes that are not UTF-8
 // become U+FFFD, so the output is always valid JSON; C0 and C1 controls,
-// bidirectional controls and line separators are written as \u escapes,
-// so that text from a peer printed as JSON cannot steer a terminal.
+// bidirectional overrides and the like are escaped, so that a terminal
+// showing it is safe.
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
@@ -136,28 +138,12 @@ func appendJSONString(dst []byte, s string) []byte {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			dst = append(dst, `\ufffd`...)
-		case escapedRune(r):
-			// Same value for a JSON reader, and inert in a terminal.
-			dst = append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+		case textsafe.Dangerous(r):
+			dst = textsafe.AppendEscape(dst, r)
 		default:
 			dst = append(dst, s[i:i+n]...)
 		}
 		i += n
 	}
 	return append(dst, '"')
-}
-
-// escapedRune says a character is written as a \u escape: a C1 control,
-// a bidirectional control (which reorders what a terminal shows) or a
-// line or paragraph separator.
-func escapedRune(r rune) bool {
-	switch {
-	case r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	case r == 0x2028 || r == 0x2029:
-		return true
-	}
-	return false
 }

@@ -11,17 +11,18 @@ import (
 )
 
 // Sniff tells the format of a stream from its first bytes: "0TBF" is
-// binary, a zip signature is a zipped trace, 'b' and a little-endian
-// version is a Jinsight trace, a msgpack map whose first key is an integer
-// is a recording of rbkit frames, and '<' (after an optional byte-order
-// mark and white space) is XML: a ProfilerJ snapshot when its root element
-// is <doc> (once the prefix holds the root's name), else a trace stream.
-// zipped reports the zip case.
+// binary, a zip signature is a zipped trace, gzip's a gzipped trace or a
+// proftop bundle (archive.go), 'b' and a little-endian version is a
+// Jinsight trace, a msgpack map whose first key is an integer is a
+// recording of rbkit frames, and '<' (after an optional byte-order mark and
+// white space) is XML: a ProfilerJ snapshot when its root element is <doc>
+// (once the prefix holds the root's name), else a trace stream. zipped
+// reports an archive.
 func Sniff(prefix []byte) (f Format, zipped bool, ok bool) {
 	switch {
 	case bytes.HasPrefix(prefix, []byte(Magic)):
 		return FormatBinary, false, true
-	case bytes.HasPrefix(prefix, []byte("PK\x03\x04")):
+	case bytes.HasPrefix(prefix, []byte("PK\x03\x04")), bytes.HasPrefix(prefix, []byte(gzipMagic)):
 		return 0, true, true
 	case len(prefix) >= 5 && prefix[0] == jinsightMagic && prefix[1] != 0 && string(prefix[2:5]) == "\x00\x00\x00":
 		return FormatJinsight, false, true
@@ -54,7 +55,7 @@ func Open(r io.Reader, opts Options) (Decoder, error) {
 		return nil, err
 	}
 	if zipped {
-		return openZip(r, whole, opts)
+		return openArchive(r, whole, opts)
 	}
 	return NewDecoder(f, whole, opts), nil
 }
@@ -90,7 +91,7 @@ func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error
 		return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
 	}
 	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true,
-		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip), 'b' (Jinsight), '<' (XML) or a msgpack map (rbkit)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
+		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip), gzip, 'b' (Jinsight), '<' (XML) or a msgpack map (rbkit)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
 }
 
 // undecided reports whether more bytes could still change what Sniff says.
@@ -111,7 +112,7 @@ func undecided(prefix []byte) bool {
 		return len(prefix) < 2 || prefix[1] != 0 && bytes.Count(prefix[2:], []byte{0}) == len(prefix)-2
 	}
 	if len(prefix) < 4 {
-		return bytes.HasPrefix([]byte(Magic), prefix) || bytes.HasPrefix([]byte("PK\x03\x04"), prefix) ||
+		return bytes.HasPrefix([]byte(Magic), prefix) || bytes.HasPrefix([]byte("PK\x03\x04"), prefix) || bytes.HasPrefix([]byte(gzipMagic), prefix) ||
 			len(bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0 ||
 			bytes.HasPrefix([]byte("\xef\xbb\xbf"), prefix)
 	}

@@ -142,6 +142,8 @@ func init() {
 	register[VirtualThreads](1141, "virtualThreads")
 	register[SourceNote](1142, "sourceNote")
 	register[VirtualPinned](1143, "virtualPinned")
+	// 1150-: what the agent says of itself.
+	register[AgentCost](1150, "agentCost")
 	for k, sp := range specs {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))

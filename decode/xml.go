@@ -46,7 +46,7 @@ type XMLDecoder struct {
 
 // NewXMLDecoder returns a decoder reading an XML trace from r.
 func NewXMLDecoder(r io.Reader, opts Options) *XMLDecoder {
-	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize()), intern: newInterner(), declaredDepth: -1}
+	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize(), opts.maxAttributes()), intern: newInterner(), declaredDepth: -1}
 	for k, sp := range specs {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -129,6 +129,15 @@ func (d *XMLDecoder) handle(t *xmlTag) (Event, error) {
 			d.skip--
 		}
 		return nil, nil
+	}
+	if t.dropped > 0 && (t.kind == tagStart || t.kind == tagEmpty) {
+		// Its attributes beyond the bound were not kept: the element would
+		// be read wrong, so it is skipped, content and all.
+		if t.kind == tagStart {
+			d.skip = 1
+		}
+		return nil, d.sc.errorAt(t.start, ErrTooLarge, string(t.name), "",
+			fmt.Sprintf("%d attributes, more than the %d an element may have: the element is skipped", len(t.attrs)+t.dropped, d.sc.maxAttrs))
 	}
 	if d.open != nil {
 		return d.handleChild(t)

@@ -42,17 +42,19 @@ type rawAttr struct {
 }
 
 type xmlTag struct {
-	kind  tagKind
-	name  []byte
-	attrs []rawAttr
-	start int64 // stream offset of '<'
-	size  int   // bytes of the whole tag
+	kind    tagKind
+	name    []byte
+	attrs   []rawAttr
+	dropped int   // attributes beyond the scanner's bound, not kept
+	start   int64 // stream offset of '<'
+	size    int   // bytes of the whole tag
 }
 
 // xmlScanner finds and parses tags in a chunkReader.
 type xmlScanner struct {
-	in      chunkReader
-	maxSize int
+	in       chunkReader
+	maxSize  int
+	maxAttrs int // attributes kept per tag
 
 	// Where a tag scan stopped when the buffer ran out, so that more data
 	// does not mean scanning the same bytes again.
@@ -67,8 +69,8 @@ type xmlScanner struct {
 	tag xmlTag
 }
 
-func newXMLScanner(r io.Reader, maxSize int) xmlScanner {
-	return xmlScanner{in: newChunkReader(r), maxSize: maxSize, line: 1}
+func newXMLScanner(r io.Reader, maxSize, maxAttrs int) xmlScanner {
+	return xmlScanner{in: newChunkReader(r), maxSize: maxSize, maxAttrs: maxAttrs, line: 1}
 }
 
 // advance consumes n bytes, counting lines.
@@ -238,7 +240,7 @@ func (s *xmlScanner) classify(buf []byte) bool {
 // parse splits a complete tag into name and attributes.
 func (s *xmlScanner) parse(raw []byte, start int64) error {
 	t := &s.tag
-	t.start, t.size, t.name, t.attrs = start, len(raw), nil, t.attrs[:0]
+	t.start, t.size, t.name, t.attrs, t.dropped = start, len(raw), nil, t.attrs[:0], 0
 	switch {
 	case raw[1] == '?':
 		t.kind = tagPI
@@ -311,7 +313,11 @@ func (s *xmlScanner) parseAttrs(body []byte, p, base int, start int64, strict bo
 		if end < 0 {
 			return s.syntax(start+int64(base+p), string(t.name), fmt.Sprintf("value of attribute %s is not closed", quoteDetail(string(name))))
 		}
-		t.attrs = append(t.attrs, rawAttr{name: name, value: body[p+1 : p+1+end], at: base + p + 1})
+		if len(t.attrs) < s.maxAttrs {
+			t.attrs = append(t.attrs, rawAttr{name: name, value: body[p+1 : p+1+end], at: base + p + 1})
+		} else {
+			t.dropped++ // read for the syntax, not kept: memory follows the bound, not the peer
+		}
 		p += end + 2
 	}
 }

@@ -27,6 +27,9 @@ const (
 	CodeUnauthorized        = "UNAUTHORIZED"
 	CodeUnsupportedFormat   = "UNSUPPORTED_FORMAT"
 	CodeAgentFailure        = "AGENT_FAILURE"
+	// CodeTooSlow ends, unasked (ctxt 0), the connection of a client that
+	// fell further behind the trace than the agent queues.
+	CodeTooSlow = "TOO_SLOW"
 )
 
 // The commands and replies; each is the single child of a <Cmd> envelope.

@@ -18,9 +18,12 @@ type Options struct {
 	MaxEndedThreads int
 	// MaxMonitors bounds the monitors kept; idle ones go first (default 10,000).
 	MaxMonitors int
+	// MaxMethods bounds the methods kept (default 200,000).
+	MaxMethods int
 	// History is how many GC pauses and heap samples are kept (default 300).
 	History int
-	// MaxThreads bounds the threads of one poll (default 50,000).
+	// MaxThreads bounds the live threads kept, and the threads of one
+	// poll (default 50,000).
 	MaxThreads int
 	// MaxTrackedObjects bounds the live objects whose class is remembered
 	// to attribute their frees (default 1,000,000); MaxClasses the classes
@@ -41,6 +44,9 @@ type Options struct {
 	// MaxVirtualGroups are kept (default 1,000).
 	MaxVirtualListed int
 	MaxVirtualGroups int
+	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
+	// about 18 MB at most); stacks beyond are cut, and counted.
+	MaxTreeNodes int
 }
 
 func (o Options) withDefaults() Options {
@@ -61,6 +67,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxThreads <= 0 {
 		o.MaxThreads = 50_000
+	}
+	if o.MaxMethods <= 0 {
+		o.MaxMethods = 200_000
 	}
 	if o.MaxTrackedObjects <= 0 {
 		o.MaxTrackedObjects = 1_000_000
@@ -85,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxVirtualGroups <= 0 {
 		o.MaxVirtualGroups = 1_000
+	}
+	if o.MaxTreeNodes <= 0 {
+		o.MaxTreeNodes = 200_000
 	}
 	return o
 }
@@ -112,6 +124,8 @@ type Aggregator struct {
 	telemetry telemetryTable
 	probes    probeTable
 	coverage  coverageTable
+	tree      stackTree // the call tree (stacktree.go)
+	cost      costState // what watching costs the JVM (agentcost.go)
 	process   Process
 	unpaired  int64
 
@@ -121,6 +135,8 @@ type Aggregator struct {
 	pollMark  uint32
 	poll      pollBuffer
 	badStates int64 // thread states of a name this aggregator does not know
+	// The threads of the latest poll the picture leaves out (a full table).
+	pollUntracked int64
 	// Virtual threads (virtual.go), and the contentions reported of
 	// threads no poll lists (virtual ones), which count for their locks.
 	virtual   virtualTable
@@ -135,15 +151,16 @@ type Aggregator struct {
 func New(opts Options) *Aggregator {
 	opts = opts.withDefaults()
 	a := &Aggregator{opts: opts, classes: map[int64]string{}, strangers: map[int64]histOpen{}}
-	a.threads.init()
+	a.threads.init(opts.MaxThreads)
 	a.virtual.init()
-	a.methods.init(opts.Window)
-	a.monitors.init(opts.MaxRecentAllocations)
+	a.methods.init(opts.Window, opts.MaxMethods)
+	a.monitors.init(opts.MaxMonitors, opts.MaxRecentAllocations)
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
 	a.telemetry.init(opts.TelemetryWindow, opts.TelemetryMemory, opts.MaxSeries)
 	a.probes.init()
 	a.coverage.init(opts.MaxClasses)
+	a.tree.init(opts.Window, opts.MaxTreeNodes)
 	return a
 }
 
@@ -157,10 +174,15 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	}
 	a.clock = clock
 	a.methods.rotate(now)
+	a.tree.rotate(now)
 	for _, ev := range events {
 		a.apply(ev)
 	}
 	a.events += int64(len(events))
+	if a.threads.ended > 2*a.opts.MaxEndedThreads {
+		// Threads that come and go faster than snapshots are taken.
+		a.threads.expire(a.latest, a.opts.EndedRetention, a.opts.MaxEndedThreads)
+	}
 }
 
 // newStream forgets what only made sense in the previous stream (ids,
@@ -174,7 +196,7 @@ func (a *Aggregator) newStream(stream int) {
 	a.objects.newStream()
 	a.telemetry.newStream()
 	a.gc.pending = 0
-	a.polled, a.poll.entries = false, a.poll.entries[:0]
+	a.polled, a.poll.entries, a.poll.overflow, a.pollUntracked = false, a.poll.entries[:0], 0, 0
 	a.virtual.newStream()
 	clear(a.strangers)
 	for _, t := range a.threads.all {
@@ -197,11 +219,11 @@ func (a *Aggregator) apply(ev decode.Event) {
 	switch e := ev.(type) {
 	case *decode.MethodEntry:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
-		slot := a.methods.byID(e.MethodIDRef)
 		now := a.at(e.Time)
-		if t.state == ThreadEnded {
+		if t == nil || t.state == ThreadEnded {
 			return
 		}
+		slot := a.methods.byID(e.MethodIDRef) // -1, not tracked: the call is kept for the pairing only
 		caller := int32(-1)
 		if n := len(t.calls); n > 0 {
 			caller = t.calls[n-1].slot
@@ -210,10 +232,14 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if e.ThreadCPUTime > 0 {
 			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
 		}
-		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark()})
+		node, cut := a.tree.enter(t, slot)
+		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark(), node: node, cut: cut})
 	case *decode.MethodExit:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t == nil {
+			return
+		}
 		if e.ThreadCPUTime > 0 {
 			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
 		}
@@ -231,11 +257,17 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if e.ThreadCPUTime > 0 && c.cpuStart >= 0 {
 			cpu = max(t.cpu-c.cpuStart, 0)
 		}
-		a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+		if c.slot >= 0 {
+			a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+		}
+		a.tree.exit(&c, self)
 	case *decode.AgMethodEntry:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t == nil || e.NumCalls <= 0 {
+			return
+		}
 		slot := a.methods.byID(e.MethodIDRef)
-		if e.NumCalls <= 0 {
+		if slot < 0 {
 			return
 		}
 		measured := func(v decode.Ticks) int64 {
@@ -257,6 +289,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			break
 		}
 		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t == nil {
+			return // not tracked: counted as such
+		}
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, false)
 			break
@@ -276,6 +311,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			break
 		}
 		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t == nil {
+			return // not tracked: counted as such
+		}
 		if d, late := t.endLate(now, e.ObjIDRef, false); late {
 			a.monitors.lateEntered(e.ObjIDRef, now, d)
 			break
@@ -293,6 +331,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			break
 		}
 		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t == nil {
+			return // not tracked: counted as such
+		}
 		if t.predates(now) {
 			t.beginLate(now, e.ObjIDRef, true)
 			break
@@ -308,6 +349,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			break
 		}
 		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t == nil {
+			return // not tracked: counted as such
+		}
 		if _, late := t.endLate(now, e.ObjIDRef, true); late {
 			a.monitors.lateWaited(e.ObjIDRef, now)
 			break
@@ -334,10 +378,16 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Sample:
 		a.at(e.Time)
 		if e.Flags&decode.SampleCalls != 0 {
-			a.methods.callTreeNode(&e.Stack, max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0))
+			calls, self := max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0)
+			a.methods.callTreeNode(&e.Stack, calls, self)
+			if len(e.Stack.Methods) > 0 {
+				// The node's path, as callTreeNode left it, is a stack of the call tree too.
+				a.tree.addStack(a.threads.get(e.ThreadIDRef, a.stream), a.methods.stackBuf, self, calls)
+			}
 			break
 		}
-		a.methods.sample(&e.Stack, max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0))
+		n, w := max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0)
+		a.methods.sample(&e.Stack, n, w)
 		// A polled source's sample of a thread no poll lists (a virtual
 		// thread) counts for its methods only.
 		t := a.threads.lookup(e.ThreadIDRef)
@@ -347,16 +397,23 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if t == nil {
 			break
 		}
-		if len(e.Stack.Methods) > 0 && e.Flags&decode.SampleAggregate == 0 {
-			t.sampleTop = e.Stack.Methods[0]
+		if len(e.Stack.Methods) > 0 {
+			if e.Flags&decode.SampleAggregate == 0 {
+				t.sampleTop = e.Stack.Methods[0]
+			}
+			// A snapshot's sampler hits beside its measured call tree are a
+			// second view of the same calls: the call tree keeps the first.
+			if e.Flags&decode.SampleAggregate == 0 || !a.methods.measured {
+				a.tree.addStack(t, a.methods.stackBuf, w, n)
+			}
 		}
 		if e.Weight == 0 {
-			a.threads.sampled(t, max(e.Count, 1))
+			a.threads.sampled(t, n)
 		}
 	case *decode.ThreadCPU:
 		a.at(e.Time)
-		if e.CPUTime >= 0 {
-			a.threads.get(e.ThreadIDRef, a.stream).setCPU(int64(a.clock.Duration(e.CPUTime)))
+		if t := a.threads.get(e.ThreadIDRef, a.stream); t != nil && e.CPUTime >= 0 {
+			t.setCPU(int64(a.clock.Duration(e.CPUTime)))
 		}
 	case *decode.Coverage:
 		a.coverage.add(e, a.at(e.Time))
@@ -399,7 +456,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			a.endThread(t, now)
 		}
 	case *decode.ClassDef:
-		a.classes[e.ClassID] = e.Name
+		if _, ok := a.classes[e.ClassID]; ok || len(a.classes) < maxClasses {
+			a.classes[e.ClassID] = e.Name
+		}
 		a.methods.classDefined(e.ClassID, e.Name)
 		a.monitors.classDefined(e.ClassID, e.Name)
 	case *decode.MethodDef:
@@ -427,6 +486,8 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.process.Started = time.Unix(0, a.ns(e.Time))
 	case *decode.AgentCreate:
 		a.process.Agent, a.process.Version = e.AgentName, e.Version
+	case *decode.AgentCost:
+		a.agentCost(e)
 	}
 }
 
@@ -440,6 +501,7 @@ func (a *Aggregator) Reset() {
 	a.threads.reset(a.latest)
 	a.gc.reset()
 	a.objects.reset()
+	a.tree.reset()
 	a.telemetry.reset()
 	a.probes.reset()
 	clear(a.virtual.pinning)
@@ -450,7 +512,7 @@ func (a *Aggregator) Reset() {
 // snapshots reuse its tables instead of allocating: an interface that
 // refreshes every 100 ms then makes no garbage worth speaking of.
 func (a *Aggregator) Release(s *Snapshot) {
-	if s == nil {
+	if s == nil || s.picture {
 		return
 	}
 	a.mu.Lock()
@@ -499,6 +561,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.methods.rotate(now)
+	a.tree.rotate(now)
 	nowNS := a.latest
 	if nowNS == 0 {
 		nowNS = now.UnixNano()
@@ -513,6 +576,11 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		Events:   a.events,
 		Streams:  a.stream,
 		Unpaired: a.unpaired,
+		NotTracked: NotTracked{Threads: a.threads.refused.count(), Methods: a.methods.refused.count(),
+			Monitors: a.monitors.refused.count()},
+	}
+	if a.polled {
+		s.NotTracked.Threads = a.pollUntracked // the present, as the latest poll has it
 	}
 	if a.latest > 0 {
 		s.Clock = time.Unix(0, a.latest)
@@ -521,7 +589,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.Threads = a.threads.rows(nowNS, q.StackOf, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}
@@ -559,6 +627,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.TelemetryDropped, s.TelemetryUndeclared = a.telemetry.dropped, a.telemetry.undeclared
 	s.Probes = a.probes.snapshot()
 	s.Coverage = a.coverage.rows()
+	s.AgentCost = a.cost.snapshot()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
 		s.FocusRecent, s.FocusCumulative, _ = a.methods.both(q.CallersOf)

@@ -28,12 +28,15 @@ func (mt *methodTable) callTreeNode(st *decode.Stack, calls, self int64) {
 		return
 	}
 	slots := mt.stackBuf[:0]
-	for _, f := range st.Methods {
+	for _, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
 		slots = append(slots, mt.frameSlot(f, true))
 	}
 	mt.stackBuf = slots
 	mt.mark++
 	for i, slot := range slots {
+		if slot < 0 {
+			continue // not tracked: its share is left out
+		}
 		in := &mt.info[slot]
 		if in.mark == mt.mark {
 			continue

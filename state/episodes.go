@@ -160,6 +160,9 @@ func (a *Aggregator) commitEstimate(t *thread, e episode) {
 // on obj to the thread's (nil: one no poll lists) and the monitor's totals.
 func (a *Aggregator) count(t *thread, obj int64, waiting bool, d, n int64) {
 	m := a.monitors.get(obj, a.latest)
+	if m == nil {
+		m = &monitor{} // not tracked: the thread's figures count all the same
+	}
 	if waiting {
 		if t != nil {
 			t.waitingNS += n * d
@@ -264,7 +267,7 @@ func (a *Aggregator) historyBegins(t *thread, id, obj int64, waiting bool, at in
 		}
 		a.strangers[id] = h
 	}
-	if m := a.monitors.get(obj, at); m.site == "" && len(st.Methods) > 0 {
+	if m := a.monitors.get(obj, at); m != nil && m.site == "" && len(st.Methods) > 0 {
 		m.site = siteOf(framesOf(st))
 	}
 }
@@ -292,8 +295,8 @@ func (a *Aggregator) historyEnds(t *thread, id, obj int64, waiting bool, at int6
 
 // framesOf copies a decoded stack.
 func framesOf(st *decode.Stack) []Frame {
-	out := make([]Frame, len(st.Methods))
-	for i, m := range st.Methods {
+	out := make([]Frame, min(len(st.Methods), maxStackDepth))
+	for i, m := range st.Methods[:len(out)] {
 		out[i] = Frame{Method: m, Line: st.Lines[i]}
 	}
 	return out

@@ -32,6 +32,7 @@ func (o Options) ForFleet() Options {
 	lower(&o.MaxTrackedObjects, 25_000)
 	lower(&o.MaxClasses, 5_000)
 	lower(&o.MaxRecentAllocations, 8_192)
+	lower(&o.MaxMethods, 50_000)
 	lower(&o.MaxSeries, 128)
 	lower(&o.MaxVirtualListed, 1_000)
 	lower(&o.MaxVirtualGroups, 200)

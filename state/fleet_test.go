@@ -84,6 +84,7 @@ func TestFleetOptionsLowerOnlyTheDefaults(t *testing.T) {
 		"classes":         {o.MaxClasses, d.MaxClasses},
 		"allocations":     {o.MaxRecentAllocations, d.MaxRecentAllocations},
 		"series":          {o.MaxSeries, d.MaxSeries},
+		"methods":         {o.MaxMethods, d.MaxMethods},
 		"virtual listed":  {o.MaxVirtualListed, d.MaxVirtualListed},
 		"virtual groups":  {o.MaxVirtualGroups, d.MaxVirtualGroups},
 		"telemetry bytes": {int(o.TelemetryMemory), int(d.TelemetryMemory)},

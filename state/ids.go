@@ -5,7 +5,7 @@ package state
 // methods known live in a flat array, one load per event instead of a map
 // lookup (a tenth of a wide replay's CPU); other ids go to a map. The
 // array never grows beyond four entries per method known, whatever ids a
-// peer sends.
+// peer sends, nor does the map.
 type idTable struct {
 	dense []int32 // id -> slot + 1; 0: none
 	other map[int64]int32
@@ -41,7 +41,23 @@ func (t *idTable) set(id int64, slot int32, known int) {
 	if t.other == nil {
 		t.other = map[int64]int32{}
 	}
+	if _, ok := t.other[id]; !ok && len(t.other) >= max(denseFloor, 4*known) {
+		return // a peer naming its methods by ever new ids: the rest are not kept
+	}
 	t.other[id] = slot
+}
+
+// remap maps every id's slot through f, in one pass (the merges of a
+// class definition, however many).
+func (t *idTable) remap(f func(slot int32) int32) {
+	for i, s := range t.dense {
+		if s != 0 {
+			t.dense[i] = f(s-1) + 1
+		}
+	}
+	for id, s := range t.other {
+		t.other[id] = f(s)
+	}
 }
 
 // replace maps the ids of one slot to another (rare: merged slots).

@@ -51,3 +51,23 @@ func TestIDTableKeepsDenseAndOddIDsApart(t *testing.T) {
 		}
 	}
 }
+
+// Ids beyond the dense bound are kept up to a bound of their own, however
+// many a peer sends; remap moves every id of merged slots at once.
+func TestIDTableBoundsOddIDsAndRemaps(t *testing.T) {
+	var ids idTable
+	for id := int64(1 << 40); id < 1<<40+100_000; id++ {
+		ids.set(id, 1, 10)
+	}
+	if n := len(ids.other); n != denseFloor {
+		t.Fatalf("%d odd ids kept, want %d", n, denseFloor)
+	}
+	ids.set(5, 2, 10)
+	ids.remap(func(slot int32) int32 { return slot + 10 })
+	if s, ok := ids.get(5); !ok || s != 12 {
+		t.Fatalf("dense id 5: %d %v", s, ok)
+	}
+	if s, ok := ids.get(1 << 40); !ok || s != 11 {
+		t.Fatalf("odd id: %d %v", s, ok)
+	}
+}

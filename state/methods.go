@@ -80,6 +80,7 @@ type methodInfo struct {
 	classID   int64   // of the current stream, while the class is unknown
 	cur       int32   // its figures in curs, while touched
 	name, sig string
+	key       string // its key in byKey
 	mark      uint32 // last pass that visited it (a stack sample, an expiry)
 	into      int32  // the slot a dead slot was merged into
 }
@@ -136,10 +137,17 @@ type methodTable struct {
 	buckets     []windowBucket // completed buckets, oldest first
 	maxBuckets  int
 	bucketEnd   time.Time
-	window      windowSet
+
+	max     int       // slots, at most
+	refused untracked // methods turned away by a full table
+	window  windowSet
 }
 
-func (mt *methodTable) init(window time.Duration) {
+// methodNotTracked stands for a method a full table turned away.
+const methodNotTracked = "(method not tracked)"
+
+func (mt *methodTable) init(window time.Duration, limit int) {
+	mt.max = limit
 	mt.byKey = map[string]int32{}
 	mt.byFrame = map[string]int32{}
 	mt.pending = map[int64][]int32{}
@@ -163,7 +171,13 @@ func (mt *methodTable) setName(slot int32, name string) {
 	mt.names[slot] = name
 }
 
+// newSlot makes a slot for a method; -1, and the method counted as not
+// tracked, when the table is full.
 func (mt *methodTable) newSlot(key, display string) int32 {
+	if len(mt.stats) >= mt.max {
+		mt.refused.addName(key)
+		return -1
+	}
 	slot := int32(len(mt.stats))
 	mt.stats = append(mt.stats, methodStat{})
 	mt.info = append(mt.info, methodInfo{})
@@ -172,16 +186,21 @@ func (mt *methodTable) newSlot(key, display string) int32 {
 	mt.callers = append(mt.callers, nil)
 	mt.window.at = append(mt.window.at, 0)
 	mt.byKey[key] = slot
+	mt.info[slot].key = key
 	return slot
 }
 
 // byID returns the slot of a method id, a provisional one when the
-// method's definition has not arrived yet.
+// method's definition has not arrived yet; -1 when the table is full.
 func (mt *methodTable) byID(id int64) int32 {
 	if slot, ok := mt.ids.get(id); ok {
 		return slot
 	}
 	name := "method#" + strconv.FormatInt(id, 10)
+	if len(mt.stats) >= mt.max {
+		mt.refused.addName(name)
+		return -1
+	}
 	slot := mt.newSlot("\x00"+name+"\x00"+strconv.Itoa(len(mt.stats)), name)
 	mt.ids.set(id, slot, len(mt.stats))
 	return slot
@@ -207,13 +226,18 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
-			delete(mt.byKey, mt.keyOf(prov))
-			mt.byKey[key] = prov
+			delete(mt.byKey, mt.info[prov].key)
+			mt.byKey[key], mt.info[prov].key = prov, key
 			mt.setName(prov, display)
 			slot, seen = prov, true
 		}
 	}
 	if !seen {
+		if len(mt.stats) >= mt.max {
+			// Counted as its events will name it, so that it counts once.
+			mt.refused.addName("method#" + strconv.FormatInt(e.MethodID, 10))
+			return
+		}
 		slot = mt.newSlot(key, display)
 	}
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
@@ -222,25 +246,19 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	mt.stats[slot].line = e.StartLineNumber
 	mt.apart(slot, display)
 	mt.gens[slot] = mt.gen // its row changes
-	in.classID = 0
 	if !known {
-		in.classID = e.ClassIDRef
-		mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
-	}
-}
-
-// keyOf finds a slot's key (rare: renames only).
-func (mt *methodTable) keyOf(slot int32) string {
-	for k, s := range mt.byKey {
-		if s == slot {
-			return k
+		if in.classID != e.ClassIDRef { // waiting once per class, however often it is defined
+			mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
 		}
+		in.classID = e.ClassIDRef
+	} else {
+		in.classID = 0
 	}
-	return ""
 }
 
 // classDefined names the methods that were waiting for their class.
 func (mt *methodTable) classDefined(id int64, class string) {
+	merged := false
 	for _, slot := range mt.pending[id] {
 		st, in := &mt.stats[slot], &mt.info[slot]
 		if st.dead || in.classID != id {
@@ -249,17 +267,26 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		key := methodKey(class, in.name, in.sig, st.line)
 		if other, ok := mt.byKey[key]; ok && other != slot {
 			mt.merge(slot, other)
-			mt.ids.replace(slot, other)
+			merged = true
 			continue
 		}
-		delete(mt.byKey, mt.keyOf(slot))
-		mt.byKey[key] = slot
+		delete(mt.byKey, in.key)
+		mt.byKey[key], in.key = slot, key
 		display := key[:len(class)+1+len(in.name)] // shares the key's bytes
 		mt.setName(slot, display)
 		mt.apart(slot, display)
 		in.classID = 0
 	}
 	delete(mt.pending, id)
+	if merged {
+		// One pass for all the merges: the ids of merged slots name the survivors.
+		mt.ids.remap(func(slot int32) int32 {
+			if mt.stats[slot].dead {
+				return mt.live(slot)
+			}
+			return slot
+		})
+	}
 }
 
 // apart keeps overloads apart on screen: when two methods share a display
@@ -312,7 +339,7 @@ func (mt *methodTable) live(slot int32) int32 {
 
 // called notes who called a method, n times (calls, or samples).
 func (mt *methodTable) called(slot, caller int32, n int64) {
-	if caller < 0 {
+	if caller < 0 || slot < 0 {
 		return
 	}
 	slot, caller = mt.live(slot), mt.live(caller)
@@ -520,6 +547,10 @@ func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
 	if slot, ok := mt.byFrame[key]; ok {
 		return slot
 	}
+	if len(mt.stats) >= mt.max {
+		mt.refused.addName(frame)
+		return -1
+	}
 	display, sig := frame, ""
 	// A JVM descriptor has no space; a Ruby label's parentheses do
 	// ("block (2 levels) in Foo#bar", "<top (required)>"): they are its name.
@@ -545,12 +576,15 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
 		return
 	}
 	slots := mt.stackBuf[:0]
-	for _, f := range st.Methods {
+	for _, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
 		slots = append(slots, mt.frameSlot(f, false))
 	}
 	mt.stackBuf = slots
 	mt.mark++
 	for i, slot := range slots {
+		if slot < 0 {
+			continue // not tracked: its share is left out
+		}
 		in := &mt.info[slot]
 		if in.mark == mt.mark {
 			continue

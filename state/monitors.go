@@ -83,19 +83,34 @@ type monitorTable struct {
 	allocRing int                  // the ring's size
 	pending   map[int64][]*monitor // class id -> monitors waiting for its name
 	classes   map[int64]string
+
+	// At most max monitors are kept. A full table makes room by dropping
+	// the idle ones seen longest ago; when none is idle, new monitors are
+	// counted in refused, and room is looked for again only after a while
+	// (noRoomFor more refusals), so that a full table costs no sorting
+	// per event.
+	max       int
+	noRoomFor int
+	refused   untracked
 }
 
-func (mt *monitorTable) init(allocRing int) {
-	mt.allocRing = allocRing
+func (mt *monitorTable) init(max, allocRing int) {
+	mt.max, mt.allocRing = max, allocRing
 	mt.byObj = map[int64]*monitor{}
 	mt.objClass = map[int64]int64{}
 	mt.pending = map[int64][]*monitor{}
 	mt.classes = map[int64]string{}
 }
 
+// get returns the monitor of an object, made if need be; nil, and the
+// object counted as not tracked, when the table is full.
 func (mt *monitorTable) get(obj int64, now int64) *monitor {
 	m := mt.byObj[obj]
 	if m == nil {
+		if len(mt.byObj) >= mt.max && !mt.makeRoom() {
+			mt.refused.addID(obj)
+			return nil
+		}
 		m = &monitor{obj: obj}
 		mt.byObj[obj] = m
 		if cid, ok := mt.objClass[obj]; ok {
@@ -106,10 +121,28 @@ func (mt *monitorTable) get(obj int64, now int64) *monitor {
 	return m
 }
 
+// makeRoom drops the idle monitors seen longest ago, down to 7/8 of the
+// limit; false when none is idle.
+func (mt *monitorTable) makeRoom() bool {
+	if mt.noRoomFor > 0 {
+		mt.noRoomFor--
+		return false
+	}
+	mt.expire(mt.max - mt.max/8)
+	if len(mt.byObj) >= mt.max {
+		mt.noRoomFor = max(mt.max/8, 1)
+		return false
+	}
+	return true
+}
+
 func (mt *monitorTable) name(m *monitor, classID int64) {
 	if name, ok := mt.classes[classID]; ok {
 		m.class, m.classID = name, 0
 		return
+	}
+	if m.classID == classID {
+		return // waiting for that name already
 	}
 	m.classID = classID
 	mt.pending[classID] = append(mt.pending[classID], m)
@@ -132,7 +165,9 @@ func (mt *monitorTable) allocated(obj, classID int64) {
 }
 
 func (mt *monitorTable) classDefined(id int64, name string) {
-	mt.classes[id] = name
+	if _, ok := mt.classes[id]; ok || len(mt.classes) < maxClasses {
+		mt.classes[id] = name
+	}
 	for _, m := range mt.pending[id] {
 		if m.classID == id {
 			m.class, m.classID = name, 0
@@ -153,6 +188,9 @@ func (mt *monitorTable) detach(t *thread) {
 // contend records a thread blocking on a monitor owned by owner (0: unknown).
 func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) {
 	m := mt.get(obj, now)
+	if m == nil {
+		return
+	}
 	m.enters++
 	if owner != nil && owner != t {
 		m.setOwner(owner)
@@ -164,6 +202,9 @@ func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) 
 // entered records a blocked thread getting the monitor after blockedNS.
 func (mt *monitorTable) entered(obj int64, t *thread, now, blockedNS int64) {
 	m := mt.get(obj, now)
+	if m == nil {
+		return
+	}
 	m.owner = nil // the thread took it just now, at its present depth
 	m.setOwner(t)
 	m.removeWaiter(t)
@@ -176,6 +217,9 @@ func (mt *monitorTable) entered(obj int64, t *thread, now, blockedNS int64) {
 // its thread began: statistics only, no owner or waiter changes.
 func (mt *monitorTable) lateEntered(obj, now, blockedNS int64) {
 	m := mt.get(obj, now)
+	if m == nil {
+		return
+	}
 	m.enters++
 	m.blockedN++
 	m.blockedSum += blockedNS
@@ -185,12 +229,17 @@ func (mt *monitorTable) lateEntered(obj, now, blockedNS int64) {
 // lateWaited counts a wait that ended before the present state of its
 // thread began.
 func (mt *monitorTable) lateWaited(obj, now int64) {
-	mt.get(obj, now).waits++
+	if m := mt.get(obj, now); m != nil {
+		m.waits++
+	}
 }
 
 // wait records the owner calling Object.wait: it lets the monitor go.
 func (mt *monitorTable) wait(obj int64, t *thread, now int64) {
 	m := mt.get(obj, now)
+	if m == nil {
+		return
+	}
 	m.waits++
 	if m.owner == t {
 		m.owner = nil
@@ -203,6 +252,9 @@ func (mt *monitorTable) wait(obj int64, t *thread, now int64) {
 // the monitor unless a contended enter says otherwise.
 func (mt *monitorTable) waited(obj int64, t *thread, now int64) {
 	m := mt.get(obj, now)
+	if m == nil {
+		return
+	}
 	m.removeWaiter(t)
 	if m.currentOwner() == nil {
 		m.setOwner(t)
@@ -243,6 +295,8 @@ func (mt *monitorTable) newStream() {
 	mt.allocs, mt.allocPos = mt.allocs[:0], 0
 	clear(mt.pending)
 	clear(mt.classes)
+	mt.refused.reset()
+	mt.noRoomFor = 0
 }
 
 func (mt *monitorTable) reset() {
@@ -258,7 +312,7 @@ func (mt *monitorTable) expire(limit int) {
 	}
 	var idle []*monitor
 	for _, m := range mt.byObj {
-		if m.owner == nil && len(m.waiters) == 0 && m.unlistedBlocked+m.unlistedWaiting == 0 {
+		if m.currentOwner() == nil && len(m.waiters) == 0 && m.unlistedBlocked+m.unlistedWaiting == 0 {
 			idle = append(idle, m)
 		}
 	}

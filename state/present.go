@@ -47,8 +47,8 @@ func (a *Aggregator) addThreadState(e *decode.ThreadState) {
 		p.cpu = int64(a.clock.Duration(e.CPUTime))
 	}
 	if e.Flags&decode.ThreadStackUnchanged == 0 {
-		p.stack = make([]Frame, len(e.Stack.Methods))
-		for i, m := range e.Stack.Methods {
+		p.stack = make([]Frame, min(len(e.Stack.Methods), maxStackDepth))
+		for i, m := range e.Stack.Methods[:len(p.stack)] {
 			p.stack[i] = Frame{Method: m, Line: e.Stack.Lines[i]}
 		}
 	}
@@ -66,12 +66,18 @@ func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
 	now := a.at(e.Time)
 	a.polled, a.polledAt = true, now
 	a.pollMark++
+	untracked := a.poll.overflow
 	for i := range a.poll.entries {
 		p := &a.poll.entries[i]
 		t := a.threads.get(p.id, a.stream)
+		if t == nil {
+			untracked++
+			continue
+		}
 		a.observePolled(t, p, now)
 	}
-	a.poll.entries = a.poll.entries[:0]
+	a.poll.entries, a.poll.overflow = a.poll.entries[:0], 0
+	a.pollUntracked = untracked // the JVM's threads now that the picture leaves out
 	if e.Flags&decode.PollComplete != 0 {
 		for _, t := range a.threads.all {
 			// A thread of this stream that the poll does not list and that
@@ -116,8 +122,10 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64) {
 		t.since = now
 	}
 	t.state, t.monitor, t.lockClass, t.lockOwner = p.state, p.lock, p.lockClass, p.owner
-	if p.lock != 0 {
-		m := a.monitors.get(p.lock, now)
+	if p.lock == 0 {
+		return
+	}
+	if m := a.monitors.get(p.lock, now); m != nil {
 		m.synchronizer = m.synchronizer || p.state == ThreadParked
 		if p.lockClass != "" {
 			m.class, m.classID = p.lockClass, 0

@@ -335,8 +335,8 @@ func TestPollIsBounded(t *testing.T) {
 	a := New(Options{MaxThreads: 2})
 	poll(a, 1000, polled{id: 1, state: "running"}, polled{id: 2, state: "running"}, polled{id: 3, state: "running"})
 	s := a.Snapshot(t0, Query{CallersOf: -1})
-	if len(s.Threads) != 2 || a.poll.overflow != 1 {
-		t.Fatalf("%d threads, %d cut", len(s.Threads), a.poll.overflow)
+	if len(s.Threads) != 2 || s.NotTracked.Threads != 1 {
+		t.Fatalf("%d threads, %d not tracked", len(s.Threads), s.NotTracked.Threads)
 	}
 }
 

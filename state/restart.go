@@ -11,12 +11,12 @@ func (a *Aggregator) Restart() {
 	// table: its generations continue after the old one's.
 	gen := a.methods.gen + 1
 	a.threads = threadTable{}
-	a.threads.init()
+	a.threads.init(a.opts.MaxThreads)
 	a.methods = methodTable{}
-	a.methods.init(a.opts.Window)
+	a.methods.init(a.opts.Window, a.opts.MaxMethods)
 	a.methods.gen, a.methods.members, a.methods.window.since = gen, gen, gen
 	a.monitors = monitorTable{}
-	a.monitors.init(a.opts.MaxRecentAllocations)
+	a.monitors.init(a.opts.MaxMonitors, a.opts.MaxRecentAllocations)
 	a.gc = gcState{}
 	a.gc.init(a.opts.History)
 	a.objects = objectTable{}
@@ -26,6 +26,6 @@ func (a *Aggregator) Restart() {
 	clear(a.classes)
 	a.process = Process{}
 	a.events, a.latest, a.unpaired, a.badStates = 0, 0, 0, 0
-	a.polled, a.polledAt, a.pollMark, a.poll = false, 0, 0, pollBuffer{}
+	a.polled, a.polledAt, a.pollMark, a.poll, a.pollUntracked = false, 0, 0, pollBuffer{}, 0
 	a.freeMethods = nil
 }

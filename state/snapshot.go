@@ -371,8 +371,13 @@ type Snapshot struct {
 	FocusCumulative Method   `json:"-"`
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
+	// What the bounded tables leave out.
+	NotTracked NotTracked `json:"notTracked"`
+	// AgentCost is what watching costs the JVM, when its agent says.
+	AgentCost *AgentCost `json:"agentCost,omitempty"`
 
-	gen uint32 // generation of the method table, for reuse
+	gen     uint32 // generation of the method table, for reuse
+	picture bool   // a picture of the history: its tables are not the aggregator's to reuse
 }
 
 // Percent is a method's share of all self time (of its view).
@@ -468,8 +473,10 @@ func MonitorName(m *Monitor) string {
 type Query struct {
 	// Recent asks for method figures over the window instead of cumulative.
 	Recent bool
-	// StackOf fills the Stack of this thread (0: none).
-	StackOf int64
+	// StackOf fills the Stack of this thread (0: none); AllStacks those of
+	// every thread (shared with the aggregator, not copied, where it can).
+	StackOf   int64
+	AllStacks bool
 	// CallersOf fills Callers for this method slot (-1: none).
 	CallersOf int32
 	// GroupMonitors lists one row per lock class and site instead of one

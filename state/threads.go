@@ -14,6 +14,8 @@ type openCall struct {
 	start    int64 // ns
 	child    int64 // time spent in callees, ns
 	cpuStart int64 // the thread's CPU time at entry, ns
+	node     int32 // its node in the call tree (-1: none)
+	cut      bool  // the call tree's bound cut it: node is its caller's
 }
 
 // maxOpenCalls bounds a thread's stack of open calls: a stream that loses
@@ -64,6 +66,8 @@ type thread struct {
 	hist histOpen
 	// The method on top of its latest stack sample.
 	sampleTop string
+	// Its root in the call tree, plus one (0: none yet).
+	treeRoot int32
 
 	// A virtual thread of the latest listing (never in the thread table),
 	// with its decode.ThreadMounted and ThreadPinned flags; a carrier
@@ -131,7 +135,7 @@ func (t *thread) setStack(s *decode.Stack) {
 		t.stack, t.stackShared = make([]Frame, 0, len(s.Methods)), false
 	}
 	t.stack = t.stack[:0]
-	for i, m := range s.Methods {
+	for i, m := range s.Methods[:min(len(s.Methods), maxStackDepth)] {
 		t.stack = append(t.stack, Frame{Method: m, Line: s.Lines[i]})
 	}
 }
@@ -264,6 +268,10 @@ func (t *thread) currentStack(mt *methodTable) ([]Frame, string) {
 		out := make([]Frame, 0, len(t.calls))
 		for j := len(t.calls) - 1; j >= 0; j-- {
 			slot := t.calls[j].slot
+			if slot < 0 {
+				out = append(out, Frame{Method: methodNotTracked})
+				continue
+			}
 			out = append(out, Frame{Method: mt.name(slot), Line: mt.stats[slot].line})
 		}
 		return out, "method entries"
@@ -284,11 +292,14 @@ func (t *thread) sharedStack() []Frame {
 }
 
 // threadTable holds the threads: the live ones by id, ended ones until
-// they expire.
+// they expire. At most max live threads are tracked; the others are
+// counted in refused.
 type threadTable struct {
-	byID  map[int64]*thread // threads of the current stream
-	all   []*thread         // every thread listed, in order of appearance
-	ended int               // how many of all have ended
+	byID    map[int64]*thread // threads of the current stream
+	all     []*thread         // every thread listed, in order of appearance
+	ended   int               // how many of all have ended
+	max     int
+	refused untracked // thread ids of this stream turned away
 	// %CPU is measured from the previous of two marks taken at least
 	// cpuWindow apart (trace time, ns): CPU readings arrive in batches (a
 	// poll a second), so a rate over one refresh would flicker.
@@ -299,9 +310,12 @@ type threadTable struct {
 
 const cpuWindow = 2 * time.Second
 
-func (tt *threadTable) init() { tt.byID = map[int64]*thread{} }
+func (tt *threadTable) init(max int) { tt.byID, tt.max = map[int64]*thread{}, max }
 
 func (tt *threadTable) lookup(id int64) *thread { return tt.byID[id] }
+
+// full says no more live threads may be tracked.
+func (tt *threadTable) full() bool { return len(tt.all)-tt.ended >= tt.max }
 
 // sampled counts n stack samples of a thread that stand for no known time.
 func (tt *threadTable) sampled(t *thread, n int64) {
@@ -310,10 +324,15 @@ func (tt *threadTable) sampled(t *thread, n int64) {
 }
 
 // get returns the thread, creating a placeholder for one whose start was
-// not seen (it was running before tracing began).
+// not seen (it was running before tracing began); nil, and the thread
+// counted as not tracked, when the table is full.
 func (tt *threadTable) get(id int64, stream int) *thread {
 	if t := tt.byID[id]; t != nil {
 		return t
+	}
+	if tt.full() {
+		tt.refused.addID(id)
+		return nil
 	}
 	t := &thread{id: id, name: "thread-" + strconv.FormatInt(id, 10), stream: stream}
 	tt.byID[id] = t
@@ -324,6 +343,10 @@ func (tt *threadTable) get(id int64, stream int) *thread {
 func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
 	t := tt.byID[e.ThreadID]
 	if t == nil || t.state == ThreadEnded {
+		if tt.full() {
+			tt.refused.addID(e.ThreadID)
+			return
+		}
 		t = &thread{id: e.ThreadID, stream: stream}
 		tt.byID[e.ThreadID] = t
 		tt.all = append(tt.all, t)
@@ -337,6 +360,7 @@ func (tt *threadTable) endAll(now int64) {
 		tt.endThread(t, now)
 	}
 	clear(tt.byID)
+	tt.refused.reset()
 }
 
 // reset zeroes the counters; a block or wait in progress counts from now.
@@ -381,7 +405,7 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 // spent between two marks of the table at least cpuWindow apart in trace
 // time, over that span: both come from the same clock, so a replay at any
 // speed (or a simulated clock) reads the same, and no thread exceeds 100%.
-func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names func(int64) string, out []Thread) []Thread {
+func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names func(int64) string, out []Thread) []Thread {
 	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
 		tt.prevAt, tt.markAt = tt.markAt, now
 		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
@@ -430,7 +454,10 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 				r.Since = t.since
 			}
 			if n := len(t.calls); n > 0 {
-				r.Method = mt.name(t.calls[n-1].slot)
+				r.Method = methodNotTracked
+				if slot := t.calls[n-1].slot; slot >= 0 {
+					r.Method = mt.name(slot)
+				}
 			} else if t.sampleTop != "" {
 				r.Method = t.sampleTop
 			}
@@ -441,7 +468,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, mt *methodTable, names fun
 		if r.Samples = t.samples; !t.cpuKnown && t.samples > 0 && tt.samples > tt.samplesAtPrev {
 			r.CPUPercent = 100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev)
 		}
-		if t.id == stackOf && t.state != ThreadEnded {
+		if (allStacks || t.id == stackOf) && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)
 		}
 	}

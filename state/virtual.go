@@ -321,10 +321,11 @@ func (a *Aggregator) commitListing(at int64, complete bool) {
 		vt.threads = append(vt.threads, t)
 		vt.byID[t.id] = t
 		if t.monitor != 0 {
-			m := a.monitors.get(t.monitor, at)
-			m.synchronizer = m.synchronizer || t.state == ThreadParked
-			if t.lockClass != "" {
-				m.class, m.classID = t.lockClass, 0
+			if m := a.monitors.get(t.monitor, at); m != nil { // nil: not tracked (a full table)
+				m.synchronizer = m.synchronizer || t.state == ThreadParked
+				if t.lockClass != "" {
+					m.class, m.classID = t.lockClass, 0
+				}
 			}
 		}
 	}
@@ -332,10 +333,11 @@ func (a *Aggregator) commitListing(at int64, complete bool) {
 	for _, g := range vt.groups {
 		vt.present = append(vt.present, g)
 		if g.key.lock != 0 {
-			m := a.monitors.get(g.key.lock, at)
-			m.synchronizer = m.synchronizer || g.key.state == ThreadParked
-			if g.key.lockClass != "" {
-				m.class, m.classID = g.key.lockClass, 0
+			if m := a.monitors.get(g.key.lock, at); m != nil {
+				m.synchronizer = m.synchronizer || g.key.state == ThreadParked
+				if g.key.lockClass != "" {
+					m.class, m.classID = g.key.lockClass, 0
+				}
 			}
 		}
 	}

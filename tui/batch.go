@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 )
 
@@ -49,6 +50,9 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		fmt.Fprintf(&b, "\n%s (%d", title, n)
 		if n > top {
 			fmt.Fprintf(&b, ", first %d", top)
+		}
+		if nt := notTracked(s, tb.id); nt != "" {
+			b.WriteString("; " + nt)
 		}
 		b.WriteString(")\n")
 		if why := unfilled(status, tb.id, width, &st); why != nil && n == 0 {
@@ -129,8 +133,9 @@ type batchDocument struct {
 	Snapshot    *state.Snapshot   `json:"picture"`
 }
 
-// RenderJSON renders a snapshot as one JSON document on one line. top > 0
-// keeps only the first top methods by self time.
+// RenderJSON renders a snapshot as one JSON document on one line, every
+// character that could act on a terminal escaped. top > 0 keeps only the
+// first top methods by self time.
 func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error) {
 	if top > 0 && len(s.Methods) > top {
 		c := *s
@@ -152,5 +157,8 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 	if status.Agent.ID != "" {
 		doc.Agent = status.Agent
 	}
-	return json.Marshal(doc)
+	b, err := json.Marshal(doc)
+	// encoding/json leaves C1 controls and bidirectional overrides as they
+	// are: a terminal showing the document would act on them.
+	return textsafe.EscapeJSON(b), err
 }

@@ -248,7 +248,9 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 		from = "from sampled stacks, in samples"
 	}
 	out = append(out, "", st.Title.Render("Callers ")+label("(since watching began, "+from+"; the most frequent kept)"))
-	if len(s.Callers) == 0 {
+	if len(s.Callers) == 0 && s.IsPicture() {
+		out = append(out, "  "+st.Muted.Render("not kept in the history: t shows the call tree of this moment"))
+	} else if len(s.Callers) == 0 {
 		out = append(out, "  "+st.Muted.Render("none known"))
 	}
 	for _, c := range s.Callers {

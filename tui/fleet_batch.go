@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 )
 
@@ -83,26 +83,7 @@ func RenderFleetJSON(srcs FleetSources, snap *state.FleetSnapshot, sts []client.
 		if err != nil {
 			return nil, fmt.Errorf("JVM %s: %w", srcs.Label(i), err)
 		}
-		out = append(escapeControls(out, b), '\n')
+		out = append(append(out, textsafe.EscapeJSON(b)...), '\n')
 	}
 	return out, nil
-}
-
-// escapeControls appends JSON text with the C1 controls and the
-// characters that reorder or hide text (bidirectional overrides and
-// isolates, zero-width marks) escaped as \uXXXX, which encoding/json
-// leaves raw: a name from a profiler must not act on a terminal that
-// shows the JSON. Such characters only occur inside strings, where an
-// escape means the same.
-func escapeControls(dst, b []byte) []byte {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if (r >= 0x80 && r <= 0x9f) || dangerous(r) {
-			dst = fmt.Appendf(dst, `\u%04x`, r)
-		} else {
-			dst = append(dst, b[i:i+n]...)
-		}
-		i += n
-	}
-	return dst
 }

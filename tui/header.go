@@ -16,7 +16,9 @@ type headerInfo struct {
 	status   client.Status
 	commands []client.Command // the source's, whose toggles show their state
 	cpu      float64          // proftop's own CPU, % of one core
+	mem      int64            // proftop's own memory, bytes (0: unknown)
 	paused   bool
+	moment   string        // the moment of the history shown ("-2m14s, 03:12:05"), "" for the present
 	refresh  time.Duration // 0 in batch output, which has neither refresh nor own CPU
 	now      time.Time
 }
@@ -85,7 +87,10 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		// A text snapshot says when it was taken.
 		l2 = append(l2, item{text: label("at") + " " + value(h.now.Local().Format("2006-01-02 15:04:05"))})
 	}
-	if h.paused {
+	switch {
+	case h.moment != "":
+		l2 = append(l2, item{text: st.Paused.Render(" PAST " + h.moment + " ")})
+	case h.paused:
 		l2 = append(l2, item{text: st.Paused.Render(" PAUSED ")})
 	}
 	l2 = append(l2,
@@ -99,7 +104,18 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l2 = append(l2, item{text: label("decode errors") + " " + value("0"), drop: 3})
 	}
 	if h.refresh > 0 {
-		l2 = append(l2, item{text: label("proftop CPU") + " " + value(pct(h.cpu)), drop: 1},
+		l2 = append(l2, item{text: label("proftop CPU") + " " + value(pct(h.cpu)), drop: 1})
+		if h.mem > 0 {
+			l2 = append(l2, item{text: label("mem") + " " + value(size(h.mem)), drop: 2})
+		}
+	}
+	if s != nil && s.AgentCost != nil {
+		// What watching costs the JVM: the agent's threads, and JFR's.
+		c := s.AgentCost
+		l2 = append(l2, item{text: label("agent CPU") + " " + value(pct(c.AgentPercent)) + " " + label("JFR") + " " + value(pct(c.JFRPercent)), drop: 1})
+	}
+	if h.refresh > 0 {
+		l2 = append(l2,
 			item{text: label("refresh") + " " + value(dur(h.refresh)), drop: 4})
 	}
 	if stt.Lost > 0 {

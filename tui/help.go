@@ -44,12 +44,14 @@ func (m *Model) helpGroups() []helpGroup {
 		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Back}},
 		{"Sort and filter", []key.Binding{k.Sort, k.SortNext, k.Reverse, k.Filter}},
 		{"View", append(view, k.Faster, k.Slower, k.Reset, k.Help, k.Quit)},
+		{"History (frozen)", []key.Binding{k.StepBack, k.StepOn, k.MinuteBack, k.MinuteOn, k.Oldest, k.Latest, k.NextMark}},
+		{"Call tree and files", []key.Binding{k.Tree, k.Expand, k.Collapse, k.Flame, k.Export, k.Bundle}},
 	}...)
 }
 
 // helpNotes are the lines under the keys: what the figures are.
 func (m *Model) helpNotes() []string {
-	return []string{
+	notes := []string{
 		"Refresh every " + dur(m.refresh) + " (100ms to 10s). Frozen, the data keeps being gathered.",
 		"Threads: the state is the source's latest thread poll (jstack's states); CPU is",
 		"measured (ThreadMXBean). STARTED – : the thread was running before watching began.",
@@ -60,6 +62,10 @@ func (m *Model) helpNotes() []string {
 		"Telemetry: series \"X (1)\"…\"X (n)\" are one group (its sum, or most); enter shows",
 		"a series or group large, with its scale. Probes: the application's JFR events.",
 	}
+	notes = append(notes, m.historyNotes()...)
+	return append(notes,
+		"Marks on the timeline: D a deadlock began, G a GC pause far above the median,",
+		"C contention peaked. Every pane and drill-in shows the moment shown.")
 }
 
 // helpLines draws the help screen in h lines.
@@ -80,7 +86,9 @@ func (m *Model) helpLines(h int) []string {
 	body := layoutColumns(cols, inner)
 	body = append(body, "")
 	for _, n := range m.helpNotes() {
-		body = append(body, m.st.Muted.Render(n))
+		for _, l := range wrapWords(n, inner, 3) {
+			body = append(body, m.st.Muted.Render(l))
+		}
 	}
 	room := max(h-2, 1)
 	m.help.offset = min(m.help.offset, max(len(body)-room, 0))
@@ -162,6 +170,15 @@ func (m *Model) footer() string {
 	switch {
 	case m.help != nil:
 		items = []footerItem{{"↑↓", "scroll", true}, {"any key", "close", true}}
+	case m.ctree != nil:
+		items = []footerItem{{"esc q", "back", true}, {"enter l h", "open/close", false}, {"/", "threads", false}, {"f", "flame", false},
+			{"e", "export", false}, {"?", "help", true}}
+		if m.paused {
+			items = append(items, footerItem{"← →", "step", false})
+		}
+	case m.paused && m.trip != nil:
+		items = []footerItem{{"space", "live", true}, {"← →", "step", false}, {"[ ]", "minute", false}, {"n N", "marks", false},
+			{"home end", "ends", false}, {"t", "call tree", false}, {"w", "bundle", false}, {"?", "help", true}, {"q", "quit", true}}
 	case m.detail != nil:
 		items = []footerItem{{"esc q", "back", true}, {"↑↓ pgup pgdn", "scroll", false}, {"?", "help", true}, {"space", "freeze", false}}
 	case m.focus == paneTelemetry:

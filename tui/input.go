@@ -32,8 +32,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.notice = ""
+	if m.paused {
+		if handled, cmd := m.travelKey(msg); handled {
+			return m, cmd
+		}
+	}
 	switch {
-	case key.Matches(msg, k.Quit):
+	case key.Matches(msg, k.Quit) && m.ctree == nil:
 		if m.detail != nil {
 			return m.back()
 		}
@@ -42,13 +47,14 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.help = &helpView{}
 		return m, nil
 	case key.Matches(msg, k.Pause):
-		m.paused = !m.paused
-		if !m.paused {
-			old := m.snap
-			m.snap = m.latest
-			m.release(old)
-		}
+		m.pause()
 		return m, nil
+	case key.Matches(msg, k.Bundle):
+		return m, m.writeBundle()
+	case key.Matches(msg, k.Export):
+		return m, m.exportProfile()
+	case key.Matches(msg, k.Tree) && m.ctree == nil:
+		return m, m.openTree(m.methodSelected())
 	case key.Matches(msg, k.Reset):
 		m.confirmReset = true
 		m.notice = "press r again to reset the statistics (any other key keeps them)"
@@ -63,6 +69,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.recent = !m.recent
+		if m.ctree != nil && !m.paused {
+			return m, tea.Batch(m.fetchUnpaused(), m.treeCmd())
+		}
 		return m, m.fetchUnpaused()
 	case key.Matches(msg, k.View):
 		return m, m.switchView()
@@ -76,6 +85,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if cmd, ok := m.runCommand(msg); ok {
 		return m, cmd
+	}
+	if m.ctree != nil {
+		return m.treeKey(msg)
 	}
 	if m.status.State == client.StateChoosingAgent && m.detail == nil {
 		return m.chooseKey(msg)
@@ -164,7 +176,57 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// methodSelected is the method of the drill-in, or the row selected in
+// the methods pane: the call tree opens on it ("" for none).
+func (m *Model) methodSelected() string {
+	if m.snap == nil {
+		return ""
+	}
+	if d := m.detail; d != nil {
+		if d.kind == paneMethods && int(d.key) < len(m.snap.Names) {
+			return m.snap.Names[d.key]
+		}
+		return ""
+	}
+	if m.focus != paneMethods {
+		return ""
+	}
+	d := m.rows(paneMethods, m.snap)
+	t := m.tables[paneMethods]
+	t.layout(d, max(m.paneHeight()-3, 1)) // the selection as the snapshot now has it
+	if i := t.selected(d); i >= 0 {
+		return d.Name(i)
+	}
+	return ""
+}
+
+// treeFilterKey edits the call tree's thread filter.
+func (m *Model) treeFilterKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch msg.String() {
+	case "enter":
+		m.filtering = false
+		m.filterInput.Blur()
+		return m, nil
+	case "esc":
+		m.filtering = false
+		m.filterInput.Blur()
+		m.setTreeFilter(m.filterPrev)
+		return m, m.treeCmd()
+	}
+	var cmd tea.Cmd
+	m.filterInput, cmd = m.filterInput.Update(msg)
+	if err := m.setTreeFilter(m.filterInput.Value()); err != nil {
+		m.notice = "bad regular expression: " + err.Error()
+		return m, cmd
+	}
+	m.notice = ""
+	return m, tea.Batch(cmd, m.treeCmd())
+}
+
 func (m *Model) filterKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if m.ctree != nil {
+		return m.treeFilterKey(msg)
+	}
 	t := m.tables[m.focus]
 	switch msg.String() {
 	case "enter":

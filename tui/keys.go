@@ -9,6 +9,10 @@ type KeyMap struct {
 	Pane                                                                              [numPanes]key.Binding
 	// Tables
 	Up, Down, PageUp, PageDown, Top, Bottom, Sort, SortPrev, SortNext, Reverse, Filter, Enter, Back key.Binding
+	// The history, while frozen (timetravel.go)
+	StepBack, StepOn, MinuteBack, MinuteOn, Oldest, Latest, NextMark, PrevMark key.Binding
+	// Files, and the call tree (calltree.go)
+	Bundle, Export, Tree, Flame, Expand, Collapse key.Binding
 }
 
 // DefaultKeyMap is proftop's key map: htop's and k9s's habits.
@@ -50,5 +54,20 @@ func DefaultKeyMap() KeyMap {
 		Filter:   k(w("/"), h("/", "filter: regexp on names, states, classes; !x inverts")),
 		Enter:    k(w("enter"), h("enter", "drill in")),
 		Back:     k(w("esc"), h("esc", "back; clear the filter")),
+
+		StepBack:   k(w("left"), h("←", "frozen: a picture back")),
+		StepOn:     k(w("right"), h("→", "frozen: a picture on")),
+		MinuteBack: k(w("["), h("[", "frozen: a minute back")),
+		MinuteOn:   k(w("]"), h("]", "frozen: a minute on")),
+		Oldest:     k(w("home"), h("home", "frozen: the oldest picture")),
+		Latest:     k(w("end"), h("end", "frozen: the latest picture")),
+		NextMark:   k(w("n"), h("n N", "frozen: next / previous mark (D G C)")),
+		PrevMark:   k(w("N")),
+		Bundle:     k(w("w"), h("w", "write a triage bundle (.tar.gz)")),
+		Export:     k(w("e"), h("e", "export the profile shown (pprof, collapsed)")),
+		Tree:       k(w("t"), h("t", "call tree (of the method selected)")),
+		Flame:      k(w("f"), h("f", "call tree: tree / flame (icicle)")),
+		Expand:     k(w("l"), h("l →", "call tree: open a node")),
+		Collapse:   k(w("h"), h("h ←", "call tree: close a node")),
 	}
 }

@@ -67,11 +67,18 @@ type layout struct {
 // layout works out the frame: the panes together when the terminal is
 // large enough, else one pane with a tab bar.
 func (m *Model) layout() layout {
-	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, paused: m.paused, refresh: m.refresh, now: time.Now()}
-	l := layout{header: append(renderHeader(h, m.snap, m.width, &m.st), renderDeadlocks(m.snap, m.width, &m.st)...)}
+	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, mem: m.mem, paused: m.paused, refresh: m.refresh, now: time.Now()}
+	if m.trip != nil {
+		h.moment = m.momentText()
+	}
+	l := layout{header: renderHeader(h, m.snap, m.width, &m.st)}
+	if tl := m.timeline(m.width); tl != "" {
+		l.header = append(l.header, tl)
+	}
+	l.header = append(l.header, renderDeadlocks(m.snap, m.width, &m.st)...)
 	l.bodyH = m.height - len(l.header) - 1
 	l.grid = m.width >= 160 && l.bodyH >= 30
-	if !l.grid && m.detail == nil && m.help == nil {
+	if !l.grid && m.detail == nil && m.help == nil && m.ctree == nil {
 		l.bodyH-- // the tab bar
 	}
 	l.bodyH = max(l.bodyH, 3)
@@ -131,6 +138,8 @@ func (m *Model) render() string {
 		lines = append(lines, m.chooserLines(bodyH)...)
 	case m.snap == nil || m.snap.Events == 0 && m.status.Events == 0:
 		lines = append(lines, m.waitingLines(bodyH)...)
+	case m.ctree != nil:
+		lines = append(lines, m.treeBody(bodyH)...)
 	case m.detail != nil:
 		lines = append(lines, m.detailBody(bodyH)...)
 	case l.grid:
@@ -366,6 +375,9 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			title = "Probes · since the start"
 		}
 		title += tableTitle(t, d.Len(), m.filters[p])
+		if nt := notTracked(m.snap, p); nt != "" {
+			title += " · " + nt
+		}
 	}
 	lines := frame(title, body, w, h, focused, &m.st, m.cfg.ASCII)
 	m.cache[p] = paneCache{key: key, lines: lines}

@@ -19,6 +19,12 @@ type Config struct {
 	ASCII   bool          // an ASCII terminal: no symbols, sparklines or borders beyond ASCII
 	Recent  bool          // start the methods pane on the window rather than cumulative
 	Fleet   bool          // one JVM of a fleet: esc and q at the top go back to the overview
+	// History holds the pictures of the last minutes, for time travel
+	// (nil: none kept).
+	History *state.History
+	// Bundle writes a triage bundle to a path and says what it holds; it
+	// runs off the UI goroutine (nil: w is not offered).
+	Bundle func(path string, now time.Time) (string, error)
 }
 
 // Refresh bounds.
@@ -68,6 +74,20 @@ type Model struct {
 	// confirmReset: r was pressed once; a second r resets.
 	confirmReset bool
 	quitting     bool // the last frame is drawn empty
+
+	// Time travel (timetravel.go): the snapshot frozen, and the place in
+	// the history while frozen.
+	frozen *state.Snapshot
+	trip   *travel
+	// The call tree (calltree.go): its view, the tree shown and its span,
+	// and the sequence of the trees asked for and received.
+	ctree    *treeView
+	tree     *state.CallTree
+	treeSpan string
+	treeSeq  uint64
+	treeGot  uint64
+	bundling bool  // a bundle is being written
+	mem      int64 // proftop's own memory, bytes
 
 	filtering   bool
 	filterInput textinput.Model
@@ -140,6 +160,7 @@ type snapshotMsg struct {
 	status   client.Status
 	commands []client.Command
 	cpu      float64
+	mem      int64
 	ticked   bool   // from the refresh timer: schedule the next one
 	gen      uint64 // the timer generation it belongs to
 }
@@ -179,7 +200,8 @@ func (m *Model) fetch(ticked bool) tea.Cmd {
 	m.fetched++
 	q, agg, src, meter, seq, gen := m.query(), m.agg, m.src, m.meter, m.fetched, m.tickGen
 	return func() tea.Msg {
-		return snapshotMsg{seq: seq, snap: agg.Snapshot(time.Now(), q), status: src.Status(), commands: commandsOf(src), cpu: meter.sample(), ticked: ticked, gen: gen}
+		return snapshotMsg{seq: seq, snap: agg.Snapshot(time.Now(), q), status: src.Status(), commands: commandsOf(src), cpu: meter.sample(), mem: processMemory(),
+			ticked: ticked, gen: gen}
 	}
 }
 
@@ -208,12 +230,29 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.applied = msg.seq
 		oldLatest, oldSnap := m.latest, m.snap
-		m.latest, m.status, m.cpu, m.commands = msg.snap, msg.status, msg.cpu, msg.commands
+		m.latest, m.status, m.cpu, m.mem, m.commands = msg.snap, msg.status, msg.cpu, msg.mem, msg.commands
 		if !m.paused || m.snap == nil {
 			m.snap = msg.snap
 		}
 		m.release(oldLatest, oldSnap)
+		if m.paused {
+			m.refreshTrip()
+		} else if m.ctree != nil && msg.ticked {
+			next = tea.Batch(next, m.treeCmd())
+		}
 		return m, next
+	case treeMsg:
+		m.takeTree(msg)
+		return m, nil
+	case fileMsg:
+		if msg.bundle {
+			m.bundling = false
+		}
+		m.notice = msg.what
+		if msg.err != nil {
+			m.notice = msg.err.Error()
+		}
+		return m, nil
 	case tickMsg:
 		if msg.gen != m.tickGen {
 			return m, nil // a timer of an older interval
@@ -235,7 +274,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // release hands snapshots no longer shown back to the aggregator for reuse.
 func (m *Model) release(snaps ...*state.Snapshot) {
 	for i, s := range snaps {
-		if s == nil || s == m.snap || s == m.latest || slices.Contains(snaps[:i], s) {
+		if s == nil || s == m.snap || s == m.latest || s == m.frozen || slices.Contains(snaps[:i], s) {
 			continue
 		}
 		m.agg.Release(s)

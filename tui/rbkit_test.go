@@ -129,3 +129,19 @@ func TestSourceCommandKeys(t *testing.T) {
 		t.Fatal("a key the source does not take ran a command")
 	}
 }
+
+// rbkit's samples say nothing of the time they stand for: the call tree
+// counts them, and its title says so.
+func TestRbkitCallTree(t *testing.T) {
+	m, agg, _ := rbkitModel(t, 80, 24)
+	run(m, "2", "t")
+	deliverCommands(m, agg)
+	screen := m.render()
+	checkFrame(t, screen, 80, 24)
+	for _, w := range []string{"Call tree", "stack samples", "SAMPLES", "Foo#work"} {
+		if !strings.Contains(ansi.Strip(screen), w) {
+			t.Errorf("the screen lacks %q", w)
+		}
+	}
+	golden(t, "rbkit-call-tree-80x24", screen)
+}

@@ -9,7 +9,8 @@ import java.net.Socket;
 /**
  * Checks the agent's Outbox against a client that never reads: queuing
  * never waits for the network, and the client is dropped once it is a
- * backlog behind. Prints "dropped after N bytes, slowest put M ms".
+ * backlog behind, and told why when it reads again. Prints "dropped after
+ * N bytes, slowest put M ms", then "reason: " and the last control frame.
  *
  * java -cp proftop-agent.jar:CLASSES io.proftop.agent.OutboxCheck BACKLOG_BYTES
  */
@@ -23,7 +24,12 @@ public class OutboxCheck {
             stalled.connect(server.getLocalSocketAddress());
             Socket s = server.accept();
             s.setSendBufferSize(4096);
-            Outbox out = new Outbox(s, backlog);
+            java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "timer");
+                t.setDaemon(true);
+                return t;
+            });
+            Outbox out = new Outbox(s, backlog, timer);
             Thread writer = new Thread(out::run, "writer");
             writer.setDaemon(true);
             writer.start();
@@ -42,7 +48,24 @@ public class OutboxCheck {
             } catch (IOException e) {
                 System.out.println("dropped after " + put + " bytes, slowest put " + slowest / 1_000_000 + " ms: " + e.getMessage());
             }
-            writer.join(5000);
+            // The client reads again: what was written before the drop, then the reason, then the end.
+            java.io.DataInputStream in = new java.io.DataInputStream(stalled.getInputStream());
+            String last = null;
+            try {
+                while (true) {
+                    in.readInt();
+                    int flags = in.readInt();
+                    byte[] payload = new byte[in.readInt()];
+                    in.readFully(payload);
+                    if ((flags & 1) == 0) {
+                        last = new String(payload, java.nio.charset.StandardCharsets.UTF_8);
+                    }
+                }
+            } catch (java.io.EOFException e) {
+                // the agent's side is done
+            }
+            System.out.println("reason: " + last);
+            writer.join(Outbox.END_GRACE_MS + 5000);
             if (writer.isAlive()) {
                 System.out.println("the writing thread is still blocked after the drop");
                 System.exit(1);

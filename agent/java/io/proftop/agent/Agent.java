@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * proftop's JVM agent: start it with -javaagent:proftop-agent.jar=OPTIONS or
  * attach it at run time (proftop attach PID). It listens for proftop
- * (loopback port 10002 by default, see Options) and streams what the JVM is
- * doing while a client watches. All its threads are daemons: the JVM exits
+ * (loopback port 10002 by default, see Options), admits only clients that
+ * present its token (see ControllerServer, Handover), and streams what the
+ * JVM is doing while one watches. All its threads are daemons: the JVM exits
  * when its application does.
  */
 public final class Agent {
@@ -43,7 +44,8 @@ public final class Agent {
             }
             server = s;
             Collector.warmUp();
-            System.err.println("proftop agent: listening on " + (opts.host() == null ? "127.0.0.1" : opts.host()) + ":" + s.port());
+            System.err.println("proftop agent: listening on " + (opts.host() == null ? "127.0.0.1" : opts.host()) + ":" + s.port()
+                    + (s.tokenFile() == null ? "" : "; its token is in " + s.tokenFile() + ", for this JVM's user"));
         } catch (Throwable t) {
             // The application must run on whatever happens to its profiler.
             System.err.println("proftop agent: not started: " + t);

@@ -475,4 +475,16 @@ final class BinaryEncoder extends TraceEncoder {
         i64(bytes);
         end();
     }
+
+    @Override
+    void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu) {
+        begin(1150);
+        i64(time);
+        i64(agentCpu);
+        i64(jfrCpu);
+        i32(agentThreads);
+        i32(jfrThreads);
+        i64(processCpu);
+        end();
+    }
 }

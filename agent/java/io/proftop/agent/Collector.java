@@ -83,6 +83,7 @@ final class Collector {
     private final Allocations allocations = new Allocations();
     // The JVM's series and the application's the client chose (Telemetry): declared once a stream.
     private final Telemetry telemetry = new Telemetry();
+    private final AgentCost cost = new AgentCost();
     // Threads announced (threadStart sent) and not yet ended, and the stack
     // each last reported, so that an unchanged stack is not sent again.
     private final Set<Long> announced = new HashSet<>();
@@ -319,6 +320,7 @@ final class Collector {
         heldUp = held;
         Map<Long, String> groups = groupsOfNew(p);
         Telemetry.Reading reading = telemetry.read();
+        AgentCost.Reading spent = cost.measure();
         synchronized (lock) {
             if (stopped) {
                 return;
@@ -364,6 +366,7 @@ final class Collector {
             sampler.attribute(now, enc);
             memory.report(now, enc, false);
             telemetry.report(now, reading, enc);
+            AgentCost.report(now, enc, spent);
             flushLocked();
         }
     }

@@ -58,6 +58,7 @@ public final class Conformance {
         e.custom(Convention.problem(t + 19, "jmx:a:type=B:C", ""));
         e.custom(Convention.probe(t + 20, "jfr:bank.Transfer#state", "RUNNING", 3, 4_500_000L, 2_000_000L, stack));
         e.custom("com.acme.shop");
+        e.agentCost(t + 15, 12_000_000L, 3_000_000L, 4, 2, -1);
         e.threadEnd(23, t + 11);
         e.runtimeShutdown(t + 16);
     }

@@ -102,6 +102,9 @@ abstract class TraceEncoder {
     /** A custom message (1041): a free-form body; telemetry's in proftop's convention (Convention). */
     abstract void custom(String body);
 
+    /** What watching costs: the agent's threads' CPU and JFR's since the agent began, the JVM's beside (-1: unknown). */
+    abstract void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu);
+
     static TraceEncoder forFormat(String format) {
         return "binary".equals(format) ? new BinaryEncoder() : new XmlEncoder();
     }

@@ -411,4 +411,16 @@ final class XmlEncoder extends TraceEncoder {
         attr("body", body);
         close();
     }
+
+    @Override
+    void agentCost(long time, long agentCpu, long jfrCpu, int agentThreads, int jfrThreads, long processCpu) {
+        open("agentCost");
+        time("time", time);
+        time("agentCpu", agentCpu);
+        time("jfrCpu", jfrCpu);
+        attr("agentThreads", agentThreads);
+        attr("jfrThreads", jfrThreads);
+        time("processCpu", processCpu);
+        close();
+    }
 }

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proftop/proftop/bundle"
+	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/export"
+	"github.com/proftop/proftop/state"
+)
+
+// NewExportCommand returns `proftop export SOURCE --format pprof|collapsed -o FILE`.
+func NewExportCommand(s *config.Settings) *cobra.Command {
+	var format, out, value string
+	cmd := &cobra.Command{
+		Use:   "export SOURCE -o FILE",
+		Short: "Write the call tree of a trace or a bundle as a pprof profile or collapsed stacks",
+		Long: `Read a trace (.trcbin, .trcxml, zipped or gzipped) to its end, or a triage
+bundle, and write its call tree since the start: the stacks of a sampling
+profiler with their sampled CPU time, or the calls of an instrumenting one
+(method entries and exits) with their self time.
+
+  --format pprof       a gzipped pprof profile: go tool pprof, and every pprof viewer
+  --format collapsed   one line per stack, root first, "frame;frame;frame value":
+                       flamegraph.pl, speedscope (--value: time in µs, or counts)`,
+		Args: exactlyOne("SOURCE", "the trace or bundle to export"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "pprof" && format != "collapsed" {
+				return fmt.Errorf("--format %q: want pprof or collapsed", format)
+			}
+			v, err := export.ParseValue(value)
+			if err != nil {
+				return err
+			}
+			tree, span, err := exportTree(args[0], *s)
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if format == "pprof" {
+				err = export.Pprof(&buf, tree, span)
+			} else {
+				err = export.Collapsed(&buf, tree, v)
+			}
+			if err != nil {
+				return err
+			}
+			return writeOut(out, buf.Bytes(), cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "pprof", "pprof or collapsed")
+	f.StringVarP(&out, "output", "o", "", "the file to write (- for standard output)")
+	f.StringVar(&value, "value", "auto", "collapsed stacks count: time (µs), count (samples or calls), or auto (time when known)")
+	cmd.MarkFlagRequired("output")
+	return cmd
+}
+
+// exportTree reads a source's call tree: a bundle's profile, or a trace
+// played to its end.
+func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, error) {
+	if bundle.IsBundle(path) {
+		b, err := bundle.Read(path)
+		if err != nil {
+			return nil, export.Span{}, err
+		}
+		if len(b.Profile) == 0 {
+			return nil, export.Span{}, fmt.Errorf("%s: the bundle holds no call tree (its source sent no stacks or calls)", path)
+		}
+		tree, p, err := export.ReadPprof(bytes.NewReader(b.Profile))
+		if err != nil {
+			return nil, export.Span{}, fmt.Errorf("%s: %s: %v", path, bundle.FileProfile, err)
+		}
+		span := export.Span{From: time.Unix(0, p.TimeNanos), Source: path, Sampled: len(p.SampleType) > 0 && p.SampleType[0].Type == "samples"}
+		span.To = span.From.Add(time.Duration(p.DurationNanos))
+		return tree, span, nil
+	}
+	if err := checkTrace(path, s); err != nil {
+		return nil, export.Span{}, err
+	}
+	src := newFileSource(path, 0, false, s)
+	agg := state.New(StateOptions(s))
+	fed := make(chan struct{})
+	go func() {
+		agg.Feed(src)
+		close(fed)
+	}()
+	runErr := src.Run(context.Background())
+	<-fed
+	if runErr != nil {
+		return nil, export.Span{}, runErr
+	}
+	shape, figs := agg.TreeAndShape(false)
+	tree := state.BuildCallTree(shape, nil, figs)
+	if len(tree.Nodes) <= 1 {
+		return nil, export.Span{}, fmt.Errorf("%s: no stacks or calls to export (the trace has no samples, and no method entries and exits)", path)
+	}
+	snap := agg.Snapshot(time.Now(), state.Query{CallersOf: -1})
+	return tree, export.Span{From: snap.Process.Started, To: snap.Clock, Source: path, Sampled: snap.Sampled}, nil
+}
+
+// writeOut writes data to a file, or to standard output for "-".
+func writeOut(path string, data []byte, stdout io.Writer) error {
+	if path == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return errors.New("cannot write " + path + ": " + err.Error())
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/proftop/proftop/bundle"
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/state"
+)
+
+// Version is proftop's version line, set by main; bundles say which
+// proftop wrote them.
+var Version = "proftop (version unknown)"
+
+// WatchOption changes how Watch shows a source.
+type WatchOption func(*watchOptions)
+
+type watchOptions struct {
+	history *state.History // a history read back (from a bundle): no recorder runs
+}
+
+// WithHistory shows a history read back instead of recording one.
+func WithHistory(h *state.History) WatchOption {
+	return func(o *watchOptions) { o.history = h }
+}
+
+// watching is what a watch keeps beside the aggregator: the history and
+// its recorder, the raw-stream ring, and what bundles are made of.
+type watching struct {
+	src      client.Source
+	agg      *state.Aggregator
+	history  *state.History
+	recorder *state.Recorder // nil when the history was read back
+	bundles  *bundle.Source
+	step     time.Duration
+}
+
+// historyOptions are the history's bounds from the settings.
+func historyOptions(s config.Settings) state.HistoryOptions {
+	return state.HistoryOptions{Span: s.History, MaxBytes: int64(s.HistoryMemory) << 20}
+}
+
+// newWatching sets up the aggregator, the history and the ring for a source.
+func newWatching(src client.Source, s config.Settings, opts []WatchOption) *watching {
+	var o watchOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	w := &watching{agg: state.New(StateOptions(s)), step: max(s.Refresh, time.Second)}
+	var ring *client.StreamRing
+	if s.StreamRing > 0 {
+		ring = client.NewStreamRing(int64(s.StreamRing)<<20, int64(s.StreamRing)<<18)
+		src = client.Recording(src, ring)
+	}
+	w.src = src
+	if o.history != nil {
+		w.history = o.history
+	} else {
+		w.history = state.NewHistory(historyOptions(s))
+		w.recorder = state.NewRecorder(w.agg, w.history)
+	}
+	w.bundles = &bundle.Source{Agg: w.agg, History: w.history, Ring: ring, Status: src.Status, Version: Version}
+	return w
+}
+
+// record takes a picture every step until ctx ends.
+func (w *watching) record(ctx context.Context) {
+	if w.recorder != nil {
+		go w.recorder.Run(ctx, w.step)
+	}
+}
+
+// writeBundle writes a bundle and words what it holds.
+func (w *watching) writeBundle(path string, now time.Time) (string, error) {
+	sum, err := w.bundles.Write(path, now)
+	if err != nil {
+		return "", err
+	}
+	what := fmt.Sprintf("bundle written: %s (%s; %s, %s", sum.Path, sizeText(sum.Bytes), counted(sum.Pictures, "picture"), counted(sum.Deadlocks, "deadlock"))
+	if sum.Stream > 0 {
+		what += fmt.Sprintf(", %s of raw stream", sum.Stream.Round(time.Second))
+	}
+	return what + ")", nil
+}
+
+// counted says how many of a thing: "1 deadlock", "3 deadlocks".
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// printHistory writes the history as JSON lines, oldest first.
+func printHistory(out io.Writer, h *state.History) error {
+	enc := json.NewEncoder(out)
+	for _, p := range h.Pictures() {
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

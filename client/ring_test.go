@@ -1,0 +1,108 @@
+package client
+
+import (
+	"bytes"
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/simulator"
+)
+
+// The ring keeps the latest events within its bound, with every
+// definition, as a trace that decodes.
+func TestStreamRingKeepsTheLatestEventsAsATrace(t *testing.T) {
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)})
+	ring := NewStreamRing(256<<10, 1<<20)
+	var last decode.Event
+	start := time.Now()
+	for range 100 {
+		b := &Batch{Stream: 1}
+		for range 1000 {
+			b.Add(w.Next())
+		}
+		ring.Add(b)
+		last = decode.Clone(b.Events()[b.Len()-1])
+	}
+	c := ring.Contents()
+	if c.Compressed > 256<<10 || c.Bytes < 2*c.Compressed {
+		t.Fatalf("%d bytes of trace kept in %d", c.Bytes, c.Compressed)
+	}
+	// The span is of the batches kept, each chunk from its first.
+	if c.From.Before(start) || c.To.Before(c.From) {
+		t.Fatalf("the ring says it holds %v to %v, filled from %v", c.From, c.To, start)
+	}
+	var out bytes.Buffer
+	if n, err := c.WriteTo(&out); err != nil || n != c.Bytes {
+		t.Fatalf("wrote %d of %d: %v", n, c.Bytes, err)
+	}
+	dec, err := decode.Open(&out, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[decode.Kind]int{}
+	var final decode.Event
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[ev.Kind()]++
+		final = decode.Clone(ev)
+	}
+	if kinds[decode.KindMethodDef] == 0 || kinds[decode.KindThreadStart] == 0 || kinds[decode.KindMethodEntry] == 0 {
+		t.Fatalf("kinds %v", kinds)
+	}
+	if kinds[decode.KindMethodEntry] > 60_000 {
+		t.Fatalf("%d method entries: the oldest were not dropped", kinds[decode.KindMethodEntry])
+	}
+	if final.Kind() != last.Kind() {
+		t.Fatalf("the last event is a %v, want %v", final.Kind(), last.Kind())
+	}
+	// A new stream starts the ring again.
+	b := &Batch{Stream: 2}
+	b.Add(&decode.ThreadStart{ThreadID: 1, ThreadName: "main"})
+	ring.Add(b)
+	if c := ring.Contents(); len(c.chunks) != 0 || c.Bytes > 100 || c.Compressed != 0 {
+		t.Fatalf("after a new stream: %d chunks, %d bytes", len(c.chunks), c.Bytes)
+	}
+}
+
+// BenchmarkStreamRing encodes and compresses the simulated service's
+// events into the ring, and reports how much trace a MiB of ring holds.
+func BenchmarkStreamRing(b *testing.B) {
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)})
+	var batches []*Batch
+	for range 256 {
+		bt := &Batch{Stream: 1}
+		for range 4096 {
+			bt.Add(w.Next())
+		}
+		batches = append(batches, bt)
+	}
+	ring := NewStreamRing(1<<40, 1<<30)
+	events := 0
+	b.ReportAllocs()
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	for b.Loop() {
+		for _, bt := range batches {
+			ring.Add(bt)
+			events += bt.Len()
+		}
+	}
+	used := cpu() - start
+	c := ring.Contents()
+	b.ReportMetric(float64(used.Nanoseconds())/float64(events), "ns-cpu/event")
+	b.ReportMetric(float64(c.Bytes)/float64(c.Compressed), "ratio")
+	b.ReportMetric(float64(c.Compressed)/float64(events), "ring-bytes/event")
+}

@@ -1,0 +1,91 @@
+package decode
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"path"
+)
+
+// Archives besides zip: a gzipped trace (trace.trcbin.gz), and a gzipped
+// tar holding one — a proftop triage bundle, whose stream.trcbin is the
+// raw stream of its last minutes. Either is decoded as it is read, never
+// inflated whole into memory.
+
+const gzipMagic = "\x1f\x8b"
+
+// openArchive opens a zip, or a gzipped trace or tar.
+func openArchive(orig, whole io.Reader, opts Options) (Decoder, error) {
+	br := bufio.NewReader(whole)
+	if head, _ := br.Peek(2); string(head) != gzipMagic {
+		return openZip(orig, br, opts)
+	}
+	gz, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "gzip: " + err.Error()}
+	}
+	in := bufio.NewReaderSize(gz, 1024)
+	if head, _ := in.Peek(263); len(head) == 263 && string(head[257:262]) == "ustar" {
+		return openTar(in, opts)
+	}
+	return openInner(in, "", "gzip", opts)
+}
+
+// openTar decodes the first trace of a tar: the first entry whose name
+// ends in .trcbin or .trcxml.
+func openTar(r io.Reader, opts Options) (Decoder, error) {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the tar archive holds no .trcbin or .trcxml file"}
+		}
+		if err != nil {
+			return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "tar: " + err.Error()}
+		}
+		if h.Typeflag == tar.TypeReg && (path.Ext(h.Name) == ".trcbin" || path.Ext(h.Name) == ".trcxml") {
+			return openInner(tr, h.Name, "tar.gz", opts)
+		}
+	}
+}
+
+// openInner decodes a trace found inside an archive.
+func openInner(r io.Reader, entry, container string, opts Options) (Decoder, error) {
+	f, zipped, whole, err := SniffStream(r)
+	if err == nil && zipped {
+		err = &Error{Err: ErrUnknownInput, Fatal: true, Detail: "an archive inside a " + container}
+	}
+	if err != nil {
+		if de := (*Error)(nil); errors.As(err, &de) {
+			de.Entry = entry
+		}
+		return nil, err
+	}
+	return &archiveDecoder{Decoder: NewDecoder(f, whole, opts), entry: entry, container: container}, nil
+}
+
+// archiveDecoder is the decoder of a trace inside a gzip or a tar.
+type archiveDecoder struct {
+	Decoder
+	entry, container string
+}
+
+func (a *archiveDecoder) Next() (Event, error) {
+	ev, err := a.Decoder.Next()
+	if de := (*Error)(nil); err != nil && errors.As(err, &de) {
+		de.Entry = a.entry
+	}
+	return ev, err
+}
+
+// Container says what the trace came out of: "gzip" or "tar.gz".
+func (a *archiveDecoder) Container() string { return a.container }
+
+// Entry names the tar entry being decoded.
+func (a *archiveDecoder) Entry() string { return a.entry }
+
+// IsGzip says a stream's first bytes are gzip's.
+func IsGzip(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(gzipMagic)) }

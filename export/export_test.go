@@ -1,0 +1,99 @@
+package export
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/state"
+)
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+func frames(names ...string) decode.Stack {
+	return decode.Stack{Methods: names, Lines: make([]int64, len(names))}
+}
+
+func sampledTree(t *testing.T) *state.CallTree {
+	t.Helper()
+	a := state.New(state.Options{})
+	a.Apply([]decode.Event{
+		&decode.Sample{ThreadIDRef: 1, Count: 3, Weight: 3000, Stack: frames("app.parse", "app.handle", "app.main")},
+		&decode.Sample{ThreadIDRef: 1, Count: 1, Weight: 1000, Stack: frames("app.handle", "app.main")},
+		&decode.Sample{ThreadIDRef: 2, Count: 2, Weight: 2000, Stack: frames("app.write(Ljava/lang/String;)V", "app.handle", "app.main")},
+	}, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	return state.BuildCallTree(shape, nil, figs)
+}
+
+// paths sums a tree's self values by path, root first.
+func paths(tr *state.CallTree, weight bool) map[string]int64 {
+	out := map[string]int64{}
+	for i := 1; i < len(tr.Nodes); i++ {
+		v := tr.Nodes[i].SelfN
+		if weight {
+			v = tr.Nodes[i].Self
+		}
+		if v != 0 {
+			out[strings.Join(tr.Path(int32(i)), ";")] += v
+		}
+	}
+	return out
+}
+
+func TestPprofReadsBackWithThePprofLibrary(t *testing.T) {
+	tree := sampledTree(t)
+	var b bytes.Buffer
+	if err := Pprof(&b, tree, Span{From: t0, To: t0.Add(time.Minute), Source: "test", Sampled: true}); err != nil {
+		t.Fatal(err)
+	}
+	back, p, err := ReadPprof(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.SampleType) != 2 || p.SampleType[0].Type != "samples" || p.SampleType[1].Unit != "nanoseconds" || p.DurationNanos != int64(time.Minute) {
+		t.Fatalf("sample types %v, duration %d", p.SampleType, p.DurationNanos)
+	}
+	for _, weight := range []bool{false, true} {
+		want, got := paths(tree, weight), paths(back, weight)
+		if len(want) != 3 || len(got) != len(want) {
+			t.Fatalf("paths %v, read back %v", want, got)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Fatalf("%s: %d, read back %d", k, v, got[k])
+			}
+		}
+	}
+}
+
+func TestCollapsedStacks(t *testing.T) {
+	tree := sampledTree(t)
+	var b bytes.Buffer
+	if err := Collapsed(&b, tree, ValueCount); err != nil {
+		t.Fatal(err)
+	}
+	want := "app.main;app.handle 1\napp.main;app.handle;app.parse 3\napp.main;app.handle;app.write 2\n"
+	if b.String() != want {
+		t.Fatalf("collapsed:\n%s\nwant:\n%s", b.String(), want)
+	}
+	stacks, err := ReadCollapsed(&b)
+	if err != nil || len(stacks) != 3 || stacks[1].Value != 3 || len(stacks[1].Frames) != 3 || stacks[1].Frames[0] != "app.main" {
+		t.Fatalf("%v %+v", err, stacks)
+	}
+	b.Reset()
+	Collapsed(&b, tree, ValueAuto) // times, in microseconds: 1000 ns is 1 µs
+	if !strings.HasPrefix(b.String(), "app.main;app.handle 1\napp.main;app.handle;app.parse 3\n") {
+		t.Fatalf("times:\n%s", b.String())
+	}
+	if got := frameName("a.b(Ljava/lang/String;)V x"); got != "a.b(Ljava/lang/String,)V_x" {
+		t.Fatalf("a frame name kept whole: %q", got)
+	}
+	for _, bad := range []string{"a;b", "a;b x", "a;b -3"} {
+		if _, err := ReadCollapsed(strings.NewReader(bad + "\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Fatalf("%q: %v", bad, err)
+		}
+	}
+}

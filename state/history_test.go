@@ -1,0 +1,191 @@
+package state
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/simulator"
+)
+
+// simulatedHistory feeds seconds of the simulated service (a deadlock 2 s
+// in, for 4 s, every 8 s) through an aggregator, a picture a second.
+func simulatedHistory(t testing.TB, seconds int, opts HistoryOptions) (*Aggregator, *History) {
+	t.Helper()
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0, DeadlockEvery: 8 * time.Second, DeadlockFor: 4 * time.Second})
+	a := New(Options{})
+	h := NewHistory(opts)
+	r := NewRecorder(a, h)
+	var b decode.Batch
+	for s := 1; s <= seconds; s++ {
+		end := t0.Add(time.Duration(s) * time.Second)
+		for w.Now().Before(end) {
+			b.Add(w.Next())
+			if b.Len() == 4096 {
+				a.Apply(b.Events(), 1, decode.Clock{}, w.Now())
+				b.Reset()
+			}
+		}
+		a.Apply(b.Events(), 1, decode.Clock{}, end)
+		b.Reset()
+		r.Take(end)
+	}
+	return a, h
+}
+
+func TestHistoryMarksDeadlocksAndKeepsTheirStacks(t *testing.T) {
+	_, h := simulatedHistory(t, 20, HistoryOptions{})
+	pics := h.Pictures()
+	if len(pics) != 20 {
+		t.Fatalf("%d pictures", len(pics))
+	}
+	var marked []int
+	for i, p := range pics {
+		if p.Marks&MarkDeadlock != 0 {
+			marked = append(marked, i)
+			if len(p.Snap.Deadlocks) == 0 {
+				t.Fatalf("picture %d is marked but shows no deadlock", i)
+			}
+		}
+		if p.Bytes() <= 0 || !p.Snap.picture {
+			t.Fatalf("picture %d: %d bytes", i, p.Bytes())
+		}
+	}
+	// Two deadlocks begin in 20 s (at about 2 s and 10 s), each marked once.
+	if len(marked) != 2 {
+		t.Fatalf("deadlock marks at %v", marked)
+	}
+	// The picture after a deadlock cleared shows none: it is the past.
+	cleared := false
+	for _, p := range pics[marked[0]:marked[1]] {
+		cleared = cleared || len(p.Snap.Deadlocks) == 0
+	}
+	if !cleared {
+		t.Fatal("the first deadlock never cleared")
+	}
+	ds := h.Deadlocks()
+	if len(ds) != 2 {
+		t.Fatalf("%d deadlocks recorded", len(ds))
+	}
+	for _, d := range ds {
+		if len(d.Stacks) != 2 || len(d.Stacks[0]) == 0 || len(d.Stacks[1]) == 0 || !d.Last.After(d.First) {
+			t.Fatalf("deadlock %+v", d)
+		}
+	}
+	// Every table is cut to the rows asked for, deadlocked threads first.
+	_, small := simulatedHistory(t, 4, HistoryOptions{Rows: 5})
+	for _, p := range small.Pictures() {
+		if len(p.Snap.Threads) > 5 || len(p.Snap.Methods) > 5 || len(p.Snap.Monitors) > 5 || p.Of.Threads <= 5 {
+			t.Fatalf("%d threads, %d methods, %d monitors kept of %+v", len(p.Snap.Threads), len(p.Snap.Methods), len(p.Snap.Monitors), p.Of)
+		}
+		for _, d := range p.Snap.Deadlocks {
+			for _, id := range d.Threads {
+				if threadOfID(p.Snap.Threads, id) == nil {
+					t.Fatalf("deadlocked thread %d not kept", id)
+				}
+			}
+		}
+	}
+}
+
+func TestHistoryBounds(t *testing.T) {
+	_, h := simulatedHistory(t, 10, HistoryOptions{Span: 4 * time.Second})
+	pics := h.Pictures()
+	if len(pics) != 5 || pics[len(pics)-1].At.Sub(pics[0].At) != 4*time.Second {
+		t.Fatalf("span: %d pictures", len(pics))
+	}
+	_, h = simulatedHistory(t, 10, HistoryOptions{MaxBytes: 1})
+	if h.Len() != 1 {
+		t.Fatalf("bytes: %d pictures kept with a 1-byte bound", h.Len())
+	}
+	_, h = simulatedHistory(t, 10, HistoryOptions{})
+	n, bytes, covers, capacity := h.Usage()
+	if n != 10 || bytes <= 0 || covers != 9*time.Second || capacity < 15*time.Minute {
+		t.Fatalf("usage %d pictures, %d bytes, covering %v, room for %v", n, bytes, covers, capacity)
+	}
+}
+
+// The call tree of a past moment is the window's that ended then.
+func TestHistoryCallTreeOfAPastMoment(t *testing.T) {
+	a, h := simulatedHistory(t, 12, HistoryOptions{})
+	pics := h.Pictures()
+	shape, _ := a.TreeAndShape(true)
+	past := BuildCallTree(shape, nil, TreeAt(pics, 5, 10*time.Second)...)
+	all := BuildCallTree(shape, nil, TreeAt(pics, 11, time.Hour)...)
+	if past.Nodes[0].TotalN == 0 || all.Nodes[0].TotalN <= past.Nodes[0].TotalN {
+		t.Fatalf("calls to picture 5: %d; to the end: %d", past.Nodes[0].TotalN, all.Nodes[0].TotalN)
+	}
+	_, cum := a.TreeAndShape(false)
+	whole := BuildCallTree(shape, nil, cum)
+	// Every closed second was recorded once: the last picture's deltas add
+	// up to what the aggregator counted, less the second still open.
+	if all.Nodes[0].TotalN > whole.Nodes[0].TotalN || all.Nodes[0].TotalN < whole.Nodes[0].TotalN*8/10 {
+		t.Fatalf("history %d calls, aggregator %d", all.Nodes[0].TotalN, whole.Nodes[0].TotalN)
+	}
+}
+
+func TestPictureJSONRoundTrip(t *testing.T) {
+	_, h := simulatedHistory(t, 4, HistoryOptions{})
+	for _, p := range h.Pictures() {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Picture
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := json.Marshal(&back)
+		if string(again) != string(b) {
+			t.Fatalf("round trip differs:\n%s\n%s", b, again)
+		}
+		if !back.Snap.picture || len(back.Snap.Methods) != len(p.Snap.Methods) || back.Snap.MethodName(&back.Snap.Methods[0]) == "" {
+			t.Fatal("methods lost")
+		}
+	}
+	var p Picture
+	if err := json.Unmarshal([]byte(`{"at":"2026-01-01T00:00:00Z"}`), &p); err == nil {
+		t.Fatal("a picture without its snapshot was read")
+	}
+}
+
+// A picture keeps a telemetry series' latest points only: the snapshot's
+// copy of every window, a second apart, would otherwise be kept for
+// minutes; what it keeps counts against the history's bound.
+func TestPictureKeepsTheLatestTelemetryPoints(t *testing.T) {
+	points := make([]Point, 300)
+	for i := range points {
+		points[i] = Point{At: t0.Add(time.Duration(i) * time.Second), Value: int64(i)}
+	}
+	s := &Snapshot{Telemetry: []Series{{Name: "Heap used", Points: points, Older: make([]Bucket, 40)}}}
+	p := NewPicture(s, t0, 100)
+	got := p.Snap.Telemetry[0]
+	if len(got.Points) != pictureSeriesPoints || got.Points[len(got.Points)-1].Value != 299 || got.Older != nil {
+		t.Fatalf("kept %d points ending %v, %d older", len(got.Points), got.Points[len(got.Points)-1], len(got.Older))
+	}
+	if len(s.Telemetry[0].Points) != 300 {
+		t.Fatal("the snapshot's series were changed")
+	}
+	bare := NewPicture(&Snapshot{}, t0, 100)
+	h := NewHistory(HistoryOptions{})
+	h.Add(p)
+	h.Add(bare)
+	if p.Bytes() <= bare.Bytes() {
+		t.Fatalf("the series count for nothing: %d bytes against %d", p.Bytes(), bare.Bytes())
+	}
+}
+
+// A picture keeps the busiest groups of virtual threads, each listing its
+// first threads: a listing may hold thousands, a picture a second.
+func TestPictureKeepsTheBusiestVirtualGroups(t *testing.T) {
+	groups := make([]VirtualGroup, 300)
+	for i := range groups {
+		groups[i] = VirtualGroup{Count: int64(300 - i), Threads: make([]VirtualThread, 500)}
+	}
+	p := NewPicture(&Snapshot{VirtualGroups: groups}, t0, 100)
+	got := p.Snap.VirtualGroups
+	if len(got) != 100 || got[0].Count != 300 || len(got[0].Threads) != pictureGroupThreads || len(groups[0].Threads) != 500 {
+		t.Fatalf("kept %d groups, the first of %d with %d threads", len(got), got[0].Count, len(got[0].Threads))
+	}
+}

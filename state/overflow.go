@@ -1,0 +1,97 @@
+package state
+
+import (
+	"hash/maphash"
+	"math"
+)
+
+// The aggregator's tables are bounded (Options): a source with more
+// threads, methods or monitors than that is shown in part, and the rest is
+// counted, so that the screen says what it leaves out ("12,345 more
+// threads not tracked") instead of growing without limit.
+
+// NotTracked counts what a full table turned away: distinct threads,
+// methods and monitors the picture leaves out. Counts up to
+// NotTrackedExactUpTo are exact; larger ones are estimates, within a
+// fraction of a percent.
+type NotTracked struct {
+	Threads  int64 `json:"threads"`
+	Methods  int64 `json:"methods"`
+	Monitors int64 `json:"monitors"`
+}
+
+// untracked counts the distinct keys a full table refused, in fixed
+// memory whatever their number: exactly while they are few (a set of
+// their hashes), then from a bitmap of the hashes, read by linear
+// counting: within a fraction of a percent up to millions.
+type untracked struct {
+	few  map[uint64]struct{} // the hashes, while there are at most exactFew
+	bits []uint64            // nil until the first refusal
+	set  int                 // bits set
+}
+
+const (
+	// untrackedBits is the bitmap's size: 128 KiB, taken at the first refusal.
+	untrackedBits = 1 << 20
+	exactFew      = NotTrackedExactUpTo
+)
+
+// NotTrackedExactUpTo is the largest count of NotTracked known exactly.
+const NotTrackedExactUpTo = 16_384
+
+func (u *untracked) add(h uint64) {
+	if u.bits == nil {
+		u.bits = make([]uint64, untrackedBits/64)
+		u.few = map[uint64]struct{}{}
+	}
+	if u.few != nil {
+		if len(u.few) < exactFew {
+			u.few[h] = struct{}{}
+		} else if _, ok := u.few[h]; !ok {
+			u.few = nil // many: the bitmap counts from here
+		}
+	}
+	i := h & (untrackedBits - 1)
+	w, b := i/64, uint64(1)<<(i%64)
+	if u.bits[w]&b == 0 {
+		u.bits[w] |= b
+		u.set++
+	}
+}
+
+func (u *untracked) addID(id int64) { u.add(mix(uint64(id))) }
+
+var untrackedSeed = maphash.MakeSeed()
+
+func (u *untracked) addName(s string) { u.add(maphash.String(untrackedSeed, s)) }
+
+// count estimates how many distinct keys were added.
+func (u *untracked) count() int64 {
+	if u.few != nil || u.set == 0 {
+		return int64(len(u.few))
+	}
+	m := float64(untrackedBits)
+	zero := max(m-float64(u.set), 1) // a full bitmap: the estimate is a lower bound
+	return int64(math.Round(-m * math.Log(zero/m)))
+}
+
+func (u *untracked) reset() { *u = untracked{} }
+
+// mix spreads the bits of an id (splitmix64's finalizer): ids often
+// differ only in their low bits.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// maxStackDepth bounds the frames kept of one stack, innermost first: a
+// stack deeper than that is cut, so that a peer's stacks cannot take
+// memory without limit.
+const maxStackDepth = 1024
+
+// maxClasses bounds the class names kept per stream.
+const maxClasses = 1 << 17

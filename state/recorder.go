@@ -1,0 +1,64 @@
+package state
+
+import (
+	"context"
+	"time"
+)
+
+// Recorder takes a picture of an aggregator into a history every step.
+type Recorder struct {
+	agg    *Aggregator
+	hist   *History
+	seq    uint64 // the latest call-tree bucket recorded
+	resets uint64
+}
+
+// NewRecorder returns a recorder of agg into hist.
+func NewRecorder(agg *Aggregator, hist *History) *Recorder {
+	return &Recorder{agg: agg, hist: hist}
+}
+
+// Take takes one picture, at wall-clock time now.
+func (r *Recorder) Take(now time.Time) *Picture {
+	s := r.agg.Snapshot(now, Query{Recent: true, CallersOf: -1, AllStacks: true})
+	p := NewPicture(s, now, r.hist.opts.Rows)
+	r.agg.Release(s)
+	figs, seq, resets := r.agg.TreeDelta(r.seq)
+	p.Tree, p.TreeReset = figs, resets != r.resets
+	r.seq, r.resets = seq, resets
+	r.hist.Add(p)
+	return p
+}
+
+// Run takes a picture every step until ctx ends. The first is taken after
+// one step: before it nothing has been received.
+func (r *Recorder) Run(ctx context.Context, step time.Duration) {
+	tick := time.NewTicker(step)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			r.Take(now)
+		}
+	}
+}
+
+// TreeAt returns the call-tree weights of the window ending at the i-th
+// of pics: those of the pictures taken within window before it (and
+// after the latest reset of the figures).
+func TreeAt(pics []*Picture, i int, window time.Duration) [][]NodeFig {
+	var out [][]NodeFig
+	for j := i; j >= 0; j-- {
+		p := pics[j]
+		if pics[i].At.Sub(p.At) >= window {
+			break
+		}
+		out = append(out, p.Tree)
+		if p.TreeReset {
+			break
+		}
+	}
+	return out
+}

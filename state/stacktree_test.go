@@ -1,0 +1,188 @@
+package state
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// treeText renders a call tree as indented lines: "name self/total".
+func treeText(t *CallTree) string {
+	var b strings.Builder
+	var walk func(i int32, depth int)
+	walk = func(i int32, depth int) {
+		n := &t.Nodes[i]
+		s, tot := t.Value(n)
+		fmt.Fprintf(&b, "%s%s %d/%d\n", strings.Repeat("  ", depth), n.Name, s, tot)
+		for _, k := range n.Kids {
+			walk(k, depth+1)
+		}
+	}
+	walk(0, 0)
+	return b.String()
+}
+
+func frames(names ...string) decode.Stack {
+	return decode.Stack{Methods: names, Lines: make([]int64, len(names))}
+}
+
+func TestCallTreeFromSamples(t *testing.T) {
+	a := New(Options{})
+	evs := []decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "worker-1"},
+		&decode.ThreadStart{ThreadID: 2, ThreadName: "worker-2"},
+		// Innermost first: main -> handle -> parse on top.
+		&decode.Sample{ThreadIDRef: 1, Count: 3, Weight: 30, Stack: frames("app.parse", "app.handle", "app.main")},
+		&decode.Sample{ThreadIDRef: 1, Count: 1, Weight: 10, Stack: frames("app.handle", "app.main")},
+		&decode.Sample{ThreadIDRef: 2, Count: 2, Weight: 20, Stack: frames("app.write", "app.handle", "app.main")},
+		&decode.Sample{ThreadIDRef: 2, Count: 1, Weight: 40, Stack: frames("app.gc")},
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, figs)
+	want := `all threads 0/100
+  app.main 0/60
+    app.handle 10/60
+      app.parse 30/30
+      app.write 20/20
+  app.gc 40/40
+`
+	if got := treeText(tree); got != want {
+		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)
+	}
+	if !tree.Weighted || len(tree.Threads) != 2 || tree.Threads[0].Name != "worker-2" || tree.Threads[0].Total != 60 {
+		t.Fatalf("threads %+v", tree.Threads)
+	}
+	// One thread only: its own tree, named after it.
+	one := BuildCallTree(shape, func(th TreeThread) bool { return th.Name == "worker-1" }, figs)
+	want = `worker-1 0/40
+  app.main 0/40
+    app.handle 10/40
+      app.parse 30/30
+`
+	if got := treeText(one); got != want {
+		t.Fatalf("worker-1's tree:\n%s\nwant:\n%s", got, want)
+	}
+	if one.AllThreads != 2 || len(one.Threads) != 1 {
+		t.Fatalf("threads %d of %d", len(one.Threads), one.AllThreads)
+	}
+	if p := one.Path(3); strings.Join(p, ";") != "app.main;app.handle;app.parse" {
+		t.Fatalf("path %v", p)
+	}
+}
+
+func TestCallTreeFromEntriesAndExits(t *testing.T) {
+	a := New(Options{})
+	ms := func(n int64) decode.Ticks { return decode.Ticks(n * int64(time.Millisecond)) }
+	evs := []decode.Event{
+		&decode.ClassDef{ClassID: 1, Name: "app.Server"},
+		&decode.MethodDef{ClassIDRef: 1, MethodID: 1, Name: "serve"},
+		&decode.MethodDef{ClassIDRef: 1, MethodID: 2, Name: "read"},
+		&decode.MethodDef{ClassIDRef: 1, MethodID: 3, Name: "write"},
+		&decode.ThreadStart{ThreadID: 7, ThreadName: "io"},
+		&decode.MethodEntry{ThreadIDRef: 7, MethodIDRef: 1, Ticket: 1, Time: ms(0)},
+		&decode.MethodEntry{ThreadIDRef: 7, MethodIDRef: 2, Ticket: 2, Time: ms(1)},
+		&decode.MethodExit{ThreadIDRef: 7, Ticket: 2, Time: ms(4)}, // read: 3 ms
+		&decode.MethodEntry{ThreadIDRef: 7, MethodIDRef: 3, Ticket: 3, Time: ms(4)},
+		&decode.MethodExit{ThreadIDRef: 7, Ticket: 3, Time: ms(6)}, // write: 2 ms
+		&decode.MethodEntry{ThreadIDRef: 7, MethodIDRef: 2, Ticket: 4, Time: ms(6)},
+		&decode.MethodExit{ThreadIDRef: 7, Ticket: 4, Time: ms(7)},  // read: 1 ms
+		&decode.MethodExit{ThreadIDRef: 7, Ticket: 1, Time: ms(10)}, // serve: 10 ms, 4 of them its own
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, figs)
+	want := fmt.Sprintf(`io %d/%d
+  app.Server.serve %d/%d
+    app.Server.read %d/%d
+    app.Server.write %d/%d
+`, 0, ms(10), ms(4), ms(10), ms(4), ms(4), ms(2), ms(2))
+	if got := treeText(tree); got != want {
+		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)
+	}
+	if n := tree.Nodes[2]; n.SelfN != 2 || n.TotalN != 2 {
+		t.Fatalf("read: %d calls", n.SelfN)
+	}
+}
+
+// The node bound cuts stacks at their deepest known frame and counts them.
+func TestCallTreeBound(t *testing.T) {
+	a := New(Options{MaxTreeNodes: 6})
+	evs := []decode.Event{
+		&decode.Sample{ThreadIDRef: 1, Count: 1, Weight: 5, Stack: frames("c", "b", "a")}, // 1 root + 3 + 3 merged: cut after b
+		&decode.Sample{ThreadIDRef: 1, Count: 1, Weight: 5, Stack: frames("b", "a")},
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	if shape.Nodes() > 6 {
+		t.Fatalf("%d nodes, bound 6", shape.Nodes())
+	}
+	tree := BuildCallTree(shape, nil, figs)
+	if tree.CutN != 1 || tree.Nodes[0].TotalN != 2 {
+		t.Fatalf("cut %d, total %d\n%s", tree.CutN, tree.Nodes[0].TotalN, treeText(tree))
+	}
+}
+
+// The window keeps the last seconds; closed seconds are handed to the
+// history once each.
+func TestCallTreeWindowAndDeltas(t *testing.T) {
+	a := New(Options{Window: 3 * time.Second})
+	s := func(w decode.Ticks) []decode.Event {
+		return []decode.Event{&decode.Sample{ThreadIDRef: 1, Count: 1, Weight: w, Stack: frames("m")}}
+	}
+	a.Apply(s(1), 1, decode.Clock{}, t0)
+	a.Apply(s(10), 1, decode.Clock{}, t0.Add(1*time.Second))
+	a.Apply(s(100), 1, decode.Clock{}, t0.Add(2*time.Second))
+	figs, seq, _ := a.TreeDelta(0)
+	if seq != 2 || sum(figs) != 11 {
+		t.Fatalf("delta %v seq %d", figs, seq)
+	}
+	a.Apply(s(1000), 1, decode.Clock{}, t0.Add(3*time.Second))
+	figs, seq2, _ := a.TreeDelta(seq)
+	if seq2 != 3 || sum(figs) != 100 {
+		t.Fatalf("second delta %v seq %d", figs, seq2)
+	}
+	shape, recent := a.TreeAndShape(true)
+	if got := BuildCallTree(shape, nil, recent).Nodes[0].Total; got != 1110 {
+		t.Fatalf("window total %d, want 1110 (the 2 closed seconds of a 3 s window and the open one)", got)
+	}
+	_, cum := a.TreeAndShape(false)
+	if got := BuildCallTree(shape, nil, cum).Nodes[0].Total; got != 1111 {
+		t.Fatalf("cumulative total %d", got)
+	}
+}
+
+func sum(figs []NodeFig) int64 {
+	var n int64
+	for _, f := range figs {
+		n += f.W
+	}
+	return n
+}
+
+// A snapshot with an instrumented call tree and a sampler's hits of the
+// same calls (ProfilerJ): the call tree is the measured one, not both
+// added up.
+func TestCallTreeOfASnapshotKeepsTheMeasuredCalls(t *testing.T) {
+	a := New(Options{})
+	measured := decode.SampleCalls | decode.SampleAggregate
+	evs := []decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main"},
+		&decode.Sample{ThreadIDRef: 1, Flags: measured, Count: 1, Weight: 10, Stack: frames("app.main")},
+		&decode.Sample{ThreadIDRef: 1, Flags: measured, Count: 4, Weight: 30, Stack: frames("app.work", "app.main")},
+		&decode.Sample{ThreadIDRef: 1, Flags: decode.SampleAggregate, Count: 7, Weight: 25, Stack: frames("app.work", "app.main")},
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, figs)
+	want := `main 0/40
+  app.main 10/40
+    app.work 30/30
+`
+	if got := treeText(tree); got != want {
+		t.Fatalf("got\n%swant\n%s", got, want)
+	}
+}

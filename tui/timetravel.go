@@ -1,0 +1,306 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/proftop/proftop/state"
+)
+
+// Time travel: while the view is frozen, the history's pictures can be
+// stepped through — by one picture (←/→), a minute ([/]), to the oldest or
+// latest (home/end), to the next or previous mark (n/N: a deadlock began,
+// a collection paused far longer than usual, contention peaked). Every
+// pane and drill-in shows the picture; the header says which moment it is
+// and a timeline strip shows where, among the marks.
+
+// travel is the frozen view's place in the history.
+type travel struct {
+	pics []*state.Picture // the history as of the latest refresh
+	at   int              // the picture shown; -1: the snapshot frozen, which is no picture
+}
+
+// shown is the picture shown, or nil.
+func (t *travel) shown() *state.Picture {
+	if t == nil || t.at < 0 || t.at >= len(t.pics) {
+		return nil
+	}
+	return t.pics[t.at]
+}
+
+// refreshTrip takes the history's pictures again, keeping the one shown.
+func (m *Model) refreshTrip() {
+	if m.trip == nil || m.cfg.History == nil {
+		return
+	}
+	cur := m.trip.shown()
+	m.trip.pics = m.cfg.History.Pictures()
+	if cur == nil {
+		return
+	}
+	for i := len(m.trip.pics) - 1; i >= 0; i-- {
+		if m.trip.pics[i] == cur {
+			m.trip.at = i
+			return
+		}
+	}
+	m.trip.at = 0 // it was dropped: the oldest is the nearest
+	if len(m.trip.pics) > 0 {
+		m.show(0)
+	}
+}
+
+// travelKey moves through the history; it says whether the key was one.
+func (m *Model) travelKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	k := m.keys
+	if m.trip == nil {
+		return false, nil
+	}
+	target := -2
+	pics := m.trip.pics
+	cur := m.trip.at
+	switch {
+	case key.Matches(msg, k.StepBack):
+		if cur < 0 {
+			target = m.before(m.frozenAt())
+		} else {
+			target = cur - 1
+		}
+	case key.Matches(msg, k.StepOn):
+		if cur >= 0 {
+			target = cur + 1
+		}
+	case key.Matches(msg, k.MinuteBack), key.Matches(msg, k.MinuteOn):
+		from := m.frozenAt()
+		if p := m.trip.shown(); p != nil {
+			from = p.At
+		}
+		if key.Matches(msg, k.MinuteBack) {
+			target = max(m.before(from.Add(-time.Minute+time.Millisecond)), 0)
+		} else {
+			target = len(pics) - 1
+			for i, p := range pics {
+				if !p.At.Before(from.Add(time.Minute)) {
+					target = i
+					break
+				}
+			}
+		}
+	case key.Matches(msg, k.Oldest):
+		target = 0
+	case key.Matches(msg, k.Latest):
+		target = len(pics) - 1
+	case key.Matches(msg, k.NextMark), key.Matches(msg, k.PrevMark):
+		target = m.nextMark(key.Matches(msg, k.NextMark))
+		if target < 0 {
+			m.notice = "no mark that way: marks are deadlocks (D), GC pauses far above the median (G), contention peaks (C)"
+			return true, nil
+		}
+	default:
+		return false, nil
+	}
+	switch {
+	case len(pics) == 0:
+		m.notice = "no history yet: a picture is kept every refresh"
+	case target < 0:
+		m.notice = "the oldest picture kept"
+		target = 0
+	case target >= len(pics):
+		m.notice = "the latest picture"
+		target = len(pics) - 1
+	}
+	if len(pics) > 0 && target != m.trip.at {
+		m.show(target)
+		return true, m.treeCmd()
+	}
+	return true, nil
+}
+
+// frozenAt is when the snapshot frozen was taken.
+func (m *Model) frozenAt() time.Time {
+	if m.frozen != nil {
+		return m.frozen.Taken
+	}
+	return time.Now()
+}
+
+// before is the latest picture taken before t (-1: none).
+func (m *Model) before(t time.Time) int {
+	at := -1
+	for i, p := range m.trip.pics {
+		if p.At.Before(t) {
+			at = i
+		}
+	}
+	return at
+}
+
+// nextMark is the next (or previous) marked picture from the one shown.
+func (m *Model) nextMark(forward bool) int {
+	pics := m.trip.pics
+	cur := m.trip.at
+	if cur < 0 {
+		cur = len(pics)
+	}
+	if forward {
+		for i := cur + 1; i < len(pics); i++ {
+			if pics[i].Marks != 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := min(cur-1, len(pics)-1); i >= 0; i-- {
+		if pics[i].Marks != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// show shows the i-th picture.
+func (m *Model) show(i int) {
+	m.trip.at = i
+	old := m.snap
+	m.snap = m.trip.pics[i].Snap
+	m.release(old)
+	if m.detail != nil {
+		m.detail.offset = 0
+	}
+}
+
+// pause freezes the view, or lets it go live again.
+func (m *Model) pause() {
+	m.paused = !m.paused
+	if m.paused {
+		m.frozen = m.snap
+		if m.cfg.History != nil {
+			m.trip = &travel{at: -1}
+			m.refreshTrip()
+		}
+		return
+	}
+	old, frozen := m.snap, m.frozen
+	m.snap, m.trip, m.frozen = m.latest, nil, nil
+	m.release(old, frozen)
+	if m.ctree != nil {
+		m.tree = nil // the live tree comes with the next refresh
+	}
+}
+
+// momentText says which moment is shown: how long before the newest
+// picture (a second ago, live; the end of a bundle reopened), and its time
+// of day ("-2m14s, 03:12:05").
+func (m *Model) momentText() string {
+	p := m.trip.shown()
+	if p == nil {
+		return ""
+	}
+	newest := m.trip.pics[len(m.trip.pics)-1].At
+	ago := newest.Sub(p.At).Round(time.Second)
+	return fmt.Sprintf("-%s, %s", agoText(ago), p.At.Local().Format("15:04:05"))
+}
+
+// agoText renders a span back in time: 0s, 14s, 2m14s, 1h02m.
+func agoText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// timeline draws the strip of the history: a cell per stretch of time,
+// marked D (a deadlock began), G (a long GC pause), C (contention peaked)
+// or · (pictures, nothing marked), and ▲ where the moment shown is.
+func (m *Model) timeline(width int) string {
+	if m.trip == nil || len(m.trip.pics) == 0 || width < 30 {
+		return ""
+	}
+	pics := m.trip.pics
+	first, last := pics[0].At, pics[len(pics)-1].At
+	span := last.Sub(first)
+	label := m.st.Label.Render("history ") + m.st.Value.Render(agoText(span.Round(time.Second))) + " "
+	hint := " " + m.st.Muted.Render("←→ [] home end · n N marks")
+	cells := width - widthOf(label) - widthOf(hint) - 2
+	if cells < 10 {
+		hint = ""
+		cells = width - widthOf(label) - 2
+	}
+	if cells < 4 {
+		return ""
+	}
+	marks := make([]state.Mark, cells)
+	has := make([]bool, cells)
+	cell := func(t time.Time) int {
+		if span <= 0 {
+			return cells - 1
+		}
+		return min(int(int64(t.Sub(first))*int64(cells)/int64(span+1)), cells-1)
+	}
+	for _, p := range pics {
+		c := cell(p.At)
+		has[c] = true
+		marks[c] |= p.Marks
+	}
+	cursor := cells - 1
+	if p := m.trip.shown(); p != nil {
+		cursor = cell(p.At)
+	}
+	var b strings.Builder
+	b.WriteString(label + m.st.Border.Render("├"))
+	for c := range cells {
+		switch {
+		case c == cursor:
+			b.WriteString(m.st.Paused.Render("▲"))
+		case marks[c]&state.MarkDeadlock != 0:
+			b.WriteString(m.st.Bad.Render("D"))
+		case marks[c]&state.MarkGC != 0:
+			b.WriteString(m.st.Warn.Render("G"))
+		case marks[c]&state.MarkContention != 0:
+			b.WriteString(m.st.Blocked.Render("C"))
+		case has[c]:
+			b.WriteString(m.st.Muted.Render("·"))
+		default:
+			b.WriteString(" ")
+		}
+	}
+	b.WriteString(m.st.Border.Render("┤") + hint)
+	return b.String()
+}
+
+// historyNotes say what the history holds and could hold, for the help.
+func (m *Model) historyNotes() []string {
+	h := m.cfg.History
+	if h == nil {
+		return []string{"History: none is kept."}
+	}
+	o := h.Options()
+	out := []string{fmt.Sprintf("History: a picture every refresh (a second apart at least), the last %s, within %s.",
+		spanText(o.Span), size(o.MaxBytes))}
+	if n, bytes, covers, capacity := h.Usage(); n > 1 {
+		now := fmt.Sprintf("It holds %d pictures over %s in %s", n, agoText(covers.Round(time.Second)), size(bytes))
+		if capacity > 0 {
+			now += fmt.Sprintf("; at that size the bound holds about %s", spanText(capacity.Round(time.Minute)))
+		}
+		out = append(out, now+".")
+	}
+	return out
+}
+
+// spanText renders a long span: 15m, 1h30m, 2m14s.
+func spanText(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		if d >= time.Hour {
+			return strings.TrimSuffix(fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute)), "00m")
+		}
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return agoText(d)
+}

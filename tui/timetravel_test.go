@@ -1,0 +1,207 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/simulator"
+	"github.com/proftop/proftop/state"
+)
+
+// historyModel is a model of w×h cells over 20 seconds of the simulated
+// service with a picture a second: a deadlock from 3 s to 6 s, another
+// from 15 s on (they begin every 8 s and last 4 s; see simulator.Config).
+func historyModel(t *testing.T, w, h int) (*Model, *state.Aggregator) {
+	t.Helper()
+	time.Local = time.UTC // the moments shown are local times
+	world := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0, DeadlockEvery: 8 * time.Second, DeadlockFor: 4 * time.Second})
+	agg := state.New(state.Options{})
+	hist := state.NewHistory(state.HistoryOptions{})
+	rec := state.NewRecorder(agg, hist)
+	var b decode.Batch
+	end := t0
+	for s := 1; s <= 20; s++ {
+		end = t0.Add(time.Duration(s) * time.Second)
+		for world.Now().Before(end) {
+			b.Add(world.Next())
+		}
+		agg.Apply(b.Events(), 1, decode.Clock{}, end)
+		b.Reset()
+		rec.Take(end)
+	}
+	src := &fakeSource{st: streamingStatus()}
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark, History: hist}, src, agg)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.fetched++
+	m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(end, m.query()), status: src.Status()})
+	return m, agg
+}
+
+// run presses keys and carries out the commands they give that build
+// call trees or write files, as the program would.
+func run(m *Model, keys ...string) {
+	for _, k := range keys {
+		_, cmd := m.Update(keyMsg(k))
+		deliverCmd(m, cmd)
+	}
+}
+
+func deliverCmd(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case treeMsg, fileMsg:
+		m.Update(msg)
+	case tea.BatchMsg:
+		for _, c := range msg {
+			deliverCmd(m, c)
+		}
+	}
+}
+
+func TestTimeTravelGoldenScreens(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w, h int
+		keys []string
+		want []string
+	}{
+		// Back to the latest mark: the second deadlock beginning.
+		{"time-travel-deadlock-80x24", 80, 24, []string{"space", "N"}, []string{"PAST -5s, 09:00:15", "DEADLOCK:", "D"}},
+		// Back past it, to the first deadlock, and into its monitor.
+		{"time-travel-monitor-drill-in-80x24", 80, 24, []string{"space", "N", "N", "3", "/", "A", "c", "c", "o", "u", "n", "t", "enter", "enter"},
+			[]string{"PAST -16s, 09:00:04", "Drill-in: Monitors", "part of a deadlock"}},
+		{"timeline-200x60", 200, 60, []string{"space", "left", "left", "left"}, []string{"PAST -3s, 09:00:17", "history 19s", "├"}},
+		{"time-travel-oldest-200x60", 200, 60, []string{"space", "home"}, []string{"PAST -19s, 09:00:01"}},
+		{"call-tree-80x24", 80, 24, []string{"t"}, []string{"Call tree", "TOTAL%", "▾"}},
+		{"call-tree-200x60", 200, 60, []string{"2", "t"}, []string{"Call tree", "Flame (icicle)", "▏"}},
+		{"flame-80x24", 80, 24, []string{"t", "f"}, []string{"Flame (icicle)", "▏"}},
+		{"call-tree-past-200x60", 200, 60, []string{"space", "N", "t"}, []string{"PAST -5s", "Call tree · the 10s to 09:00:15"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := historyModel(t, tc.w, tc.h)
+			run(m, tc.keys...)
+			screen := m.render()
+			checkFrame(t, screen, tc.w, tc.h)
+			for _, w := range tc.want {
+				if !strings.Contains(ansi.Strip(screen), w) {
+					t.Errorf("the screen lacks %q", w)
+				}
+			}
+			golden(t, tc.name, screen)
+		})
+	}
+}
+
+// Stepping through the history shows each picture; the keys stop at the
+// ends and say so.
+func TestTimeTravelKeys(t *testing.T) {
+	m, _ := historyModel(t, 120, 40)
+	run(m, "left")
+	if m.trip != nil {
+		t.Fatal("the history is travelled only while frozen")
+	}
+	run(m, "space", "left")
+	if m.trip.at != 18 || m.snap != m.trip.pics[18].Snap {
+		t.Fatalf("at %d", m.trip.at)
+	}
+	run(m, "[")
+	if m.trip.at != 0 {
+		t.Fatalf("a minute back from 19 s: at %d", m.trip.at)
+	}
+	run(m, "left")
+	if m.trip.at != 0 || !strings.Contains(m.notice, "oldest") {
+		t.Fatalf("at %d, %q", m.trip.at, m.notice)
+	}
+	run(m, "]")
+	if m.trip.at != 19 {
+		t.Fatalf("a minute on: at %d", m.trip.at)
+	}
+	run(m, "home", "n")
+	if p := m.trip.shown(); p == nil || p.Marks == 0 {
+		t.Fatal("n found no mark")
+	}
+	run(m, "end", "right")
+	if m.trip.at != 19 || !strings.Contains(m.notice, "latest") {
+		t.Fatalf("at %d, %q", m.trip.at, m.notice)
+	}
+	// New snapshots keep coming while frozen; the picture shown stays.
+	shown := m.snap
+	deliver(m, m.agg)
+	if m.snap != shown {
+		t.Fatal("a refresh replaced the picture shown")
+	}
+	run(m, "space")
+	if m.trip != nil || m.snap != m.latest {
+		t.Fatal("space did not go back to the present")
+	}
+}
+
+// w writes a bundle and e a profile, off the UI goroutine, each saying so.
+func TestBundleAndExportKeys(t *testing.T) {
+	m, _ := historyModel(t, 80, 24)
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	os.Chdir(dir)
+	defer os.Chdir(wd)
+	var wrote string
+	m.cfg.Bundle = func(path string, now time.Time) (string, error) {
+		wrote = path
+		return "bundle written: " + path, nil
+	}
+	run(m, "w")
+	if !strings.HasPrefix(wrote, "proftop-bundle-") || !strings.HasSuffix(wrote, ".tar.gz") || m.notice != "bundle written: "+wrote || m.bundling {
+		t.Fatalf("wrote %q, notice %q", wrote, m.notice)
+	}
+	run(m, "e")
+	if !strings.HasPrefix(m.notice, "profile written: ") {
+		t.Fatalf("notice %q", m.notice)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "proftop-profile-*"))
+	if len(files) != 2 {
+		t.Fatalf("files %v", files)
+	}
+}
+
+// The call tree opens on the method selected, expands and collapses, and
+// filters by thread.
+func TestCallTreeKeys(t *testing.T) {
+	m, _ := historyModel(t, 120, 40)
+	run(m, "2")
+	name := m.methodSelected()
+	run(m, "t")
+	if m.tree == nil || m.ctree == nil {
+		t.Fatal("no tree")
+	}
+	rows := m.treeRows()
+	sel := rows[m.selected(rows)]
+	if m.tree.Nodes[sel].Name != name {
+		t.Fatalf("selected %q, want %q", m.tree.Nodes[sel].Name, name)
+	}
+	n := len(rows)
+	run(m, "g", "down", "h")
+	if len(m.treeRows()) >= n {
+		t.Fatalf("h closed nothing: %d rows, %d before", len(m.treeRows()), n)
+	}
+	run(m, "l")
+	if len(m.treeRows()) != n {
+		t.Fatalf("l: %d rows, %d before", len(m.treeRows()), n)
+	}
+	all := m.tree.AllThreads
+	run(m, "/", "e", "x", "e", "c", "-", "1", "$", "enter")
+	if len(m.tree.Threads) != 1 || m.tree.AllThreads != all || !strings.Contains(m.treeTitle(), "1 of") {
+		t.Fatalf("the filter kept %d threads of %d: %s", len(m.tree.Threads), m.tree.AllThreads, m.treeTitle())
+	}
+	run(m, "esc")
+	if m.ctree != nil {
+		t.Fatal("esc did not close the tree")
+	}
+}
