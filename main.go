@@ -45,6 +45,7 @@ func newRootCommand() *cobra.Command {
 monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 
   proftop --host prod-1      watch the profiler on prod-1 (port 10002)
+  proftop --host a,b,c       watch a fleet of JVMs: one row each, enter opens one
   proftop demo               watch the built-in simulated profiler
   proftop replay FILE        watch a recorded trace
   proftop attach PID         load the agent into a local JVM and watch it

@@ -59,10 +59,22 @@ func StateOptions(s config.Settings) state.Options {
 		MaxTreeNodes: s.TreeNodes}
 }
 
-// Live watches the profiler the settings name.
+// Live watches the profiler the settings name, or the fleet when they
+// name several.
 func Live(ctx context.Context, s config.Settings, v View, out io.Writer) error {
-	if s.Host == "" {
+	targets, err := Targets(s)
+	switch {
+	case err != nil:
+		return err
+	case len(targets) == 0:
 		return errors.New("no profiler to watch: give --host (or PROFTOP_HOST, or host: in the config file), or try proftop demo")
+	case len(targets) > 1:
+		return WatchFleet(ctx, targets, s, v, out)
+	}
+	t := targets[0]
+	s.Host, s.Port = t.Host, t.Port
+	if t.Agent != "" {
+		s.Agent = t.Agent
 	}
 	return Watch(ctx, client.NewSession(SessionConfig(s)), s, v, out)
 }

@@ -74,7 +74,7 @@ and now and then a deadlock — deterministic for a seed.`,
 	f.StringVar(&listen, "listen", "127.0.0.1:10002", "address to listen on")
 	f.IntVar(&port, "port", 10002, "port to listen on (on the host of --listen)")
 	f.BoolVar(&cfg.Legacy, "legacy", false, "behave like a profiler from before the binary format: XML only, setOutputFormat unrecognized")
-	f.IntVar(&cfg.Agents, "agents", 1, "number of simulated JVMs (agents) on the controller")
+	f.IntVar(&cfg.Agents, "agents", 1, "number of simulated JVMs (agents) on the controller; each connection streams its own (watch them as a fleet: --host 127.0.0.1/1,127.0.0.1/2,…)")
 	f.StringVar(&rate, "rate", "20000", "events per second per client, or max to send as fast as the client reads")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the simulated activity")
 	f.BoolVar(&aggregated, "aggregated", false, "report method activity as agMethodEntry aggregates instead of entry/exit pairs")

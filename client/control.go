@@ -53,13 +53,18 @@ type control struct {
 // between (see dataReader).
 const readBufferSize = 256 << 10
 
-func newControl(conn net.Conn, maxPayload int) *control {
+// newControl reads through a buffer of readBuffer bytes (readBufferSize
+// when 0).
+func newControl(conn net.Conn, maxPayload, readBuffer int) *control {
 	if maxPayload <= 0 {
 		maxPayload = protocol.DefaultMaxPayload
 	}
+	if readBuffer <= 0 {
+		readBuffer = readBufferSize
+	}
 	return &control{
 		conn:     conn,
-		fr:       protocol.NewBufferedFrameReader(conn, maxPayload, readBufferSize),
+		fr:       protocol.NewBufferedFrameReader(conn, maxPayload, readBuffer),
 		fw:       protocol.NewFrameWriter(conn, maxPayload),
 		dest:     protocol.ControllerName,
 		maxEarly: maxPayload,

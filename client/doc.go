@@ -2,5 +2,6 @@
 // controller over the protocol of docs/protocol.md (Session), or from a
 // recorded trace file (FileSource). Both are a Source: they decode off the
 // caller's goroutine and hand events over in batches, with a Status the UI
-// can poll.
+// can poll. A Fleet is many sessions at once, one per JVM, each failing
+// and reconnecting on its own.
 package client

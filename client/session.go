@@ -49,6 +49,12 @@ type Config struct {
 	// MaxMessageSize bounds a decoded message; MaxPayload a frame.
 	MaxMessageSize int
 	MaxPayload     int
+	// ReadBuffer is the bytes buffered under the frame reader (default
+	// 256 KiB) and BatchEvents the events a batch holds at most (default
+	// 4,096): with the dozen batches a session keeps in flight and for
+	// reuse, what one connection holds at most.
+	ReadBuffer  int
+	BatchEvents int
 	// Gone, when set, says whether the watched process has exited (proftop
 	// attach knows its pid): a session whose connection ends with the
 	// process gone ends too, instead of reconnecting to nothing.
@@ -103,6 +109,9 @@ func NewSession(cfg Config) *Session {
 	cfg = cfg.withDefaults()
 	t := newTracker(cfg.Address())
 	s := &Session{cfg: cfg, track: t, pump: newPump(t), choice: cfg.Agent, chosen: make(chan struct{}, 1)}
+	if cfg.BatchEvents > 0 {
+		s.pump.size = cfg.BatchEvents
+	}
 	if cfg.Record != "" {
 		s.rec = &recorder{base: cfg.Record}
 	}
@@ -208,7 +217,7 @@ func (s *Session) connectAndStream(ctx context.Context) (streamed bool, err erro
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 
-	c := newControl(conn, s.cfg.MaxPayload)
+	c := newControl(conn, s.cfg.MaxPayload, s.cfg.ReadBuffer)
 	s.track.setState(StateNegotiating, "")
 	agent, err := s.attach(c)
 	if err != nil {

@@ -33,9 +33,10 @@ type Batch struct {
 	Restart bool
 }
 
-// batchSize is how many events a batch holds at most. Batches also leave
-// early whenever the decoder would wait for the network, so that a slow
-// stream is shown at once.
+// batchSize is how many events a batch holds at most, unless the source
+// says otherwise (Config.BatchEvents). Batches also leave early whenever
+// the decoder would wait for the network, so that a slow stream is shown
+// at once.
 const batchSize = 4096
 
 // pump fills batches and sends them to the consumer.
@@ -43,6 +44,7 @@ type pump struct {
 	out    chan *Batch
 	free   chan *Batch
 	cur    *Batch
+	size   int // events a batch holds at most
 	stream int
 	clock  decode.Clock
 	track  *tracker
@@ -55,7 +57,7 @@ type pump struct {
 }
 
 func newPump(track *tracker) *pump {
-	return &pump{out: make(chan *Batch, 4), free: make(chan *Batch, 8), track: track}
+	return &pump{out: make(chan *Batch, 4), free: make(chan *Batch, 8), size: batchSize, track: track}
 }
 
 func (p *pump) batch() *Batch {
@@ -75,7 +77,7 @@ func (p *pump) add(ctx context.Context, ev decode.Event) error {
 	b := p.batch()
 	b.Add(ev)
 	p.events++
-	if b.Len() >= batchSize {
+	if b.Len() >= p.size {
 		return p.flush(ctx)
 	}
 	return nil

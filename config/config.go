@@ -22,7 +22,8 @@ import (
 
 // Settings is every setting, resolved and checked.
 type Settings struct {
-	Host               string
+	Host               string // one host, or several separated by commas: a fleet
+	Hosts              string // a file listing the hosts of a fleet
 	Port               int
 	Agent              string
 	Token              string
@@ -66,6 +67,7 @@ type setting struct {
 	usage string
 	kind  kind
 	enum  []string
+	list  bool    // a string that may be a YAML list in the file, joined with commas
 	lo    float64 // bounds for numbers and durations (0, 0: none)
 	hi    float64
 	set   func(*Settings, any)
@@ -83,7 +85,10 @@ const (
 )
 
 var settings = []setting{
-	{key: "host", usage: "host of the profiler's agent controller", set: func(s *Settings, v any) { s.Host = v.(string) }},
+	{key: "host", usage: "host of the profiler's agent controller: host, host:port or host/agent; several, comma-separated, watch a fleet",
+		list: true, set: func(s *Settings, v any) { s.Host = v.(string) }},
+	{key: "hosts", usage: "file listing the hosts of a fleet, one a line (# starts a comment), as --host takes them",
+		set: func(s *Settings, v any) { s.Hosts = v.(string) }},
 	{key: "port", def: "10002", usage: "port of the agent controller", kind: kInt, lo: 1, hi: 65535, set: func(s *Settings, v any) { s.Port = v.(int) }},
 	{key: "agent", usage: "agent to attach to when there are several: id, pid or name", set: func(s *Settings, v any) { s.Agent = v.(string) }},
 	{key: "token", usage: "token for an agent controller that requires one", set: func(s *Settings, v any) { s.Token = v.(string) }},
@@ -266,10 +271,15 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 }
 
 // splitHostPort takes a port written with the host ("prod-1:10002",
-// "[::1]:10002"), as users type it after ssh and curl; it must agree with
-// a port given on its own.
+// "[::1]:10002", also before an agent: "prod-1:10002/billing"), as users
+// type it after ssh and curl; it must agree with a port given on its own.
+// A fleet's list is left whole: each of its entries has a port of its own.
 func splitHostPort(out *Settings, origins []Origin) error {
-	host, portText, err := net.SplitHostPort(out.Host)
+	if strings.ContainsAny(out.Host, ", \t") {
+		return nil
+	}
+	address, agent, hasAgent := strings.Cut(out.Host, "/")
+	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil // no port in it (a bare IPv6 address fails here too, and is used as it is)
 	}
@@ -283,6 +293,9 @@ func splitHostPort(out *Settings, origins []Origin) error {
 		}
 	}
 	out.Host, out.Port = host, port
+	if hasAgent {
+		out.Host += "/" + agent
+	}
 	return nil
 }
 
@@ -322,6 +335,16 @@ func unknownKeys(v *viper.Viper, file string) error {
 func parse(s setting, raw any) (any, error) {
 	if s.kind == kStrings {
 		return parseStrings(raw)
+	}
+	if list, ok := raw.([]any); ok {
+		if !s.list || s.kind != kString {
+			return nil, fmt.Errorf("%v is a list; this setting takes one value", raw)
+		}
+		parts := make([]string, len(list))
+		for i, v := range list {
+			parts[i] = strings.TrimSpace(fmt.Sprint(v))
+		}
+		raw = strings.Join(parts, ",")
 	}
 	str := strings.TrimSpace(fmt.Sprint(raw))
 	switch s.kind {

@@ -55,6 +55,26 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+// A fleet's hosts: a YAML list in the file, commas anywhere, and the
+// file of hosts.
+func TestHostLists(t *testing.T) {
+	s, origins, err := load(t, nil, nil, "host: [prod-1, \"prod-2:10003\"]\nhosts: /etc/proftop/fleet\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Host != "prod-1,prod-2:10003" || s.Hosts != "/etc/proftop/fleet" || origin(origins, "host").Value != "prod-1,prod-2:10003" {
+		t.Fatalf("%+v", s)
+	}
+	s, _, err = load(t, nil, map[string]string{"PROFTOP_HOST": "prod-1,prod-2"}, "")
+	if err != nil || s.Host != "prod-1,prod-2" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	if _, _, err := load(t, nil, nil, "theme: [dark, light]\n"); err == nil || !strings.Contains(err.Error(), `setting "theme"`) ||
+		!strings.Contains(err.Error(), "is a list; this setting takes one value") {
+		t.Fatalf("a list where one value belongs: %v", err)
+	}
+}
+
 // A port typed with the host, as after ssh or curl, is taken from it.
 func TestHostWithItsPort(t *testing.T) {
 	for _, tc := range []struct {
@@ -67,6 +87,11 @@ func TestHostWithItsPort(t *testing.T) {
 		{[]string{"--host", "::1"}, "::1", 10002},
 		{[]string{"--host", "prod-1:2000", "--port", "2000"}, "prod-1", 2000},
 		{[]string{"--host", "prod-1"}, "prod-1", 10002},
+		{[]string{"--host", "prod-1:2000/billing"}, "prod-1/billing", 2000},
+		{[]string{"--host", "[::1]:2000/7"}, "::1/7", 2000},
+		// A fleet: every entry keeps its own port, the default stays.
+		{[]string{"--host", "prod-1,prod-2:2000"}, "prod-1,prod-2:2000", 10002},
+		{[]string{"--host", "prod-1:2000 prod-2"}, "prod-1:2000 prod-2", 10002},
 	} {
 		s, _, err := load(t, tc.args, nil, "")
 		if err != nil || s.Host != tc.host || s.Port != tc.port {

@@ -57,32 +57,56 @@ func (b *Batch) Reset() {
 	b.attrs = b.attrs[:0]
 }
 
-// arena stores events of one kind in fixed-size chunks, so that pointers
-// handed out stay valid while the arena grows.
+// arena stores events of one kind in chunks, so that pointers handed out
+// stay valid while the arena grows. The first chunks are small (16, 32,
+// ... up to arenaChunk events): a batch holding a few events of a kind
+// costs a few slots, not a chunk of 256 — a process watching a hundred
+// JVMs holds a dozen batches for each. Chunks a burst needed (the
+// definitions at the start of a stream) are let go once trimEvery fills
+// in a row have not needed them.
 type arena interface {
 	add(Event) Event
 	reset()
 }
 
-const arenaChunk = 256
+const (
+	firstChunk = 16
+	arenaChunk = 256
+	trimEvery  = 16
+)
 
 type arenaOf[T any, PT interface {
 	*T
 	Event
 }] struct {
 	chunks [][]T
-	n      int
+	c, i   int // the chunk being filled, and its next free slot
+	peak   int // the most chunks a fill used since the last trim
+	fills  int // resets since the last trim
 }
 
 func (a *arenaOf[T, PT]) add(ev Event) Event {
-	c, i := a.n/arenaChunk, a.n%arenaChunk
-	if c == len(a.chunks) {
-		a.chunks = append(a.chunks, make([]T, arenaChunk))
+	if a.c == len(a.chunks) {
+		a.chunks = append(a.chunks, make([]T, min(firstChunk<<a.c, arenaChunk)))
 	}
-	p := &a.chunks[c][i]
+	p := &a.chunks[a.c][a.i]
 	*p = *ev.(PT)
-	a.n++
+	if a.i++; a.i == len(a.chunks[a.c]) {
+		a.c, a.i = a.c+1, 0
+	}
 	return PT(p)
 }
 
-func (a *arenaOf[T, PT]) reset() { a.n = 0 }
+func (a *arenaOf[T, PT]) reset() {
+	used := a.c
+	if a.i > 0 {
+		used++
+	}
+	a.peak = max(a.peak, used)
+	if a.fills++; a.fills == trimEvery {
+		clear(a.chunks[a.peak:])
+		a.chunks = a.chunks[:a.peak]
+		a.peak, a.fills = 0, 0
+	}
+	a.c, a.i = 0, 0
+}

@@ -30,6 +30,9 @@ type Options struct {
 	// of the Objects pane (default 20,000).
 	MaxTrackedObjects int
 	MaxClasses        int
+	// MaxRecentAllocations bounds the latest allocations whose class is
+	// remembered to name the monitors they become (default 65,536).
+	MaxRecentAllocations int
 	// TelemetryWindow is how long telemetry series keep every point
 	// (default 5 min); older points are kept downsampled, within
 	// TelemetryMemory bytes for MaxSeries series (defaults 32 MiB, 512).
@@ -73,6 +76,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxClasses <= 0 {
 		o.MaxClasses = 20_000
+	}
+	if o.MaxRecentAllocations <= 0 {
+		o.MaxRecentAllocations = 1 << 16
 	}
 	if o.TelemetryWindow <= 0 {
 		o.TelemetryWindow = 5 * time.Minute
@@ -148,7 +154,7 @@ func New(opts Options) *Aggregator {
 	a.threads.init(opts.MaxThreads)
 	a.virtual.init()
 	a.methods.init(opts.Window, opts.MaxMethods)
-	a.monitors.init(opts.MaxMonitors)
+	a.monitors.init(opts.MaxMonitors, opts.MaxRecentAllocations)
 	a.gc.init(opts.History)
 	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
 	a.telemetry.init(opts.TelemetryWindow, opts.TelemetryMemory, opts.MaxSeries)

@@ -71,18 +71,18 @@ func (m *monitor) removeWaiter(t *thread) {
 	}
 }
 
-// allocRing remembers the class of the latest allocated objects, so that a
-// monitor can be named by its class when it first shows up. Only the
-// latest allocations are kept: memory must not grow with the stream.
-const allocRing = 1 << 16
-
+// The monitor table remembers the class of the latest allocated objects
+// (Options.MaxRecentAllocations of them), so that a monitor can be named
+// by its class when it first shows up. Only the latest allocations are
+// kept: memory must not grow with the stream.
 type monitorTable struct {
-	byObj    map[int64]*monitor
-	objClass map[int64]int64 // object -> class id, for the latest allocations
-	allocs   []int64         // ring of the objects in objClass
-	allocPos int
-	pending  map[int64][]*monitor // class id -> monitors waiting for its name
-	classes  map[int64]string
+	byObj     map[int64]*monitor
+	objClass  map[int64]int64 // object -> class id, for the latest allocations
+	allocs    []int64         // ring of the objects in objClass
+	allocPos  int
+	allocRing int                  // the ring's size
+	pending   map[int64][]*monitor // class id -> monitors waiting for its name
+	classes   map[int64]string
 
 	// At most max monitors are kept. A full table makes room by dropping
 	// the idle ones seen longest ago; when none is idle, new monitors are
@@ -94,8 +94,8 @@ type monitorTable struct {
 	refused   untracked
 }
 
-func (mt *monitorTable) init(max int) {
-	mt.max = max
+func (mt *monitorTable) init(max, allocRing int) {
+	mt.max, mt.allocRing = max, allocRing
 	mt.byObj = map[int64]*monitor{}
 	mt.objClass = map[int64]int64{}
 	mt.pending = map[int64][]*monitor{}
@@ -154,12 +154,12 @@ func (mt *monitorTable) allocated(obj, classID int64) {
 	if m := mt.byObj[obj]; m != nil && m.class == "" {
 		mt.name(m, classID)
 	}
-	if len(mt.allocs) < allocRing {
+	if len(mt.allocs) < mt.allocRing {
 		mt.allocs = append(mt.allocs, obj)
 	} else {
 		delete(mt.objClass, mt.allocs[mt.allocPos])
 		mt.allocs[mt.allocPos] = obj
-		mt.allocPos = (mt.allocPos + 1) % allocRing
+		mt.allocPos = (mt.allocPos + 1) % mt.allocRing
 	}
 	mt.objClass[obj] = classID
 }

@@ -16,7 +16,7 @@ func (a *Aggregator) Restart() {
 	a.methods.init(a.opts.Window, a.opts.MaxMethods)
 	a.methods.gen, a.methods.members, a.methods.window.since = gen, gen, gen
 	a.monitors = monitorTable{}
-	a.monitors.init(a.opts.MaxMonitors)
+	a.monitors.init(a.opts.MaxMonitors, a.opts.MaxRecentAllocations)
 	a.gc = gcState{}
 	a.gc.init(a.opts.History)
 	a.objects = objectTable{}

@@ -190,6 +190,9 @@ func (m *Model) footer() string {
 		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}, {"/", "filter", false},
 			{"s < >", "sort", false}, {"space", "freeze", false}, {"c", "methods span", false}, {"m", "group locks", false}, {"q", "quit", true}}
 	}
+	if m.cfg.Fleet && m.help == nil && m.detail == nil {
+		items[len(items)-1] = footerItem{"esc q", "fleet", true}
+	}
 	if m.help == nil && len(m.commands) > 0 {
 		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
 	}

@@ -18,6 +18,7 @@ type Config struct {
 	Theme   string        // "dark" or "light"
 	ASCII   bool          // an ASCII terminal: no symbols, sparklines or borders beyond ASCII
 	Recent  bool          // start the methods pane on the window rather than cumulative
+	Fleet   bool          // one JVM of a fleet: esc and q at the top go back to the overview
 	// History holds the pictures of the last minutes, for time travel
 	// (nil: none kept).
 	History *state.History

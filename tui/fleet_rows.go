@@ -1,0 +1,199 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/state"
+)
+
+// The fleet overview's table: one row per JVM, over a fleet snapshot and
+// the sources' statuses.
+
+// fleetRow is one JVM: its name in the overview, its source's status and
+// the summary of its picture.
+type fleetRow struct {
+	name   string
+	status client.Status
+	sum    state.Summary
+}
+
+// Connection states as the overview names them, in the order a sort by
+// state puts them (the worst last).
+const (
+	fleetLive = iota
+	fleetConnecting
+	fleetChoosing
+	fleetReconnecting
+	fleetGone
+)
+
+var fleetStateNames = [...]string{"live", "connecting", "choose agent", "reconnecting", "gone"}
+
+// fleetState reduces a source's state to the overview's few.
+func fleetState(st client.State) int {
+	switch st {
+	case client.StateStreaming:
+		return fleetLive
+	case client.StateChoosingAgent:
+		return fleetChoosing
+	case client.StateReconnecting:
+		return fleetReconnecting
+	case client.StateDisconnected, client.StateEnded:
+		return fleetGone
+	}
+	return fleetConnecting // idle, connecting, negotiating
+}
+
+var fleetCols = []column{
+	{title: "HOST", width: 15, grow: 17, asc: true, shorten: middle, name: "host (as listed)"},
+	{title: "STATE", width: 12, name: "state"},
+	{title: "EV/S", width: 5, right: true, name: "events/s"},
+	{title: "CPU", width: 5, right: true, name: "CPU"},
+	{title: "THR", width: 4, right: true, drop: 4, name: "threads"},
+	{title: "BLKD", width: 4, right: true, name: "blocked now"},
+	{title: "DL", width: 2, right: true, name: "deadlocks"},
+	{title: "GC%", width: 5, right: true, drop: 5, name: "GC time"},
+	{title: "TOP METHOD", min: 14, text: true, asc: true, shorten: shortMethod, name: "top method"},
+	{title: "TOP LOCK", width: 18, grow: 22, text: true, asc: true, drop: 8, shorten: shortLock, name: "top lock"},
+	{title: "LAST ERROR", width: 20, grow: 60, text: true, asc: true, drop: 9, name: "error"},
+}
+
+// fleetRows is the table's data over one snapshot.
+type fleetRows []fleetRow
+
+func (r fleetRows) Len() int       { return len(r) }
+func (r fleetRows) ID(i int) int64 { return int64(i) }
+
+// Name is what the filter matches: the host, the state, the JVM's name,
+// the top method and lock, and "deadlock" for a JVM with one
+// ("/deadlock", "/reconnect", "!live").
+func (r fleetRows) Name(i int) string {
+	f := &r[i]
+	parts := []string{f.name, fleetStateNames[fleetState(f.status.State)], f.status.Agent.Name, f.sum.Process.Name,
+		f.sum.TopMethod, f.sum.TopLock}
+	if len(f.sum.Deadlocks) > 0 {
+		parts = append(parts, "deadlock")
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// noData is the cell of a figure a JVM has not sent yet.
+const noData = "–"
+
+func (r fleetRows) Cell(i, col int) string {
+	f := &r[i]
+	s := &f.sum
+	switch col {
+	case 0:
+		return inert(f.name)
+	case 1:
+		return fleetStateNames[fleetState(f.status.State)]
+	case 2:
+		if fleetState(f.status.State) != fleetLive {
+			return noData
+		}
+		return rate(f.status.EventsPerSec)
+	case 10:
+		if fleetState(f.status.State) == fleetLive {
+			return ""
+		}
+		return inert(f.status.Cause)
+	}
+	if !s.HasData() {
+		return noData
+	}
+	switch col {
+	case 3:
+		if !s.CPUKnown {
+			return noData
+		}
+		return pct(s.CPUPercent)
+	case 4:
+		return count(int64(s.Threads))
+	case 5:
+		return strconv.Itoa(s.Blocked)
+	case 6:
+		if len(s.Deadlocks) == 0 {
+			return ""
+		}
+		return strconv.Itoa(len(s.Deadlocks))
+	case 7:
+		return pct(s.GCPercent)
+	case 8:
+		return inert(s.TopMethod)
+	case 9:
+		return inert(s.TopLock)
+	}
+	return ""
+}
+
+func (r fleetRows) Num(i, col int) int64 {
+	f := &r[i]
+	s := &f.sum
+	switch col {
+	case 0:
+		return int64(i) // the order given
+	case 1:
+		return int64(fleetState(f.status.State))
+	case 2:
+		return int64(f.status.EventsPerSec)
+	case 3:
+		return int64(s.CPUPercent * 1000)
+	case 4:
+		return int64(s.Threads)
+	case 5:
+		return int64(s.Blocked)
+	case 6:
+		return int64(len(s.Deadlocks))
+	case 7:
+		return int64(s.GCPercent * 1000)
+	}
+	return 0
+}
+
+func (r fleetRows) Text(i, col int) string {
+	switch col {
+	case 8:
+		return r[i].sum.TopMethod
+	case 9:
+		return r[i].sum.TopLock
+	case 10:
+		return r[i].status.Cause
+	}
+	return r[i].name
+}
+
+func (r fleetRows) Kind(i int) rowKind {
+	switch {
+	case len(r[i].sum.Deadlocks) > 0:
+		return rowAlert
+	case fleetState(r[i].status.State) == fleetGone:
+		return rowDim
+	}
+	return rowNormal
+}
+
+func (r fleetRows) CellStyle(i, col int) cellHint {
+	switch col {
+	case 1:
+		switch fleetState(r[i].status.State) {
+		case fleetLive:
+			return hintRunning
+		case fleetConnecting, fleetChoosing:
+			return hintWaiting
+		case fleetReconnecting:
+			return hintBlocked
+		}
+	case 5:
+		if r[i].sum.Blocked > 0 {
+			return hintBlocked
+		}
+	case 6:
+		if len(r[i].sum.Deadlocks) > 0 {
+			return hintBlocked
+		}
+	}
+	return hintNone
+}
