@@ -28,7 +28,9 @@ echo "== the committed agent jar is what its sources build"
 (cd agent && go run ./internal/jarbuild -src java -out proftop-agent.jar -check)
 
 echo "== go test -race"
-go test -race -count=1 ./...
+# The agent's tests run real JVMs (Tomcat, H2, JDK 17 and 25) for many
+# minutes under the race detector: more than go test's default 10 minutes.
+go test -race -count=1 -timeout 45m ./...
 
 echo "== fuzz targets, $fuzztime each"
 grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do

@@ -107,6 +107,16 @@ final class Contentions {
         rs.onEvent("jdk.JavaMonitorEnter", e -> underLock.accept(() -> onMonitor(e, false)));
         rs.onEvent("jdk.JavaMonitorWait", e -> underLock.accept(() -> onMonitor(e, true)));
         rs.onEvent("jdk.ThreadPark", e -> underLock.accept(() -> onPark(e)));
+        if (!epochs.countsDeflations()) {
+            // JDK 24 and later dropped the deflation counter: JFR tells
+            // each deflation instead (an event those JDKs have).
+            rs.enable("jdk.JavaMonitorDeflate").withoutStackTrace().withThreshold(java.time.Duration.ZERO);
+            rs.onEvent("jdk.JavaMonitorDeflate", e -> underLock.accept(() -> {
+                long at = Collector.nanos(e.getStartTime());
+                epochs.deflation(at);
+                reached(at);
+            }));
+        }
         clock.enable(rs, underLock);
     }
 
@@ -325,6 +335,10 @@ final class Contentions {
         private final ArrayDeque<long[]> marks = new ArrayDeque<>(); // {time, deflations, collections}
         private final ArrayDeque<long[]> collections = new ArrayDeque<>(); // {start, end}, as JFR reported them
         private long collectionsSince = Long.MAX_VALUE; // JFR's collections are known from this time on
+        // Where the JVM has no deflation counter: JFR's deflations, and
+        // from when they are known.
+        private final ArrayDeque<Long> deflated = new ArrayDeque<>();
+        private long deflationsSince = Long.MAX_VALUE;
         private long reached;
 
         void polled(long at) {
@@ -347,7 +361,23 @@ final class Contentions {
             collections.addLast(new long[] {start, end});
         }
 
+        /** Whether the JVM counts its monitor deflations (JDK 23 and earlier): else JFR must tell them. */
+        boolean countsDeflations() {
+            return deflations.value() >= 0;
+        }
+
+        /** JFR reported a monitor deflated at this time: its address may serve another lock from then on. */
+        void deflation(long at) {
+            deflationsSince = Math.min(deflationsSince, at);
+            if (deflated.size() >= 1024) {
+                deflated.pollFirst();
+                deflationsSince = deflated.peekFirst();
+            }
+            deflated.addLast(at);
+        }
+
         void reached(long time) {
+            deflationsSince = Math.min(deflationsSince, time);
             reached = Math.max(reached, time);
             // JFR delivers collections as they end: from the first event
             // on, every collection after it is known.
@@ -370,7 +400,18 @@ final class Contentions {
             if (before != null && after != null && before[i] >= 0 && before[i] == after[i]) {
                 return true;
             }
-            if (space == Space.MONITOR || from < collectionsSince || reached < to + SETTLED) {
+            if (space == Space.MONITOR) {
+                if (countsDeflations() || from < deflationsSince || reached < to + SETTLED) {
+                    return false;
+                }
+                for (long d : deflated) {
+                    if (d >= from && d <= to) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if (from < collectionsSince || reached < to + SETTLED) {
                 return false;
             }
             for (long[] c : collections) {
