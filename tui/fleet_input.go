@@ -27,32 +27,17 @@ func (f *FleetModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	t, d := f.table, f.rows
 	page := max(f.page, 1)
 	t.layout(d, page) // the selection as the snapshot now has it
+	if notice, done := t.navigate(msg, k, d, page); done {
+		if notice != "" {
+			f.notice = notice
+		}
+		return f, nil
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return f.quit()
 	case key.Matches(msg, k.Help):
 		f.help = &helpView{}
-	case key.Matches(msg, k.Up):
-		t.move(d, -1)
-	case key.Matches(msg, k.Down):
-		t.move(d, 1)
-	case key.Matches(msg, k.PageUp):
-		t.move(d, -page)
-	case key.Matches(msg, k.PageDown):
-		t.move(d, page)
-	case key.Matches(msg, k.Top):
-		t.move(d, -t.matched)
-	case key.Matches(msg, k.Bottom):
-		t.move(d, t.matched)
-	case key.Matches(msg, k.Sort), key.Matches(msg, k.SortNext):
-		t.cycleSort(1)
-		f.notice = "sorted by " + t.sortName()
-	case key.Matches(msg, k.SortPrev):
-		t.cycleSort(-1)
-		f.notice = "sorted by " + t.sortName()
-	case key.Matches(msg, k.Reverse):
-		t.reverse()
-		f.notice = "sorted by " + t.sortName()
 	case key.Matches(msg, k.Filter):
 		f.filtering = true
 		f.filterPrev = f.filter

@@ -131,28 +131,13 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	page := max(m.paneHeight()-3, 1)
 	t.layout(d, page) // the selection as the snapshot now has it
 	k := m.keys
+	if notice, done := t.navigate(msg, k, d, page); done {
+		if notice != "" {
+			m.notice = notice
+		}
+		return m, nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		t.move(d, -1)
-	case key.Matches(msg, k.Down):
-		t.move(d, 1)
-	case key.Matches(msg, k.PageUp):
-		t.move(d, -page)
-	case key.Matches(msg, k.PageDown):
-		t.move(d, page)
-	case key.Matches(msg, k.Top):
-		t.move(d, -t.matched)
-	case key.Matches(msg, k.Bottom):
-		t.move(d, t.matched)
-	case key.Matches(msg, k.Sort), key.Matches(msg, k.SortNext):
-		t.cycleSort(1)
-		m.notice = "sorted by " + t.sortName()
-	case key.Matches(msg, k.SortPrev):
-		t.cycleSort(-1)
-		m.notice = "sorted by " + t.sortName()
-	case key.Matches(msg, k.Reverse):
-		t.reverse()
-		m.notice = "sorted by " + t.sortName()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.filterPrev = m.filters[m.focus]
