@@ -282,11 +282,13 @@ func compareCPU(t *testing.T, first, last cpuLook, minCPU time.Duration) {
 
 // compareGC checks proftop's count of collections against jstat's, taken
 // just before and just after a poll: when those two agree, no collection
-// happened in between, and proftop must say the same.
+// happened in between, and proftop must say the same. The poll must be
+// taken after the first jstat, not merely arrive after it: on a loaded
+// machine a poll taken earlier can arrive late.
 func compareGC(t *testing.T, w *watched, pid int) {
 	for try := 0; try < 8; try++ {
 		before := jstatGC(t, pid)
-		snap := w.nextPoll(t, 10*time.Second)
+		snap := w.pollAfter(t, time.Now())
 		after := jstatGC(t, pid)
 		if before.YGC != after.YGC || before.FGC != after.FGC {
 			continue
