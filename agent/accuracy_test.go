@@ -283,12 +283,15 @@ func compareCPU(t *testing.T, first, last cpuLook, minCPU time.Duration) {
 // compareGC checks proftop's count of collections against jstat's, taken
 // just before and just after a poll: when those two agree, no collection
 // happened in between, and proftop must say the same. The poll must be
-// taken after the first jstat, not merely arrive after it: on a loaded
-// machine a poll taken earlier can arrive late.
+// taken after the first jstat, not merely arrive after it (on a loaded
+// machine a poll taken earlier can arrive late), and the picture is taken
+// once the next poll has begun to arrive: a poll's collection totals come
+// after its threads, perhaps in a later batch.
 func compareGC(t *testing.T, w *watched, pid int) {
 	for try := 0; try < 8; try++ {
 		before := jstatGC(t, pid)
-		snap := w.pollAfter(t, time.Now())
+		w.pollAfter(t, time.Now())
+		snap := w.nextPoll(t, 10*time.Second)
 		after := jstatGC(t, pid)
 		if before.YGC != after.YGC || before.FGC != after.FGC {
 			continue
