@@ -37,12 +37,21 @@ go test -race -count=1 -timeout 45m ./...
 # while a worker is mid-call (golang/go#75804, fixed in Go 1.27): that one
 # failure, with no failing input written, is retried once. Anything else,
 # or a second such failure, fails the run.
+# files_in DIR counts the files in DIR, 0 when there is none.
+files_in() {
+	if [ -d "$1" ]; then
+		find "$1" -type f | wc -l
+	else
+		echo 0
+	fi
+}
+
 fuzz_once() {
 	local pkg=$1 target=$2 corpus out status
 	corpus="$pkg/testdata/fuzz/$target"
 	for attempt in 1 2; do
 		local before
-		before=$(ls "$corpus" 2>/dev/null | wc -l)
+		before=$(files_in "$corpus")
 		set +e
 		out=$(go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" 2>&1)
 		status=$?
@@ -50,7 +59,7 @@ fuzz_once() {
 		echo "$out"
 		[ $status -eq 0 ] && return 0
 		local after
-		after=$(ls "$corpus" 2>/dev/null | wc -l)
+		after=$(files_in "$corpus")
 		if [ "$attempt" -eq 1 ] && [ "$before" -eq "$after" ] &&
 			[ "$(grep -c '^    ' <<<"$out")" -eq 1 ] &&
 			grep -qx '    context deadline exceeded' <<<"$out"; then
