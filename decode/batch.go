@@ -15,7 +15,7 @@ type Batch struct {
 // Add copies ev into the batch.
 func (b *Batch) Add(ev Event) {
 	k := ev.Kind()
-	sp := specs[k]
+	sp := specOf(k)
 	if b.arenas[k] == nil {
 		b.arenas[k] = sp.arenaF()
 	}

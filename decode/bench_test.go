@@ -219,7 +219,7 @@ func TestSteadyStateEncodeDoesNotAllocate(t *testing.T) {
 func BenchmarkDecodeStacks(b *testing.B) {
 	var evs []Event
 	for _, ev := range mixedEvents(4*benchEvents, 42) {
-		if specs[ev.Kind()].stack >= 0 {
+		if specOf(ev.Kind()).stack >= 0 {
 			evs = append(evs, ev)
 		}
 	}

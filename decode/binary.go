@@ -69,7 +69,8 @@ const minFrameSize = 1 + 8
 
 // BinaryDecoder reads a binary (.trcbin) stream incrementally.
 type BinaryDecoder struct {
-	ordinal int64 // messages (elements) returned so far, bad ones included
+	kinds   *eventTable // the event table, looked up once per message
+	ordinal int64       // messages (elements) returned so far, bad ones included
 	in      chunkReader
 	opts    Options
 	header  StreamHeader
@@ -92,8 +93,8 @@ type BinaryDecoder struct {
 // NewBinaryDecoder returns a decoder reading a binary stream from r, which
 // must start with the stream header.
 func NewBinaryDecoder(r io.Reader, opts Options) *BinaryDecoder {
-	d := &BinaryDecoder{in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable()}
-	for k, sp := range specs {
+	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable()}
+	for k, sp := range d.kinds.byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
 	}
@@ -165,8 +166,8 @@ func (d *BinaryDecoder) next() (Event, error) {
 	d.last = start
 
 	var sp *kindSpec
-	if int(id) < len(specsByWire) {
-		sp = specsByWire[id]
+	if int(id) < len(d.kinds.byWire) {
+		sp = d.kinds.byWire[id]
 	}
 	if sp == nil {
 		u := d.events[KindUnknown].(*Unknown)
@@ -264,8 +265,8 @@ func (d *BinaryDecoder) fail(e *Error) error {
 }
 
 func wireName(id uint16) string {
-	if int(id) < len(specsByWire) && specsByWire[id] != nil {
-		return specsByWire[id].name
+	if sp := specByWire(id); sp != nil {
+		return sp.name
 	}
 	return ""
 }

@@ -77,9 +77,6 @@ func (e *ConventionError) Error() string {
 
 func (e *ConventionError) Unwrap() error { return e.Err }
 
-// conventionByName finds the kinds carried in custom messages by name.
-var conventionByName = map[string]*kindSpec{}
-
 // IsConvention says whether a custom body claims proftop's convention.
 func IsConvention(body string) bool { return strings.HasPrefix(body, ConventionPrefix) }
 
@@ -111,7 +108,7 @@ func conventionHead(body string) (*kindSpec, string, *ConventionError) {
 		return nil, "", &ConventionError{Err: ErrConventionSyntax, Detail: fmt.Sprintf("no '?' after %s", quoteDetail(ConventionPrefix+head))}
 	}
 	name, version, ok := strings.Cut(head, "/")
-	sp := conventionByName[name]
+	sp := kindTable().byConvention[name]
 	if sp == nil {
 		return nil, "", &ConventionError{Err: ErrConventionUnknown, Detail: fmt.Sprintf("%s (known: telemetrySeries, telemetryValue, telemetryProblem, probe)", quoteDetail(name))}
 	}
@@ -261,7 +258,7 @@ func knownUnit(u string) bool {
 // as its custom body in proftop's convention; clock gives the stream's
 // ticks per second (times are written in decimal seconds).
 func AppendConvention(dst []byte, ev Event, clock Clock) ([]byte, error) {
-	sp := specs[ev.Kind()]
+	sp := specOf(ev.Kind())
 	if !sp.custom {
 		return dst, fmt.Errorf("encode: %s is not carried in custom messages", sp.name)
 	}

@@ -57,8 +57,8 @@ func TestConventionRoundTrips(t *testing.T) {
 		if freq != 1e9 {
 			// Times in whole ticks of the coarser clock.
 			for _, ev := range evs[1:] {
-				p := specs[ev.Kind()].base(ev)
-				*fieldAt[Ticks](p, specs[ev.Kind()].fields[0].off) = Ticks(1_700_000_000 * freq)
+				p := specOf(ev.Kind()).base(ev)
+				*fieldAt[Ticks](p, specOf(ev.Kind()).fields[0].off) = Ticks(1_700_000_000 * freq)
 			}
 		}
 		sameEvents(t, decodeAll(t, NewBinaryDecoder(bytes.NewReader(encodeBinary(t, evs, EncoderOptions{})), Options{})), evs)

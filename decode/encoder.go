@@ -104,7 +104,7 @@ func (e *Encoder) Flush() error {
 func (e *Encoder) Buffered() int { return len(e.buf) }
 
 func (e *Encoder) appendMessage(dst []byte, ev Event) ([]byte, error) {
-	sp := specs[ev.Kind()]
+	sp := specOf(ev.Kind())
 	little := !e.opts.BigEndian
 	start := len(dst)
 	if u, ok := ev.(*Unknown); ok {

@@ -8,7 +8,7 @@ import (
 // populated returns an event of kind k with every attribute set to a value
 // distinct from its default, derived from seed.
 func populated(k Kind, seed int64) Event {
-	sp := specs[k]
+	sp := specOf(k)
 	ev := sp.fresh()
 	p := sp.base(ev)
 	for i := range sp.fields {
@@ -53,7 +53,7 @@ func minimal(k Kind) Event {
 	case KindProbe:
 		return &Probe{Name: "jfr:a"}
 	}
-	return specs[k].fresh()
+	return specOf(k).fresh()
 }
 
 // wireKinds lists the kinds that have a binary message.

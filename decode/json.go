@@ -15,7 +15,7 @@ import (
 // instant as RFC 3339 with nanoseconds, through clock. Attributes the kind
 // does not define (XML only) go under "unknownAttributes".
 func AppendJSON(dst []byte, ev Event, clock Clock, extra []Attr) []byte {
-	sp := specs[ev.Kind()]
+	sp := specOf(ev.Kind())
 	dst = append(dst, `{"type":`...)
 	dst = appendJSONString(dst, sp.name)
 	if u, ok := ev.(*Unknown); ok {

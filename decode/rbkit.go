@@ -117,7 +117,7 @@ func newRbkitMapper() *rbkitMapper {
 func (m *rbkitMapper) emit(ev Event) {
 	k := ev.Kind()
 	if m.arenas[k] == nil {
-		m.arenas[k] = specs[k].arenaF()
+		m.arenas[k] = specOf(k).arenaF()
 	}
 	m.out = append(m.out, m.arenas[k].add(ev))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -78,14 +79,36 @@ type kindSpec struct {
 // in custom messages.
 const maxWireID = 1199
 
+// eventTable holds every kind's layout, by kind, wire id and element name.
+type eventTable struct {
+	byKind [numKinds]*kindSpec
+	byWire [maxWireID + 1]*kindSpec
+	byName map[string]*kindSpec
+	// byConvention finds the kinds carried in custom messages by name.
+	byConvention map[string]*kindSpec
+}
+
+// The table is built on first use, not at start-up: reading sixty structs'
+// tags costs a run that decodes nothing (proftop --version) a tenth of
+// its start-up.
 var (
-	specs       [numKinds]*kindSpec
-	specsByWire [maxWireID + 1]*kindSpec
-	specsByName = map[string]*kindSpec{}
+	tableOnce sync.Once
+	table     eventTable
 )
 
-// The event table, indexed by wire id.
-func init() {
+// kindTable returns the event table, built the first time it is asked for.
+func kindTable() *eventTable {
+	tableOnce.Do(buildTable)
+	return &table
+}
+
+// specOf is the layout of kind k.
+func specOf(k Kind) *kindSpec { return kindTable().byKind[k] }
+
+// buildTable fills the event table, indexed by wire id.
+func buildTable() {
+	table.byName = map[string]*kindSpec{}
+	table.byConvention = map[string]*kindSpec{}
 	register[Unknown](0, "unknown")
 	register[Encoding](1, "encoding")
 	register[Frequency](2, "frequency")
@@ -144,7 +167,7 @@ func init() {
 	register[VirtualPinned](1143, "virtualPinned")
 	// 1150-: what the agent says of itself.
 	register[AgentCost](1150, "agentCost")
-	for k, sp := range specs {
+	for k, sp := range table.byKind {
 		if sp == nil {
 			panic(fmt.Sprintf("decode: kind %d has no registry entry", k))
 		}
@@ -154,11 +177,11 @@ func init() {
 // carriedInCustom marks a kind as travelling inside custom messages only:
 // a message with its id, or an element of its name, is not taken for it.
 func carriedInCustom(k Kind) {
-	sp := specs[k]
+	sp := table.byKind[k]
 	sp.custom = true
-	specsByWire[sp.wireID] = nil
-	delete(specsByName, sp.name)
-	conventionByName[sp.name] = sp
+	table.byWire[sp.wireID] = nil
+	delete(table.byName, sp.name)
+	table.byConvention[sp.name] = sp
 }
 
 // register adds the kind of T to the table. The field layout comes from T's
@@ -198,10 +221,10 @@ func register[T any, PT interface {
 		sp.minBody += f.typ.wireSize()
 	}
 	sp.runs = fieldRuns(sp.fields)
-	specs[k] = sp
-	specsByName[name] = sp
+	table.byKind[k] = sp
+	table.byName[name] = sp
 	if wireID != 0 {
-		specsByWire[wireID] = sp
+		table.byWire[wireID] = sp
 	}
 }
 
@@ -303,7 +326,7 @@ func fieldTypeOf(t reflect.Type, sf reflect.StructField) fieldType {
 // String returns the specification's element name of the kind.
 func (k Kind) String() string {
 	if k < numKinds {
-		return specs[k].name
+		return specOf(k).name
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -311,7 +334,7 @@ func (k Kind) String() string {
 // WireID returns the binary message id of the kind, 0 when it has none.
 func (k Kind) WireID() uint16 {
 	if k < numKinds {
-		return specs[k].wireID
+		return specOf(k).wireID
 	}
 	return 0
 }
@@ -327,7 +350,7 @@ func Kinds() []Kind {
 
 // KindByName finds a kind by its element name ("threadStart").
 func KindByName(name string) (Kind, bool) {
-	sp, ok := specsByName[name]
+	sp, ok := kindTable().byName[name]
 	if !ok {
 		return 0, false
 	}
@@ -336,8 +359,8 @@ func KindByName(name string) (Kind, bool) {
 
 // KindByWireID finds a kind by its binary message id.
 func KindByWireID(id uint16) (Kind, bool) {
-	if int(id) < len(specsByWire) && specsByWire[id] != nil {
-		return specsByWire[id].kind, true
+	if sp := specByWire(id); sp != nil {
+		return sp.kind, true
 	}
 	return 0, false
 }
@@ -346,7 +369,7 @@ func KindByWireID(id uint16) (Kind, bool) {
 // specification names; a stack counts as stackDepth, stackMethods, stackLines.
 func (k Kind) AttributeNames() []string {
 	var out []string
-	for _, f := range specs[k].fields {
+	for _, f := range specOf(k).fields {
 		if f.typ == fieldStack {
 			out = append(out, attrStackDepth, attrStackMethods, attrStackLines)
 		} else {
@@ -359,7 +382,7 @@ func (k Kind) AttributeNames() []string {
 // Clone returns a copy of ev that owns all its memory, so that it stays valid
 // after the decoder that produced it moves on.
 func Clone(ev Event) Event {
-	sp := specs[ev.Kind()]
+	sp := specOf(ev.Kind())
 	c := sp.clone(ev)
 	p := sp.base(c)
 	if sp.stack >= 0 {
@@ -375,11 +398,19 @@ func Clone(ev Event) Event {
 
 // Time returns the "time" attribute of an event, when its kind has one.
 func Time(ev Event) (Ticks, bool) {
-	sp := specs[ev.Kind()]
+	sp := specOf(ev.Kind())
 	if sp.time < 0 {
 		return 0, false
 	}
 	return *fieldAt[Ticks](sp.base(ev), sp.fields[sp.time].off), true
+}
+
+// specByWire is the kind with binary message id id, nil if none.
+func specByWire(id uint16) *kindSpec {
+	if int(id) < len(table.byWire) {
+		return kindTable().byWire[id]
+	}
+	return nil
 }
 
 // fieldAt is the field of type T at offset off in the struct at p. The

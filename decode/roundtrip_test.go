@@ -69,7 +69,7 @@ func sameEvents(t *testing.T, got, want []Event) {
 
 // normalize makes empty and nil stacks compare equal.
 func normalize(ev Event) Event {
-	sp := specs[ev.Kind()]
+	sp := specOf(ev.Kind())
 	if sp.stack < 0 {
 		return ev
 	}

@@ -47,7 +47,7 @@ type XMLDecoder struct {
 // NewXMLDecoder returns a decoder reading an XML trace from r.
 func NewXMLDecoder(r io.Reader, opts Options) *XMLDecoder {
 	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize(), opts.maxAttributes()), intern: newInterner(), declaredDepth: -1}
-	for k, sp := range specs {
+	for k, sp := range kindTable().byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
 	}
@@ -161,7 +161,7 @@ func (d *XMLDecoder) handle(t *xmlTag) (Event, error) {
 	if string(name) == traceElement {
 		return nil, nil
 	}
-	sp := specsByName[string(name)]
+	sp := kindTable().byName[string(name)]
 	if sp == nil || sp.kind == KindUnknown {
 		return d.unknownElement(t), nil
 	}

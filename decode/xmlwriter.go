@@ -109,7 +109,7 @@ func (x *XMLWriter) appendElement(dst []byte, ev Event) ([]byte, error) {
 		}
 		return append(dst, "/>\n"...), nil
 	}
-	sp := specs[ev.Kind()]
+	sp := specOf(ev.Kind())
 	if sp.custom {
 		c, err := ConventionBody(ev, x.clock)
 		if err != nil {
