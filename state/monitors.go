@@ -481,12 +481,16 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		starts = append(starts, t)
 	}
 	sort.Slice(starts, func(i, j int) bool { return starts[i].id < starts[j].id })
+	// One map of the current path's positions serves every walk, emptied
+	// after each: a map per walk cost thousands of allocations a snapshot
+	// with thousands of blocked threads.
+	pos := map[*thread]int{}
+	var path []*thread
 	for _, start := range starts {
 		if done[start] {
 			continue
 		}
-		pos := map[*thread]int{}
-		var path []*thread
+		path = path[:0]
 		for t := start; t != nil && !done[t]; {
 			if i, seen := pos[t]; seen {
 				out = append(out, cycle(path[i:], next))
@@ -502,6 +506,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		}
 		for _, t := range path {
 			done[t] = true
+			delete(pos, t)
 		}
 	}
 	return out

@@ -1,7 +1,8 @@
 package state
 
 import (
-	"sort"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,9 @@ type objectClass struct {
 // objectTable holds the classes.
 type objectTable struct {
 	byName map[string]*objectClass
+	// sorted is byName's classes by name, nil when a class was added
+	// since: a snapshot lists them in order without sorting each time.
+	sorted []*objectClass
 	// classOf remembers the class of each live object reported, to
 	// attribute its free: at most maxTracked.
 	classOf    map[int64]*objectClass
@@ -83,6 +87,7 @@ func (ot *objectTable) class(name string, at int64) *objectClass {
 		c = &objectClass{name: name, winAllocs: make([]int64, ot.window), winFrees: make([]int64, ot.window),
 			winBytes: make([]int64, ot.window), history: make([]int64, objectsHistory)}
 		ot.byName[name] = c
+		ot.sorted = nil
 	}
 	ot.tick(c, at)
 	return c
@@ -209,7 +214,16 @@ func (ot *objectTable) rows(now int64) (Objects, bool) {
 	}
 	out := Objects{Window: time.Duration(ot.window) * time.Second, Tracked: int64(len(ot.classOf)), Untracked: ot.untracked,
 		Dropped: ot.dropped, Overflow: ot.overflow, Classes: make([]ObjectClass, 0, len(ot.byName))}
-	for _, c := range ot.byName {
+	if ot.sorted == nil {
+		ot.sorted = make([]*objectClass, 0, len(ot.byName))
+		for _, c := range ot.byName {
+			ot.sorted = append(ot.sorted, c)
+		}
+		slices.SortFunc(ot.sorted, func(a, b *objectClass) int { return strings.Compare(a.name, b.name) })
+	}
+	// One array holds every class's history: one allocation, not one per class.
+	histories := make([]int64, len(ot.sorted)*objectsHistory)
+	for n, c := range ot.sorted {
 		ot.tick(c, now)
 		r := ObjectClass{Class: c.name, Live: c.live, Allocs: c.allocs, Frees: c.frees, Bytes: c.bytes, Sampled: c.sampled}
 		var a, f, b int64
@@ -220,14 +234,15 @@ func (ot *objectTable) rows(now int64) (Objects, bool) {
 		}
 		secs := float64(ot.window)
 		r.AllocRate, r.FreeRate, r.BytesRate = float64(a)/secs, float64(f)/secs, float64(b)/secs
-		r.History = make([]int64, objectsHistory)
-		for i := range r.History {
-			// oldest first, ending with the current second
-			r.History[i] = c.history[(c.seen+1+int64(i))%objectsHistory]
+		r.History = histories[n*objectsHistory : (n+1)*objectsHistory : (n+1)*objectsHistory]
+		// oldest first, ending with the current second
+		start := int((c.seen + 1) % objectsHistory)
+		if start < 0 {
+			start += objectsHistory
 		}
+		copy(r.History[copy(r.History, c.history[start:]):], c.history[:start])
 		out.Classes = append(out.Classes, r)
 	}
-	sort.Slice(out.Classes, func(i, j int) bool { return out.Classes[i].Class < out.Classes[j].Class })
 	if ot.census.rows != nil {
 		out.Census = append([]CensusRow(nil), ot.census.rows...)
 		out.CensusAt = time.Unix(0, ot.census.at)

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/proftop/proftop/decode"
@@ -99,4 +100,42 @@ func TestCensusAndAllocationSamples(t *testing.T) {
 	if c := o.Classes[2]; !c.Sampled || c.BytesRate != float64(4<<20)/10 || c.Allocs != 0 {
 		t.Fatalf("sampled %+v", c)
 	}
+}
+
+// A class's history runs oldest first across the ring's wrap, and classes
+// are listed by name, a class added between two snapshots included.
+func TestObjectsHistoryAndOrder(t *testing.T) {
+	a := New(Options{})
+	feed(a, &decode.ClassDef{ClassID: 1, Name: "Zeta"}, &decode.ClassDef{ClassID: 2, Name: "Beta"})
+	// One more live Zeta each second for 70 s: more than the ring holds.
+	for i := int64(0); i < 70; i++ {
+		feed(a, &decode.ObjAlloc{ObjID: 100 + i, ClassIDRef: 1, Time: ms(int(i) * 1000)})
+	}
+	feed(a, &decode.ObjAlloc{ObjID: 1, ClassIDRef: 2, Time: ms(69_500)})
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if got := classNames(s.Objects.Classes); got != "Beta,Zeta" {
+		t.Fatalf("classes %s", got)
+	}
+	h := s.Objects.Classes[1].History
+	for i := range h {
+		if want := int64(70 - objectsHistory + 1 + i); h[i] != want {
+			t.Fatalf("Zeta's history %v: [%d] should be %d", h, i, want)
+		}
+	}
+	feed(a, &decode.ClassDef{ClassID: 3, Name: "Alpha"}, &decode.ObjAlloc{ObjID: 2, ClassIDRef: 3, Time: ms(69_600)})
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if got := classNames(s.Objects.Classes); got != "Alpha,Beta,Zeta" {
+		t.Fatalf("classes after Alpha %s", got)
+	}
+	if h2 := s.Objects.Classes[2].History; &h2[0] == &h[0] {
+		t.Error("a snapshot's histories share memory with the one before")
+	}
+}
+
+func classNames(cs []ObjectClass) string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Class)
+	}
+	return strings.Join(names, ",")
 }

@@ -2,9 +2,11 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/proftop/proftop/decode"
 )
@@ -184,5 +186,26 @@ func TestCallTreeOfASnapshotKeepsTheMeasuredCalls(t *testing.T) {
 `
 	if got := treeText(tree); got != want {
 		t.Fatalf("got\n%swant\n%s", got, want)
+	}
+}
+
+// A closed bucket gives back its entries as they went in: nodes in any
+// order (the distance from the one before may be negative), weights from
+// none to a day's worth of nanoseconds.
+func TestClosedBucketRoundTrip(t *testing.T) {
+	in := []NodeFig{{Node: 7, W: 3, N: 1}, {Node: 2, W: 0, N: 5}, {Node: 1 << 30, W: 86_400e9, N: 1 << 40}, {Node: 0, W: -4, N: 0}, {Node: 99, W: 1, N: 1}}
+	var b closedBucket
+	var prev int32
+	for _, f := range in {
+		b.packed = appendFig(b.packed, prev, f)
+		prev = f.Node
+	}
+	var out []NodeFig
+	b.each(func(f NodeFig) { out = append(out, f) })
+	if !slices.Equal(in, out) {
+		t.Fatalf("packed %v, got back %v", in, out)
+	}
+	if len(b.packed) >= len(in)*int(unsafe.Sizeof(NodeFig{})) {
+		t.Errorf("%d entries packed in %d bytes: no smaller than unpacked", len(in), len(b.packed))
 	}
 }
