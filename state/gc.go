@@ -59,6 +59,10 @@ type gcState struct {
 	pools     map[string]*Pool
 	poolOrder []string
 	poolHeap  HeapSample
+	// pollPools names the heap pools summed in poolHeap: a poll's pools
+	// need not carry the same time to the nanosecond, so a poll ends when
+	// one of its pools comes again, or another heap sample arrives.
+	pollPools []string
 }
 
 func (g *gcState) init(history int) {
@@ -83,6 +87,7 @@ func (g *gcState) collection(end, paused int64, by, cause string, before, after,
 		g.reclaimed += before - after
 	}
 	if after >= 0 {
+		g.closePoll()
 		g.heap.add(HeapSample{At: time.Unix(0, end), Used: after, Total: max(committed, 0)})
 	}
 }
@@ -124,14 +129,25 @@ func (g *gcState) pool(at int64, name string, heap bool, used, committed, maxByt
 	if !heap {
 		return
 	}
-	if g.poolHeap.At.UnixNano() != at {
-		if !g.poolHeap.At.IsZero() {
-			g.heap.add(g.poolHeap)
-		}
+	if slices.Contains(g.pollPools, name) {
+		g.closePoll()
+	}
+	if len(g.pollPools) == 0 {
 		g.poolHeap = HeapSample{At: time.Unix(0, at)}
 	}
+	g.pollPools = append(g.pollPools, name)
 	g.poolHeap.Used += max(used, 0)
 	g.poolHeap.Total += max(committed, 0)
+}
+
+// closePoll adds the heap of the poll being received, if any, to the
+// samples, so that they stay in the order they were taken.
+func (g *gcState) closePoll() {
+	if len(g.pollPools) > 0 {
+		g.heap.add(g.poolHeap)
+		g.pollPools = g.pollPools[:0]
+		g.poolHeap = HeapSample{}
+	}
 }
 
 func (g *gcState) start(now int64) { g.pending = now }
@@ -146,6 +162,7 @@ func (g *gcState) finish(now, used, total int64) {
 		g.pending = 0
 	}
 	if total > 0 || used > 0 {
+		g.closePoll()
 		g.heap.add(HeapSample{At: time.Unix(0, now), Used: used, Total: total})
 	}
 }
@@ -156,6 +173,7 @@ func (g *gcState) reset() {
 	g.count, g.last, g.max, g.freed, g.reclaimed = 0, 0, 0, 0, 0
 	g.pauses.clear()
 	g.heap.clear()
+	g.pollPools, g.poolHeap = g.pollPools[:0], HeapSample{}
 	for _, c := range g.totals {
 		c.base, c.baseTime = c.Count, c.TotalTime
 	}
@@ -169,7 +187,7 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 	out := GC{Count: g.count, LastPause: time.Duration(g.last), Max: time.Duration(g.max), Freed: g.freed,
 		FreedKnown: g.freedKnown, Reclaimed: g.reclaimed, LastCause: g.lastCause, LastBy: g.lastBy,
 		Heap: g.heap.list(), InGC: g.pending != 0}
-	if !g.poolHeap.At.IsZero() {
+	if len(g.pollPools) > 0 {
 		out.Heap = append(out.Heap, g.poolHeap)
 	}
 	if len(g.totalOrder) > 0 {

@@ -295,6 +295,40 @@ func TestGCTotalsPoolsAndPercentiles(t *testing.T) {
 	}
 }
 
+// A poll's pools need not carry one time to the nanosecond (the simulator's
+// do not): they still make one sample of the whole heap, and the samples,
+// collections' among them, stay in the order they were taken.
+func TestHeapSamplesAreWholePollsInOrder(t *testing.T) {
+	a := New(Options{})
+	pools := func(at int) []decode.Event {
+		return []decode.Event{
+			&decode.MemoryPool{Time: ms(at), Name: "Eden", Heap: 1, Used: 10 << 20, Committed: 30 << 20, Max: -1},
+			&decode.MemoryPool{Time: ms(at) + 40, Name: "Survivor", Heap: 1, Used: 1 << 20, Committed: 2 << 20, Max: -1},
+			&decode.MemoryPool{Time: ms(at) + 90, Name: "Old", Heap: 1, Used: 50 << 20, Committed: 100 << 20, Max: -1},
+			&decode.MemoryPool{Time: ms(at) + 95, Name: "Metaspace", Used: 8 << 20, Committed: 9 << 20, Max: -1},
+		}
+	}
+	feed(a, pools(0)...)
+	feed(a, &decode.Collection{Time: ms(500), Collector: "Young", Pause: 1_000_000, UsedBefore: 61 << 20, UsedAfter: 20 << 20, Committed: 132 << 20})
+	feed(a, pools(1000)...)
+	feed(a, pools(2000)...)
+	heap := a.Snapshot(t0, Query{CallersOf: -1}).GC.Heap
+	want := []HeapSample{
+		{At: t0, Used: 61 << 20, Total: 132 << 20},
+		{At: t0.Add(500 * time.Millisecond), Used: 20 << 20, Total: 132 << 20},
+		{At: t0.Add(time.Second), Used: 61 << 20, Total: 132 << 20},
+		{At: t0.Add(2 * time.Second), Used: 61 << 20, Total: 132 << 20},
+	}
+	if len(heap) != len(want) {
+		t.Fatalf("%d heap samples, want %d: %+v", len(heap), len(want), heap)
+	}
+	for i := range want {
+		if !heap[i].At.Equal(want[i].At) || heap[i].Used != want[i].Used || heap[i].Total != want[i].Total {
+			t.Errorf("sample %d: %+v, want %+v", i, heap[i], want[i])
+		}
+	}
+}
+
 // The process saying it shuts down ends every thread.
 func TestShutdownEndsTheThreads(t *testing.T) {
 	a := New(Options{})

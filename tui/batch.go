@@ -88,7 +88,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		}
 	}
 	b.WriteString("\nGC\n")
-	for _, l := range renderGC(s, width, 6+len(s.GC.Pools)+len(s.GC.Collectors), &st, ascii) {
+	for _, l := range renderGC(s, width, gcLines(&s.GC), &st, ascii) {
 		if l = strings.TrimRight(l, " "); l != "" {
 			b.WriteString(l)
 			b.WriteByte('\n')

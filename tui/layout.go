@@ -273,7 +273,7 @@ func (m *Model) paneNeed(p paneID) int {
 	}
 	switch p {
 	case paneGC:
-		return 3 + 6 + len(m.snap.GC.Pools) + len(m.snap.GC.Collectors)
+		return 3 + gcLines(&m.snap.GC)
 	case paneObjects:
 		if !m.snap.HasObjects {
 			return 0

@@ -530,6 +530,11 @@ func (r monitorRows) Text(i, col int) string {
 
 // --- GC ---
 
+// gcLines is how many lines renderGC has to say: four of counts and
+// pauses, two of the heap, one of the pauses over time, one a pool and
+// one a collector.
+func gcLines(g *state.GC) int { return 7 + len(g.Pools) + len(g.Collectors) }
+
 // renderGC draws the GC pane's lines: counts (since the process started
 // when the source says so), pauses, the heap now and over time, and the memory
 // pools as the latest poll saw them.
