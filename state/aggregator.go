@@ -114,20 +114,23 @@ type Aggregator struct {
 	events int64
 	latest int64 // latest event time, ns since the epoch
 
-	threads   threadTable
-	methods   methodTable
-	monitors  monitorTable
-	classes   map[int64]string // class id -> name, for the current stream
-	gc        gcState
-	objects   objectTable
-	deadlog   deadlockLog
-	telemetry telemetryTable
-	probes    probeTable
-	coverage  coverageTable
-	tree      stackTree // the call tree (stacktree.go)
-	cost      costState // what watching costs the JVM (agentcost.go)
-	process   Process
-	unpaired  int64
+	threads  threadTable
+	methods  methodTable
+	monitors monitorTable
+	classes  map[int64]string // class id -> name, for the current stream
+	gc       gcState
+	objects  objectTable
+	deadlog  deadlockLog
+	// deadlocksAt is the trace time deadlocks were last looked for;
+	// eventAt the time of the latest event applied that had one.
+	deadlocksAt, eventAt int64
+	telemetry            telemetryTable
+	probes               probeTable
+	coverage             coverageTable
+	tree                 stackTree // the call tree (stacktree.go)
+	cost                 costState // what watching costs the JVM (agentcost.go)
+	process              Process
+	unpaired             int64
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -164,6 +167,20 @@ func New(opts Options) *Aggregator {
 	return a
 }
 
+// deadlockCheckEvery is how often, in trace time, Apply looks for
+// deadlocks: one shorter than this may pass unseen between two snapshots.
+const deadlockCheckEvery = 100 * time.Millisecond
+
+// checkDeadlocks looks for deadlocks at the trace time of the event just
+// applied. Not the latest time seen: a recording may begin with the
+// definitions of threads that start later, stamped with their start.
+func (a *Aggregator) checkDeadlocks() {
+	a.deadlocksAt = a.eventAt
+	if len(a.monitors.byObj) > 0 {
+		a.deadlog.update(a.monitors.deadlocks(&a.threads), time.Unix(0, a.eventAt))
+	}
+}
+
 // Apply adds a run of events from one stream. now is the wall-clock time,
 // which drives the recent window.
 func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock, now time.Time) {
@@ -177,6 +194,15 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	a.tree.rotate(now)
 	for _, ev := range events {
 		a.apply(ev)
+		// Deadlocks are looked for between snapshots too, every so often
+		// in trace time: a replay reads minutes of trace between two
+		// snapshots (in batches of any size), and a deadlock that came
+		// and went in them would never be seen.
+		if d := a.eventAt - a.deadlocksAt; d >= int64(deadlockCheckEvery) {
+			a.checkDeadlocks()
+		} else if d < -int64(deadlockCheckEvery) {
+			a.deadlocksAt = a.eventAt // the trace went back (a new stream)
+		}
 	}
 	a.events += int64(len(events))
 	if a.threads.ended > 2*a.opts.MaxEndedThreads {
@@ -209,6 +235,7 @@ func (a *Aggregator) ns(t decode.Ticks) int64 { return a.clock.Nanos(t) }
 // at records the latest event time seen.
 func (a *Aggregator) at(t decode.Ticks) int64 {
 	n := a.clock.Nanos(t)
+	a.eventAt = n
 	if n > a.latest {
 		a.latest = n
 	}

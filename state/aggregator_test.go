@@ -192,10 +192,20 @@ func TestDeadlockIsDetected(t *testing.T) {
 		if len(s.Deadlocks) != 1 || len(s.Deadlocks[0].Threads) != n || s.Deadlocks[0].Threads[0] != 1 {
 			t.Fatalf("%d threads: %+v", n, s.Deadlocks)
 		}
+		// It formed when its last thread blocked, before the first
+		// snapshot that saw it (a replay's snapshots are few).
+		formed := t0.Add(time.Duration(10*n) * time.Millisecond)
+		if !s.Deadlocks[0].Since.Equal(formed) {
+			t.Errorf("%d threads: since %v, want %v", n, s.Deadlocks[0].Since, formed)
+		}
 		// Ending a thread of the cycle breaks it.
 		feed(a, &decode.ThreadEnd{ThreadMoment: decode.ThreadMoment{ThreadIDRef: 1, Time: ms(900)}})
-		if s := a.Snapshot(t0, Query{CallersOf: -1}); len(s.Deadlocks) != 0 {
+		s = a.Snapshot(t0, Query{CallersOf: -1})
+		if len(s.Deadlocks) != 0 {
 			t.Fatalf("after the end: %+v", s.Deadlocks)
+		}
+		if r := s.RecentDeadlocks; len(r) != 1 || !r[0].Since.Equal(formed) || !r[0].Until.Equal(t0.Add(50*time.Millisecond)) {
+			t.Errorf("%d threads: recent deadlocks %+v, want %v to 50ms", n, r, formed)
 		}
 	}
 }

@@ -17,7 +17,7 @@ const maxRecentDeadlocks = 5
 // PastDeadlock is a deadlock that was seen and is over.
 type PastDeadlock struct {
 	Deadlock
-	Since time.Time `json:"since"` // first seen
+	Since time.Time `json:"since"` // when it formed, or was first seen
 	Until time.Time `json:"until"` // last seen
 }
 
@@ -52,7 +52,14 @@ func (l *deadlockLog) update(found []Deadlock, now time.Time) {
 			p.Deadlock = found[i]
 			continue
 		}
-		l.live[k] = &PastDeadlock{Deadlock: found[i], Since: now, Until: now}
+		// From when it formed, as the trace says, when that is known: a
+		// replay takes few snapshots, and a deadlock seen by one of them
+		// only has lasted since its last thread blocked, not 0 s.
+		since := now
+		if f := found[i].Since; !f.IsZero() && f.Before(now) {
+			since = f
+		}
+		l.live[k] = &PastDeadlock{Deadlock: found[i], Since: since, Until: now}
 	}
 	for k, p := range l.live {
 		if seen[k] {
@@ -66,7 +73,8 @@ func (l *deadlockLog) update(found []Deadlock, now time.Time) {
 	}
 }
 
-// since says when each deadlock now was first seen.
+// since says since when each deadlock now has lasted: from when it formed
+// (the last of its threads blocked), or else from when it was first seen.
 func (l *deadlockLog) since(d *Deadlock) time.Time {
 	if p := l.live[deadlockKey(d)]; p != nil {
 		return p.Since

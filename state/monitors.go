@@ -461,6 +461,7 @@ func siteOf(st []Frame) string {
 func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 	// Each blocked thread has one edge: to the owner of its monitor.
 	next := map[*thread]*monitor{}
+	blockedAt := map[*thread]int64{} // since when each blocked thread waits
 	owner := map[*monitor]*thread{}
 	for _, m := range mt.byObj {
 		o := m.currentOwner()
@@ -471,6 +472,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		for _, w := range m.waiters {
 			if !w.waiting && w.t != o {
 				next[w.t] = m
+				blockedAt[w.t] = w.since
 			}
 		}
 	}
@@ -493,7 +495,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		path = path[:0]
 		for t := start; t != nil && !done[t]; {
 			if i, seen := pos[t]; seen {
-				out = append(out, cycle(path[i:], next))
+				out = append(out, cycle(path[i:], next, blockedAt))
 				break
 			}
 			pos[t] = len(path)
@@ -512,7 +514,9 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 	return out
 }
 
-func cycle(ts []*thread, next map[*thread]*monitor) Deadlock {
+// cycle describes the deadlock of threads ts. It formed when the last of
+// them blocked: that is its Since, when every one's time is known.
+func cycle(ts []*thread, next map[*thread]*monitor, blockedAt map[*thread]int64) Deadlock {
 	// Start the cycle at its lowest thread id, so that it reads the same every time.
 	low := 0
 	for i, t := range ts {
@@ -533,5 +537,14 @@ func cycle(ts []*thread, next map[*thread]*monitor) Deadlock {
 	if !slices.Contains(d.Virtual, true) {
 		d.Virtual = nil
 	}
+	var formed int64
+	for _, t := range ts {
+		at := blockedAt[t]
+		if at <= 0 {
+			return d
+		}
+		formed = max(formed, at)
+	}
+	d.Since = time.Unix(0, formed)
 	return d
 }

@@ -189,7 +189,8 @@ type Deadlock struct {
 	Classes  []string `json:"classes"`
 	// Virtual says which of Threads are virtual threads (left out when none is).
 	Virtual []bool `json:"virtual,omitempty"`
-	// Since is when it was first seen (trace time).
+	// Since is when it formed, its last thread blocking, or else when it
+	// was first seen (trace time).
 	Since time.Time `json:"since,omitzero"`
 }
 

@@ -71,6 +71,10 @@ type table struct {
 
 	selID  int64
 	hasSel bool
+	// chosen: the user moved the selection, so it follows its row as the
+	// rows re-sort; until then it stays on the first row, and the table
+	// shows its top as htop does at start.
+	chosen bool
 	offset int
 
 	// The matching rows of the last layout with their sort keys, so that
@@ -117,7 +121,7 @@ func (t *table) reverse() {
 }
 
 // toTop selects the first row, scrolled to the top.
-func (t *table) toTop() { t.hasSel, t.offset = false, 0 }
+func (t *table) toTop() { t.hasSel, t.chosen, t.offset = false, false, 0 }
 
 // sortName names the sort column and its direction, for the title.
 func (t *table) sortName() string {
@@ -228,7 +232,7 @@ func (t *table) layout(d rows, height int) {
 		return
 	}
 	sel := -1
-	if t.hasSel {
+	if t.hasSel && t.chosen {
 		for c, id := range t.ids {
 			if id == t.selID {
 				sel = c
@@ -237,9 +241,9 @@ func (t *table) layout(d rows, height int) {
 		}
 	}
 	if sel < 0 {
-		// The selected row is gone (or there was none): select the first.
+		// The selected row is gone, or none was chosen: select the first.
 		sel = t.topPositions(1)[0]
-		t.selID, t.hasSel, t.pos = t.ids[sel], true, 0
+		t.selID, t.hasSel, t.chosen, t.pos = t.ids[sel], true, false, 0
 	} else {
 		t.pos = 0
 		for c := range t.cand {
@@ -323,7 +327,7 @@ func (t *table) move(d rows, delta int) {
 		return
 	}
 	order := t.topPositions(pos + 1)
-	t.selID, t.hasSel, t.pos = t.ids[order[pos]], true, pos
+	t.selID, t.hasSel, t.chosen, t.pos = t.ids[order[pos]], true, true, pos
 }
 
 // selected returns the selected row's index in d, or -1.

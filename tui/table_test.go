@@ -1,0 +1,49 @@
+package tui
+
+import "testing"
+
+// numRows is a one-column table of numbers for the table's own tests.
+type numRows []int64
+
+func (r numRows) Len() int                      { return len(r) }
+func (r numRows) ID(i int) int64                { return int64(i) }
+func (r numRows) Cell(i, col int) string        { return "" }
+func (r numRows) Num(i, col int) int64          { return r[i] }
+func (r numRows) Text(i, col int) string        { return "" }
+func (r numRows) Name(i int) string             { return "" }
+func (r numRows) Kind(i int) rowKind            { return rowNormal }
+func (r numRows) CellStyle(i, col int) cellHint { return hintNone }
+
+// Until the user moves it, the selection is the first row whatever the
+// rows' order does, and the table shows its top; once moved, it follows
+// its row as the rows re-sort, scrolling to keep it on screen.
+func TestSelectionStaysOnTopUntilMoved(t *testing.T) {
+	tb := newTable([]column{{title: "N", width: 5, right: true}}, 0) // descending
+	rows := numRows{90, 80, 70, 60, 50, 40}
+	tb.layout(rows, 3)
+	if tb.selID != 0 || tb.offset != 0 {
+		t.Fatalf("first layout: selected %d, offset %d", tb.selID, tb.offset)
+	}
+	// Row 0 sinks to the bottom: the selection does not go with it.
+	rows = numRows{10, 80, 70, 60, 50, 40}
+	tb.layout(rows, 3)
+	if tb.selID != 1 || tb.offset != 0 || tb.order[0] != 1 {
+		t.Fatalf("after a re-sort, unmoved: selected %d, offset %d, first row %d", tb.selID, tb.offset, tb.order[0])
+	}
+	// The user moves down one: now the selection follows its row.
+	tb.move(rows, 1)
+	if tb.selID != 2 {
+		t.Fatalf("moved to %d", tb.selID)
+	}
+	rows = numRows{10, 80, 5, 60, 50, 40}
+	tb.layout(rows, 3)
+	if tb.selID != 2 || tb.pos != 5 || tb.offset != 3 {
+		t.Fatalf("after a re-sort, moved: selected %d at %d, offset %d", tb.selID, tb.pos, tb.offset)
+	}
+	// Back to the top (home): unchosen again.
+	tb.toTop()
+	tb.layout(rows, 3)
+	if tb.selID != 1 || tb.offset != 0 || tb.chosen {
+		t.Fatalf("after home: selected %d, offset %d, chosen %v", tb.selID, tb.offset, tb.chosen)
+	}
+}
