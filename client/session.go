@@ -167,6 +167,14 @@ func (s *Session) Run(ctx context.Context) error {
 		cause := describe(err, s.cfg.Address())
 		if s.cfg.Gone != nil {
 			if gone, why := s.cfg.Gone(); gone {
+				// The JVM may die before its agent says it shuts down: say
+				// it for it, so that the last picture shows the process
+				// exited and its threads ended (a second telling changes
+				// nothing).
+				shutdown := &decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: s.pump.clock.FromTime(time.Now())}}
+				if s.pump.add(ctx, shutdown) == nil {
+					s.pump.flush(ctx)
+				}
 				s.track.setState(StateEnded, why)
 				return &ExitedError{Why: why}
 			}

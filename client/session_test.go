@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -456,5 +457,26 @@ func TestZippedLiveStreamIsRefused(t *testing.T) {
 	waitFor(t, "the refusal", 5*time.Second, func() bool { return s.Status().State == StateReconnecting })
 	if cause := s.Status().Cause; !strings.Contains(cause, "zip archive, which cannot be decoded live") || c.total() != 0 {
 		t.Fatalf("cause %q, %d events", cause, c.total())
+	}
+}
+
+// A process that dies before its agent says so (the connection simply
+// drops) still ends in a picture that says it exited: the session tells
+// the runtime's shutdown for it, once, after the stream's last events.
+func TestGoneProcessEndsWithAShutdown(t *testing.T) {
+	srv, port := startSim(t, simulator.ServerConfig{Seed: 6}, "")
+	var gone atomic.Bool
+	s, c, _ := run(t, Config{Port: port, Reconnect: true, ReconnectMin: 50 * time.Millisecond, ReconnectMax: 100 * time.Millisecond,
+		Gone: func() (bool, string) { return gone.Load(), "JVM 4242 exited" }})
+	waitFor(t, "the stream", 10*time.Second, func() bool { return c.total() > 1000 })
+	if n := c.count(decode.KindRuntimeShutdown); n != 0 {
+		t.Fatalf("%d shutdowns while the process runs", n)
+	}
+	gone.Store(true)
+	srv.Close()
+	waitFor(t, "the end", 5*time.Second, func() bool { return s.Status().State == StateEnded })
+	waitFor(t, "the shutdown told", 5*time.Second, func() bool { return c.count(decode.KindRuntimeShutdown) == 1 })
+	if st := s.Status(); st.Cause != "JVM 4242 exited" {
+		t.Fatalf("%+v", st)
 	}
 }

@@ -469,6 +469,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.probes.record(e, int64(a.clock.Duration(e.Total)), int64(a.clock.Duration(e.Max)))
 	case *decode.RuntimeShutdown:
 		now := a.at(e.Time)
+		if !a.process.Exited.IsZero() && a.process.Exited.UnixNano() <= now {
+			break // told twice (the agent, then the client finding the process gone): the first is when
+		}
 		a.process.Exited = time.Unix(0, now)
 		for _, t := range a.threads.all {
 			if t.stream == a.stream && t.state != ThreadEnded {

@@ -514,7 +514,7 @@ func TestFirstCPUReadingIsABaseline(t *testing.T) {
 	if m := methodByName(s, "com.acme.Cache.get"); m.CPU != 0 {
 		t.Fatalf("a 1 ms call charged %v of CPU", m.CPU)
 	}
-	if th := threadByID(s, 1); th.CPU != time.Hour || th.CPUPercent != 0 {
+	if th := threadByID(s, 1); th.CPU != time.Hour || (th.CPUPercent.Known() && th.CPUPercent != 0) {
 		t.Fatalf("thread %v CPU, %.0f%%", th.CPU, th.CPUPercent)
 	}
 	feed(a,
@@ -554,8 +554,12 @@ func TestCPUPercentIsSteady(t *testing.T) {
 				&decode.ThreadPoll{Time: decode.Clock{}.FromTime(at), Threads: 1},
 			}, 1, decode.Clock{}, at)
 		}
-		if th := threadByID(a.Snapshot(at, Query{CallersOf: -1}), 2); i >= 8 {
-			got = append(got, th.CPUPercent)
+		th := threadByID(a.Snapshot(at, Query{CallersOf: -1}), 2)
+		if i == 0 && th.CPUPercent.Known() {
+			t.Fatalf("%%CPU %v from a single reading: it should be unknown", th.CPUPercent)
+		}
+		if i >= 8 {
+			got = append(got, float64(th.CPUPercent))
 		}
 	}
 	for _, p := range got {

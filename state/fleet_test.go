@@ -35,7 +35,9 @@ func TestSummaryAgreesWithTheSnapshot(t *testing.T) {
 	for _, th := range snap.Threads {
 		if th.State != ThreadEnded {
 			live++
-			cpu += th.CPUPercent
+			if th.CPUPercent.Known() {
+				cpu += float64(th.CPUPercent)
+			}
 		}
 	}
 	for _, m := range snap.Monitors {

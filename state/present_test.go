@@ -347,6 +347,12 @@ func TestShutdownEndsTheThreads(t *testing.T) {
 	if m := monitorByObj(s, 0x10); len(m.Waiters) != 0 || m.Enters != 1 {
 		t.Errorf("monitor after the end %+v", m)
 	}
+	// Told again later (the client finding the process gone): the first
+	// telling is when it exited.
+	feed(a, &decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: ms(4000)}})
+	if s := a.Snapshot(t0, Query{CallersOf: -1}); !s.Process.Exited.Equal(t0.Add(1500 * time.Millisecond)) {
+		t.Fatalf("exited %v after a second telling", s.Process.Exited)
+	}
 }
 
 // Grouping folds the locks of one class taken at one place into a row.

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -68,6 +69,32 @@ type Frame struct {
 	Line   int64  `json:"line"`
 }
 
+// Percent is a share in percent, or Unknown (NaN) before it can be told:
+// a thread's CPU rate needs two readings 2 s apart. JSON leaves an unknown
+// one out, as it does every figure not measured.
+type Percent float64
+
+// UnknownPercent is a Percent not known yet.
+var UnknownPercent = Percent(math.NaN())
+
+// Known says the share was measured.
+func (p Percent) Known() bool { return !math.IsNaN(float64(p)) }
+
+// IsZero makes JSON's omitzero leave an unknown share out (and keep a 0).
+func (p Percent) IsZero() bool { return !p.Known() }
+
+// UnmarshalJSON reads a thread whose CPU rate JSON leaves out as unknown,
+// not as 0: a picture read back from a bundle says what it said.
+func (t *Thread) UnmarshalJSON(b []byte) error {
+	type plain Thread // without this method
+	p := plain{CPUPercent: UnknownPercent}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*t = Thread(p)
+	return nil
+}
+
 // Thread is one row of the threads pane.
 type Thread struct {
 	ID         int64         `json:"id"`
@@ -77,7 +104,7 @@ type Thread struct {
 	Started    int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
 	Ended      int64         `json:"endedNs,omitempty"`
 	CPU        time.Duration `json:"cpuNs"`
-	CPUPercent float64       `json:"cpuPercent"` // over the last 2 to 4 s; for a source that samples stacks without times, its share of the samples
+	CPUPercent Percent       `json:"cpuPercent,omitzero"` // over the last 2 to 4 s, unknown before two polls; for a source that samples stacks without times, its share of the samples
 	// Samples counts the thread's stack samples that stood for no known time.
 	Samples     int64         `json:"samples,omitempty"`
 	Method      string        `json:"method,omitempty"`

@@ -52,7 +52,9 @@ func Summarize(s *Snapshot) Summary {
 			continue
 		}
 		out.Threads++
-		out.CPUPercent += t.CPUPercent
+		if t.CPUPercent.Known() {
+			out.CPUPercent += float64(t.CPUPercent)
+		}
 		if t.CPU > 0 {
 			out.CPUKnown = true
 		}

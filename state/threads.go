@@ -462,11 +462,12 @@ func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *method
 				r.Method = t.sampleTop
 			}
 		}
-		if tt.prevAt != 0 && span > 0 {
-			r.CPUPercent = min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100)
+		r.CPUPercent = UnknownPercent
+		if tt.prevAt != 0 && span > 0 && t.cpuKnown {
+			r.CPUPercent = Percent(min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100))
 		}
 		if r.Samples = t.samples; !t.cpuKnown && t.samples > 0 && tt.samples > tt.samplesAtPrev {
-			r.CPUPercent = 100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev)
+			r.CPUPercent = Percent(100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev))
 		}
 		if (allStacks || t.id == stackOf) && t.state != ThreadEnded {
 			r.Stack, r.StackFrom = t.currentStack(mt)

@@ -117,7 +117,10 @@ func (r threadRows) Cell(i, col int) string {
 		}
 		return dur(t.CPU)
 	case 5:
-		return pct(t.CPUPercent)
+		if !t.CPUPercent.Known() {
+			return "–" // two readings are needed
+		}
+		return pct(float64(t.CPUPercent))
 	case 6:
 		return dur(t.Blocked)
 	case 7:
@@ -151,6 +154,9 @@ func (r threadRows) Num(i, col int) int64 {
 	case 4:
 		return int64(t.CPU)
 	case 5:
+		if !t.CPUPercent.Known() {
+			return -1
+		}
 		return int64(t.CPUPercent * 1000)
 	case 6:
 		return int64(t.Blocked)
