@@ -55,6 +55,12 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 		SilenceErrors: true,
 		Args:          noArgsOrSuggest,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if view.Count < 0 {
+				return fmt.Errorf("--iterations (-n) is a number of snapshots, 0 or more (0: until interrupted), not %d", view.Count)
+			}
+			if view.Top < 0 {
+				return fmt.Errorf("--top is a number of rows, 0 or more (0: the default), not %d", view.Top)
+			}
 			if cmd.Annotations[noConfig] != "" {
 				return cli.RefuseInheritedFlags(cmd)
 			}
@@ -110,6 +116,16 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 		cli.NewRbkitCommand(&settings, &view),
 		exportCmd,
 		cli.NewConfigCommand(&origins, &usedFile))
+	// cobra's completion command takes any argument and prints its help:
+	// "proftop completion bogus" must be refused, as other typos are.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			// Runnable, so that its arguments are checked at all.
+			c.Args = noArgsOrSuggest
+			c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		}
+	}
 	return root
 }
 

@@ -182,3 +182,25 @@ func TestRecordingSurvivesKill(t *testing.T) {
 	}
 	t.Logf("%d events decoded from the recording of a killed proftop (%s)", events, strings.TrimSpace(errs))
 }
+
+// Arguments no command takes are refused with what was wrong, exit 1:
+// a completion for a shell that does not exist, a negative count.
+func TestNonsenseArgumentsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"completion", "bogus"}, `unknown command "bogus" for "completion"`},
+		{[]string{"completion", "bas"}, "did you mean bash?"},
+		{[]string{"demo", "--batch", "-n", "-1"}, "--iterations (-n) is a number of snapshots, 0 or more"},
+		{[]string{"demo", "--batch", "--top", "-3"}, "--top is a number of rows"},
+	} {
+		out, errs, code := run(t, nil, tc.args...)
+		if code != 1 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %.80q; want exit 1 saying %q", tc.args, code, errs, out, tc.want)
+		}
+	}
+	if out, _, code := run(t, nil, "completion", "bash"); code != 0 || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion bash: exit %d, %.80q", code, out)
+	}
+}

@@ -94,7 +94,8 @@ func (src *Source) Write(path string, now time.Time) (Summary, error) {
 	zw, _ := gzip.NewWriterLevel(counted, gzip.BestSpeed)
 	tw := tar.NewWriter(zw)
 	for _, e := range entries {
-		h := &tar.Header{Name: e.name, Mode: 0o644, Size: e.size, ModTime: now, Typeflag: tar.TypeReg}
+		// Truncated: tar rounds to the nearest second, which may be in the future.
+		h := &tar.Header{Name: e.name, Mode: 0o644, Size: e.size, ModTime: now.Truncate(time.Second), Typeflag: tar.TypeReg}
 		if err := tw.WriteHeader(h); err != nil {
 			return fail(err)
 		}

@@ -70,7 +70,11 @@ type Model struct {
 	detail   *detailView
 	help     *helpView // the help screen, when open
 	notice   string
-	chooser  int
+	// noticeSeen is the notice the latest snapshot found, since noticeAt:
+	// a notice gives the footer back to the key hints after noticeFor.
+	noticeSeen string
+	noticeAt   time.Time
+	chooser    int
 	// confirmReset: r was pressed once; a second r resets.
 	confirmReset bool
 	quitting     bool // the last frame is drawn empty
@@ -235,6 +239,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.snap = msg.snap
 		}
 		m.release(oldLatest, oldSnap)
+		m.ageNotice(time.Now())
 		if m.paused {
 			m.refreshTrip()
 		} else if m.ctree != nil && msg.ticked {
@@ -269,6 +274,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// noticeFor is how long a notice holds the footer (a key press clears it
+// at once): long enough to read, and then the key hints come back.
+const noticeFor = 10 * time.Second
+
+// ageNotice clears a notice that has been shown for noticeFor, unless a
+// confirmation or the filter's line is waiting on it.
+func (m *Model) ageNotice(now time.Time) {
+	switch {
+	case m.notice != m.noticeSeen:
+		m.noticeSeen, m.noticeAt = m.notice, now
+	case m.notice != "" && !m.filtering && !m.confirmReset && now.Sub(m.noticeAt) >= noticeFor:
+		m.notice, m.noticeSeen = "", ""
+	}
 }
 
 // release hands snapshots no longer shown back to the aggregator for reuse.
