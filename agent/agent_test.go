@@ -334,6 +334,27 @@ func expectations(t testing.TB, deadlock bool) []expectation {
 					(e.Stack.Methods[0] == "Workload.spin" || e.Stack.Methods[0] == "Workload.spinner")
 			})
 		}},
+		// Every workload thread runs a lambda (Workload.start): JFR names
+		// its hidden class Name+0xADDRESS.HASH, a thread dump Name/0xADDRESS,
+		// and the agent gives the samples the thread dump's name, so that
+		// one frame is one method.
+		{"stack samples naming a lambda's hidden class as a thread dump does (Workload$$Lambda…/0x…)", func(w *watched) bool {
+			return w.find(func(ev decode.Event) bool {
+				e, ok := ev.(*decode.Sample)
+				if !ok {
+					return false
+				}
+				for _, m := range e.Stack.Methods {
+					if strings.Contains(m, "+0x") {
+						t.Errorf("a sample names a hidden class as JFR does: %s", m)
+					}
+					if strings.HasPrefix(m, "Workload$$Lambda") && strings.Contains(m, "/0x") && !strings.Contains(m, "+0x") {
+						return true
+					}
+				}
+				return false
+			})
+		}},
 	}
 	if deadlock {
 		out = append(out, expectation{"the deadlock between deadlock-a and deadlock-b", func(w *watched) bool {
@@ -557,6 +578,7 @@ func testAgentEncodersConform(t *testing.T, jdk jdk) {
 			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30},
 		&decode.GCTotals{Time: tt + 15, Collector: "G1 Young Generation", Count: 12, TotalTime: 81_000_000},
 		&decode.Allocation{Time: tt + 15, Class: "byte[]", Count: -1, Bytes: 3 << 20},
+		&decode.Allocation{Time: tt + 15, Class: "com.acme.Api$$Lambda$88/0x00007f02a4007a08", Count: 1, Bytes: 24},
 		&decode.TelemetrySeries{Time: tt + 17, Series: 1, Name: "Live threads", Unit: decode.UnitPlain, Divisor: 1},
 		&decode.TelemetrySeries{Time: tt + 17, Series: 2, Name: "HeapMemoryUsage.used (java.lang:type=Memory) <&\"'>+~*% Ж線", Unit: decode.UnitBytes, Divisor: 1000},
 		&decode.TelemetryValue{Time: tt + 17, Series: 1, Value: 42},

@@ -30,7 +30,7 @@ final class Allocations {
     /** Adds one sample's estimate. */
     void add(RecordedEvent e) {
         RecordedClass c = e.getClass("objectClass");
-        String name = c == null ? "" : readable(c.getName());
+        String name = c == null ? "" : readable(Names.dumpName(c.getName()));
         long[] sum = bytesByClass.get(name);
         if (sum == null) {
             if (bytesByClass.size() >= MAX_CLASSES) {

@@ -553,7 +553,7 @@ final class Collector {
         List<TraceEncoder.Frame> out = new ArrayList<>(fs.size());
         for (RecordedFrame f : fs) {
             RecordedMethod m = f.getMethod();
-            out.add(new TraceEncoder.Frame(m.getType().getName() + "." + m.getName(), f.getLineNumber()));
+            out.add(new TraceEncoder.Frame(Names.dumpName(m.getType().getName()) + "." + m.getName(), f.getLineNumber()));
         }
         return out;
     }

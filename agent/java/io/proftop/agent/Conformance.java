@@ -50,6 +50,8 @@ public final class Conformance {
         e.collection(t + 15, "G1 Young Generation", "G1 Evacuation Pause", 4_500_000L, 300L << 20, 100L << 20, 1L << 30);
         e.gcTotals(t + 15, "G1 Young Generation", 12, 81_000_000L);
         e.allocation(t + 15, "byte[]", -1, 3L << 20);
+        // A hidden class as JFR names it, sent as a thread dump names it.
+        e.allocation(t + 15, Allocations.readable(Names.dumpName("com.acme.Api$$Lambda$88+0x00007f02a4007a08.360062456")), 1, 24);
         e.custom(Convention.series(t + 17, 1, "Live threads", Convention.PLAIN, 1));
         e.custom(Convention.series(t + 17, 2, "HeapMemoryUsage.used (java.lang:type=Memory) <&\"'>+~*% Ж線", Convention.BYTES, 1000));
         e.custom(Convention.value(t + 17, 1, 42));

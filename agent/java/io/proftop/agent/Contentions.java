@@ -207,7 +207,7 @@ final class Contentions {
             RecordedThread prev = e.getThread("previousOwner");
             extra = prev == null ? 0 : prev.getJavaThreadId();
         }
-        take(t, Space.MONITOR, waiting, e, cls == null ? "java.lang.Object" : cls.getName(), extra);
+        take(t, Space.MONITOR, waiting, e, cls == null ? "java.lang.Object" : Names.dumpName(cls.getName()), extra);
     }
 
     private void onPark(RecordedEvent e) {
@@ -220,7 +220,7 @@ final class Contentions {
             return; // a carrier waiting for the virtual thread it runs, not the application's lock
         }
         long timeout = e.getLong("timeout");
-        take(t, Space.OBJECT, !isLock(cls.getName()), e, cls.getName(), timeout > 0 ? timeout / 1_000_000 : 0);
+        take(t, Space.OBJECT, !isLock(cls.getName()), e, Names.dumpName(cls.getName()), timeout > 0 ? timeout / 1_000_000 : 0);
     }
 
     private void take(RecordedThread t, Space space, boolean waiting, RecordedEvent e, String cls, long extra) {

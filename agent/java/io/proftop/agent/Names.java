@@ -44,6 +44,21 @@ final class Names {
         return id;
     }
 
+    /**
+     * A class's name as a thread dump (and jstack) gives it. JFR names a
+     * hidden class (a lambda's, say) Name+0xADDRESS.HASH where a stack
+     * trace element says Name/0xADDRESS: without this one lambda frame
+     * would be two methods, one from the samples and one from the polls.
+     */
+    static String dumpName(String jfrName) {
+        int plus = jfrName.lastIndexOf("+0x");
+        if (plus < 0) {
+            return jfrName;
+        }
+        int dot = jfrName.indexOf('.', plus);
+        return jfrName.substring(0, plus) + "/" + (dot < 0 ? jfrName.substring(plus + 1) : jfrName.substring(plus + 1, dot));
+    }
+
     /** A lock object's id, announced with its class the first time. */
     long object(long id, String className, long time) {
         if (announced.put(id, Boolean.TRUE) == null) {
