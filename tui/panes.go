@@ -556,7 +556,15 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	case len(g.Collectors) > 0:
 		first += label(" since the reset, ") + value(dur(g.TotalTime))
 	}
-	last := fmt.Sprintf("%s %s", label("last pause"), value(dur(g.LastPause)))
+	// No pause seen (attached after them, or a source that reports none):
+	// unknown, not 0.
+	pause := func(d time.Duration) string {
+		if len(g.Pauses) == 0 && d == 0 {
+			return "–"
+		}
+		return dur(d)
+	}
+	last := fmt.Sprintf("%s %s", label("last pause"), value(pause(g.LastPause)))
 	if g.LastCause != "" {
 		last += label(" " + inert(g.LastCause))
 	}
@@ -574,8 +582,8 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	lines := []string{
 		first,
 		last,
-		fmt.Sprintf("%s %s  %s %s  %s %s  %s", label("p50"), value(dur(g.P50)), label("p99"), value(dur(g.P99)),
-			label("max"), value(dur(g.Max)), label("of the latest "+strconv.Itoa(len(g.Pauses)))),
+		fmt.Sprintf("%s %s  %s %s  %s %s  %s", label("p50"), value(pause(g.P50)), label("p99"), value(pause(g.P99)),
+			label("max"), value(pause(g.Max)), label("of the latest "+strconv.Itoa(len(g.Pauses)))),
 		label("GC time ") + gcTime + label(" of the last "+dur(s.Window)) + "  " + strings.Join(freed, "  "),
 	}
 	if g.InGC {
