@@ -194,6 +194,7 @@ func TestNonsenseArgumentsAreRefused(t *testing.T) {
 		{[]string{"completion", "bas"}, "did you mean bash?"},
 		{[]string{"demo", "--batch", "-n", "-1"}, "--iterations (-n) is a number of snapshots, 0 or more"},
 		{[]string{"demo", "--batch", "--top", "-3"}, "--top is a number of rows"},
+		{[]string{"attach", "1", "--port", "1", "--batch"}, "--port does not apply to attach"},
 	} {
 		out, errs, code := run(t, nil, tc.args...)
 		if code != 1 || !strings.Contains(errs, tc.want) || out != "" {
