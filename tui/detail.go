@@ -164,6 +164,17 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	if t.Monitor != 0 {
 		out = append(out, "  "+lockLine(t, s, st))
 	}
+	// What it holds, as jstack's "- locked" lines say: who waits on this
+	// thread is half of who blocks whom.
+	for i := range s.Monitors {
+		if m := &s.Monitors[i]; m.Owner == t.ID && m.Grouped == 0 && t.State != state.ThreadEnded {
+			l := "  " + label("holds ") + value(inert(monitorName(m)))
+			if n := len(m.Waiters); n > 0 {
+				l += label(fmt.Sprintf(", %d waiting for it", n))
+			}
+			out = append(out, l)
+		}
+	}
 	if t.Since > 0 && t.State != state.ThreadEnded {
 		out = append(out, "  "+label("in this state for at least ")+value(since(s.Clock, time.Unix(0, t.Since)))+
 			label(" (since a poll first saw it)"))

@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/proftop/proftop/state"
+)
+
+// A notice gives the footer back to the key hints after a while, unless
+// a confirmation waits on it; a new notice starts its own while.
+func TestNoticeAges(t *testing.T) {
+	m := &Model{}
+	t0 := time.Unix(1_000_000, 0)
+	m.notice = "profile written: p.pb.gz"
+	m.ageNotice(t0)
+	m.ageNotice(t0.Add(noticeFor - time.Second))
+	if m.notice == "" {
+		t.Fatal("cleared before its time")
+	}
+	m.notice = "bundle written: b.tar.gz"
+	m.ageNotice(t0.Add(noticeFor))
+	if m.notice == "" {
+		t.Fatal("a new notice cleared with the old one's age")
+	}
+	m.ageNotice(t0.Add(2 * noticeFor))
+	if m.notice != "" {
+		t.Fatalf("still %q after %v", m.notice, noticeFor)
+	}
+	m.notice, m.confirmReset = "press r again to reset", true
+	m.ageNotice(t0)
+	m.ageNotice(t0.Add(time.Hour))
+	if m.notice == "" {
+		t.Fatal("a confirmation's notice cleared")
+	}
+}
+
+// A thread's drill-in says which locks it holds and how many wait for
+// each, as jstack's "- locked" lines do; not those of an ended thread.
+func TestThreadDetailSaysWhatItHolds(t *testing.T) {
+	st := NewStyles("dark")
+	s := &state.Snapshot{Monitors: []state.Monitor{
+		{Object: 0x7f3a01b0, Class: "com.acme.Account", Owner: 38, Waiters: []state.Waiter{{Thread: 41}, {Thread: 42}}},
+		{Object: 0x7f3a0168, Class: "com.acme.Account", Owner: 41},
+	}}
+	th := &state.Thread{ID: 38, Name: "pool-2-thread-1", State: state.ThreadBlocked}
+	text := ansi.Strip(strings.Join(threadDetail(th, s, &st), "\n"))
+	if !strings.Contains(text, "holds com.acme.Account@7f3a01b0, 2 waiting for it") || strings.Contains(text, "7f3a0168") {
+		t.Fatalf("drill-in:\n%s", text)
+	}
+	th.State = state.ThreadEnded
+	if text := ansi.Strip(strings.Join(threadDetail(th, s, &st), "\n")); strings.Contains(text, "holds") {
+		t.Fatalf("an ended thread holds:\n%s", text)
+	}
+}
