@@ -79,9 +79,13 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 	s.Names = make([]string, len(aux.Methods))
 	for i, n := range aux.Methods {
 		m := Method{Slot: int32(i), Line: n.Line, Calls: n.Calls, Samples: n.Samples, TotalSamples: n.TotalSamples,
-			Self: time.Duration(n.Self), Total: -1, Min: time.Duration(n.Min), Max: time.Duration(n.Max), CPU: time.Duration(n.CPU)}
+			Self: time.Duration(n.Self), Total: -1, Min: time.Duration(n.Min), Max: time.Duration(n.Max)}
 		if n.Total != nil {
 			m.Total = time.Duration(*n.Total)
+		}
+		if n.CPU != nil {
+			m.CPU = time.Duration(*n.CPU)
+			s.MethodCPU = true // a picture written before the flag was
 		}
 		s.Methods[i], s.Names[i] = m, n.Name
 	}

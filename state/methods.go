@@ -125,6 +125,9 @@ type methodTable struct {
 	curs      []figures // the second being filled, of the touched methods only
 	stackBuf  []int32   // a sample's slots, reused
 	sampled   bool      // stack samples have arrived
+	// cpuMeasured: a call's CPU time has been measured (its thread's CPU
+	// read at both ends); until then every method's CPU is unknown, not 0.
+	cpuMeasured bool
 
 	// samplerSelf is the cumulative self time of the methods of stack
 	// samples: a source that measures calls and also samples (a ProfilerJ
@@ -363,6 +366,9 @@ func (mt *methodTable) called(slot, caller int32, n int64) {
 
 // record adds finished calls to a method.
 func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int64) {
+	if cpu >= 0 {
+		mt.cpuMeasured = true
+	}
 	slot = mt.live(slot)
 	st := mt.change(slot)
 	st.cum.add(calls, self, total, min, max, cpu)

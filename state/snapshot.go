@@ -349,6 +349,9 @@ type Snapshot struct {
 	PolledAt time.Time `json:"polledAt,omitzero"`
 	// Sampled says the method figures come from stack samples.
 	Sampled bool `json:"sampled,omitempty"`
+	// MethodCPU says calls' CPU time is measured (the source reads threads'
+	// CPU time): else a method's CPU is unknown, not 0.
+	MethodCPU bool `json:"methodCpu,omitempty"`
 	// Views says the methods come in two views: measured calls (an
 	// instrumented call tree) and, marked Sampler, stack samples (a
 	// sampler's hits) of the same source; SamplerSelf is the self time of
@@ -425,19 +428,21 @@ func (s *Snapshot) MethodName(m *Method) string { return s.Names[m.Slot] }
 
 // NamedMethod is a method row as JSON shows it: named, with its share;
 // what was not measured is left out rather than given as a sentinel (a
-// total of -1 when only self time is known, a line of 0 or -2 when none).
+// total of -1 when only self time is known, a line of 0 or -2 when none,
+// the calls and their durations of a method known from stack samples
+// only, the CPU time where the source measures none).
 type NamedMethod struct {
 	Name         string  `json:"name"`
 	Percent      float64 `json:"percent"`
 	Line         int32   `json:"line,omitempty"`
-	Calls        int64   `json:"calls"`
+	Calls        int64   `json:"calls,omitempty"`
 	Samples      int64   `json:"samples,omitempty"`
 	TotalSamples int64   `json:"totalSamples,omitempty"`
 	Self         int64   `json:"selfNs"`
 	Total        *int64  `json:"totalNs,omitempty"`
-	Min          int64   `json:"minNs"`
-	Max          int64   `json:"maxNs"`
-	CPU          int64   `json:"cpuNs"`
+	Min          int64   `json:"minNs,omitempty"`
+	Max          int64   `json:"maxNs,omitempty"`
+	CPU          *int64  `json:"cpuNs,omitempty"`
 }
 
 // namedMonitor is a monitor row as JSON shows it: with its name as the
@@ -456,7 +461,11 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 	for i := range s.Methods {
 		m := &s.Methods[i]
 		n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples,
-			Self: int64(m.Self), Min: int64(m.Min), Max: int64(m.Max), CPU: int64(m.CPU)}
+			Self: int64(m.Self), Min: int64(m.Min), Max: int64(m.Max)}
+		if s.MethodCPU && m.Calls > 0 {
+			cpu := int64(m.CPU)
+			n.CPU = &cpu
+		}
 		if m.Line > 0 {
 			n.Line = m.Line
 		}

@@ -277,10 +277,11 @@ type methodRows struct {
 	// and TOTAL count samples and SELF% is a share of them.
 	bySamples    bool
 	totalSamples int64
+	cpu          bool // calls' CPU time is measured: else CPU reads –
 }
 
 func newMethodRows(s *state.Snapshot) methodRows {
-	r := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf}
+	r := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf, cpu: s.MethodCPU}
 	if s.Sampled && s.TotalSelf <= 0 {
 		for i := range s.Methods {
 			r.totalSamples += s.Methods[i].Samples
@@ -339,6 +340,9 @@ func (r methodRows) Cell(i, col int) string {
 		}
 		if m.Max == 0 && m.Total > 0 {
 			return "–" // a call tree's totals: no single call is measured
+		}
+		if col == 8 && !r.cpu {
+			return "–" // the source measures no CPU time
 		}
 		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
 	}
