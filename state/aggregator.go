@@ -448,8 +448,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		end := a.at(e.Time)
 		a.gc.collection(end, int64(a.clock.Duration(e.Pause)), e.Collector, e.Cause, e.UsedBefore, e.UsedAfter, e.Committed)
 	case *decode.GCTotals:
-		a.at(e.Time)
-		a.gc.collectorTotals(e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
+		a.gc.collectorTotals(a.at(e.Time), e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
 	case *decode.MemoryPool:
 		at := a.at(e.Time)
 		a.gc.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)

@@ -53,7 +53,8 @@ type gcState struct {
 	// Collectors' totals since the JVM started, by name, in order of appearance.
 	totals     map[string]*collectorTotals
 	totalOrder []string
-	wasReset   bool // the counts are since a reset, not since the JVM started
+	wasReset   bool  // the counts are since a reset, not since the JVM started
+	totalsAt   int64 // trace time of the latest totals
 	// Memory pools' latest usage, in order of appearance, and the heap
 	// (the heap pools summed) of the poll being received.
 	pools     map[string]*Pool
@@ -92,8 +93,10 @@ func (g *gcState) collection(end, paused int64, by, cause string, before, after,
 	}
 }
 
-// collectorTotals records a collector's figures since the JVM started.
-func (g *gcState) collectorTotals(name string, count, total int64) {
+// collectorTotals records a collector's figures since the JVM started, as
+// read at trace time at.
+func (g *gcState) collectorTotals(at int64, name string, count, total int64) {
+	g.totalsAt = max(g.totalsAt, at)
 	c := g.totals[name]
 	if c == nil {
 		if len(g.totalOrder) >= maxPools {
@@ -201,7 +204,16 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 			n += r.Count
 			total += r.TotalTime
 		}
-		out.Count, out.TotalTime, out.SinceStart = max(n, g.count), total, !g.wasReset
+		out.Count, out.TotalTime, out.SinceStart = n, total, !g.wasReset
+		// Pauses that ended after the totals were read (the pauses come
+		// as they end, the totals once a poll) count at once, with their
+		// time, so that the count and the time agree.
+		for _, p := range ps {
+			if p.end > g.totalsAt {
+				out.Count++
+				out.TotalTime += time.Duration(p.dur)
+			}
+		}
 	}
 	for _, name := range g.poolOrder {
 		out.Pools = append(out.Pools, *g.pools[name])

@@ -453,3 +453,23 @@ func TestOverloadsShowApart(t *testing.T) {
 		}
 	}
 }
+
+// Pauses that end after the collectors' totals were read count at once,
+// their time with them: the count and the time of the headline agree.
+func TestGCPausesAheadOfTheTotals(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.GCTotals{Time: ms(0), Collector: "G1 Young Generation", Count: 1, TotalTime: 30_000_000},
+		&decode.Collection{Time: ms(100), Collector: "G1 Young Generation", Pause: 30_000_000, UsedAfter: -1},
+		&decode.Collection{Time: ms(900), Collector: "G1 Young Generation", Pause: 9_000_000, UsedAfter: -1},
+	)
+	g := a.Snapshot(t0, Query{CallersOf: -1}).GC
+	if g.Count != 3 || g.TotalTime != 69*time.Millisecond {
+		t.Fatalf("count %d, time %v; want 3 collections, 69ms", g.Count, g.TotalTime)
+	}
+	// The next totals include them: counted once.
+	feed(a, &decode.GCTotals{Time: ms(1000), Collector: "G1 Young Generation", Count: 3, TotalTime: 69_000_000})
+	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 3 || g.TotalTime != 69*time.Millisecond {
+		t.Fatalf("after the totals: count %d, time %v", g.Count, g.TotalTime)
+	}
+}
