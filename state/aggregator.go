@@ -122,8 +122,11 @@ type Aggregator struct {
 	objects  objectTable
 	deadlog  deadlockLog
 	// deadlocksAt is the trace time deadlocks were last looked for;
-	// eventAt the time of the latest event applied that had one.
+	// eventAt the time of the latest event applied that had one;
+	// deadlocksDirty says an event since may have changed who owns or
+	// waits for a lock (else looking again finds what was found).
 	deadlocksAt, eventAt int64
+	deadlocksDirty       bool
 	telemetry            telemetryTable
 	probes               probeTable
 	coverage             coverageTable
@@ -176,7 +179,8 @@ const deadlockCheckEvery = 100 * time.Millisecond
 // definitions of threads that start later, stamped with their start.
 func (a *Aggregator) checkDeadlocks() {
 	a.deadlocksAt = a.eventAt
-	if len(a.monitors.byObj) > 0 {
+	if a.deadlocksDirty && len(a.monitors.byObj) > 0 {
+		a.deadlocksDirty = false
 		a.deadlog.update(a.monitors.deadlocks(&a.threads), time.Unix(0, a.eventAt))
 	}
 }
@@ -194,6 +198,11 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	a.tree.rotate(now)
 	for _, ev := range events {
 		a.apply(ev)
+		switch ev.(type) {
+		case *decode.MonContendedEnter, *decode.MonContendedEntered, *decode.MonWait, *decode.MonWaited,
+			*decode.ThreadState, *decode.ThreadPoll, *decode.ThreadEnd, *decode.RuntimeShutdown, *decode.MethodExit:
+			a.deadlocksDirty = true // who owns and who waits may have changed
+		}
 		// Deadlocks are looked for between snapshots too, every so often
 		// in trace time: a replay reads minutes of trace between two
 		// snapshots (in batches of any size), and a deadlock that came
@@ -222,6 +231,9 @@ func (a *Aggregator) newStream(stream int) {
 	a.objects.newStream()
 	a.telemetry.newStream()
 	a.gc.pending = 0
+	a.gc.newStream()
+	a.process.Exited = time.Time{} // a new stream: the process is back (or another one)
+	a.deadlocksDirty = true
 	a.polled, a.poll.entries, a.poll.overflow, a.pollUntracked = false, a.poll.entries[:0], 0, 0
 	a.virtual.newStream()
 	clear(a.strangers)
@@ -469,7 +481,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.RuntimeShutdown:
 		now := a.at(e.Time)
 		if !a.process.Exited.IsZero() && a.process.Exited.UnixNano() <= now {
-			break // told twice (the agent, then the client finding the process gone): the first is when
+			break // told twice in one stream (the agent, then the client finding the process gone): the first is when
 		}
 		a.process.Exited = time.Unix(0, now)
 		for _, t := range a.threads.all {

@@ -55,6 +55,8 @@ type gcState struct {
 	totalOrder []string
 	wasReset   bool  // the counts are since a reset, not since the JVM started
 	totalsAt   int64 // trace time of the latest totals
+	// streamPauses counts the pauses of the current stream.
+	streamPauses int64
 	// Memory pools' latest usage, in order of appearance, and the heap
 	// (the heap pools summed) of the poll being received.
 	pools     map[string]*Pool
@@ -83,6 +85,7 @@ func (g *gcState) collection(end, paused int64, by, cause string, before, after,
 	g.last = d
 	g.max = max(g.max, d)
 	g.pauses.add(pause{end: end, dur: d})
+	g.streamPauses++
 	g.lastBy, g.lastCause = by, cause
 	if before >= 0 && after >= 0 && before > after {
 		g.reclaimed += before - after
@@ -143,6 +146,14 @@ func (g *gcState) pool(at int64, name string, heap bool, used, committed, maxByt
 	g.poolHeap.Total += max(committed, 0)
 }
 
+// newStream closes the poll of the previous stream, whose pools may be
+// named otherwise than the next one's, and forgets when its totals were
+// read: the next stream's clock may run behind.
+func (g *gcState) newStream() {
+	g.closePoll()
+	g.totalsAt, g.streamPauses = 0, 0
+}
+
 // closePoll adds the heap of the poll being received, if any, to the
 // samples, so that they stay in the order they were taken.
 func (g *gcState) closePoll() {
@@ -162,6 +173,7 @@ func (g *gcState) finish(now, used, total int64) {
 		g.last = d
 		g.max = max(g.max, d)
 		g.pauses.add(pause{end: now, dur: d})
+		g.streamPauses++
 		g.pending = 0
 	}
 	if total > 0 || used > 0 {
@@ -175,6 +187,7 @@ func (g *gcState) finish(now, used, total int64) {
 func (g *gcState) reset() {
 	g.count, g.last, g.max, g.freed, g.reclaimed = 0, 0, 0, 0, 0
 	g.pauses.clear()
+	g.streamPauses = 0
 	g.heap.clear()
 	g.pollPools, g.poolHeap = g.pollPools[:0], HeapSample{}
 	for _, c := range g.totals {
@@ -208,10 +221,13 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 		// Pauses that ended after the totals were read (the pauses come
 		// as they end, the totals once a poll) count at once, with their
 		// time, so that the count and the time agree.
-		for _, p := range ps {
+		// Only the current stream's pauses: another's clock is another.
+		for _, p := range ps[max(len(ps)-int(g.streamPauses), 0):] {
 			if p.end > g.totalsAt {
 				out.Count++
-				out.TotalTime += time.Duration(p.dur)
+				if total > 0 { // totals that count time (rbkit's count collections only)
+					out.TotalTime += time.Duration(p.dur)
+				}
 			}
 		}
 	}

@@ -473,3 +473,62 @@ func TestGCPausesAheadOfTheTotals(t *testing.T) {
 		t.Fatalf("after the totals: count %d, time %v", g.Count, g.TotalTime)
 	}
 }
+
+// A restarted JVM is a new stream: its shutdown ends its threads and says
+// when it exited, whatever the one before said.
+func TestShutdownOfTheNextStream(t *testing.T) {
+	a := New(Options{})
+	a.Apply([]decode.Event{&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: ms(0)},
+		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: ms(1000)}}}, 1, decode.Clock{}, t0)
+	a.Apply([]decode.Event{&decode.ThreadStart{ThreadID: 1, ThreadName: "main2", Time: ms(3000)}}, 2, decode.Clock{}, t0)
+	if s := a.Snapshot(t0, Query{CallersOf: -1}); !s.Process.Exited.IsZero() {
+		t.Fatalf("the restarted process shows as exited at %v", s.Process.Exited)
+	}
+	a.Apply([]decode.Event{&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: ms(5000)}}}, 2, decode.Clock{}, t0)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if !s.Process.Exited.Equal(t0.Add(5 * time.Second)) {
+		t.Errorf("exited %v, want 5s", s.Process.Exited)
+	}
+	for _, th := range s.Threads {
+		if th.State != ThreadEnded {
+			t.Errorf("%s is %s after the second shutdown", th.Name, th.State)
+		}
+	}
+}
+
+// Totals that count collections but not their time (rbkit's gc_stats):
+// pauses after them add to the count, not to a total time.
+func TestCountOnlyTotalsGetNoTime(t *testing.T) {
+	a := New(Options{})
+	feed(a, &decode.GCTotals{Time: ms(0), Collector: "minor GC", Count: 40},
+		&decode.Collection{Time: ms(100), Collector: "minor GC", Pause: 5_000_000, UsedAfter: -1})
+	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 41 || g.TotalTime != 0 {
+		t.Fatalf("count %d, total %v; want 41 and no time", g.Count, g.TotalTime)
+	}
+}
+
+// A new stream's heap polls are its own, whatever its pools are named,
+// and pauses of the stream before do not count after the new totals.
+func TestHeapAndPausesOfANewStream(t *testing.T) {
+	a := New(Options{})
+	a.Apply([]decode.Event{
+		&decode.GCTotals{Time: ms(10_000), Collector: "PS Scavenge", Count: 5, TotalTime: 50_000_000},
+		&decode.Collection{Time: ms(10_500), Collector: "PS Scavenge", Pause: 10_000_000, UsedAfter: -1},
+		&decode.MemoryPool{Time: ms(10_600), Name: "PS Eden Space", Heap: 1, Used: 10 << 20, Committed: 20 << 20, Max: -1},
+		&decode.MemoryPool{Time: ms(10_600), Name: "PS Old Gen", Heap: 1, Used: 50 << 20, Committed: 100 << 20, Max: -1},
+	}, 1, decode.Clock{}, t0)
+	a.Apply([]decode.Event{
+		&decode.GCTotals{Time: ms(0), Collector: "G1 Young Generation", Count: 3, TotalTime: 30_000_000},
+		&decode.Collection{Time: ms(500), Collector: "G1 Young Generation", Pause: 7_000_000, UsedAfter: -1},
+		&decode.MemoryPool{Time: ms(600), Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 2 << 20, Max: -1},
+		&decode.MemoryPool{Time: ms(600), Name: "G1 Old Gen", Heap: 1, Used: 2 << 20, Committed: 4 << 20, Max: -1},
+	}, 2, decode.Clock{}, t0)
+	g := a.Snapshot(t0, Query{CallersOf: -1}).GC
+	last := g.Heap[len(g.Heap)-1]
+	if last.Used != 3<<20 || !last.At.Equal(t0.Add(600*time.Millisecond)) {
+		t.Errorf("the new stream's heap %+v, want 3 MiB at 600ms", last)
+	}
+	if g.Count != 3+5+1 || g.TotalTime != 30*time.Millisecond+50*time.Millisecond+7*time.Millisecond {
+		t.Errorf("count %d, total %v", g.Count, g.TotalTime)
+	}
+}
