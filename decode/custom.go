@@ -293,7 +293,7 @@ func AppendConvention(dst []byte, ev Event, clock Clock) ([]byte, error) {
 		case fieldString:
 			dst = append(dst, url.QueryEscape(*fieldAt[string](p, f.off))...)
 		case fieldDouble:
-			dst = strconv.AppendFloat(dst, *fieldAt[float64](p, f.off), 'g', -1, 64)
+			dst = strconv.AppendFloat(dst, *fieldAt[float64](p, f.off), 'f', -1, 64) // never an exponent: its '+' would read back as a space
 		default:
 			dst = appendNumber(dst, f, p, clock, true)
 		}
