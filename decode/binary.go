@@ -165,10 +165,7 @@ func (d *BinaryDecoder) next() (Event, error) {
 	d.in.consume(int(size))
 	d.last = start
 
-	var sp *kindSpec
-	if int(id) < len(d.kinds.byWire) {
-		sp = d.kinds.byWire[id]
-	}
+	sp := d.kinds.wire(id)
 	if sp == nil {
 		u := d.events[KindUnknown].(*Unknown)
 		*u = Unknown{ID: id, Size: size}

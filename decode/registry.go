@@ -406,9 +406,12 @@ func Time(ev Event) (Ticks, bool) {
 }
 
 // specByWire is the kind with binary message id id, nil if none.
-func specByWire(id uint16) *kindSpec {
-	if int(id) < len(table.byWire) {
-		return kindTable().byWire[id]
+func specByWire(id uint16) *kindSpec { return kindTable().wire(id) }
+
+// wire is the kind with binary message id id, nil if none.
+func (t *eventTable) wire(id uint16) *kindSpec {
+	if int(id) < len(t.byWire) {
+		return t.byWire[id]
 	}
 	return nil
 }

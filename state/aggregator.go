@@ -198,11 +198,6 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	a.tree.rotate(now)
 	for _, ev := range events {
 		a.apply(ev)
-		switch ev.(type) {
-		case *decode.MonContendedEnter, *decode.MonContendedEntered, *decode.MonWait, *decode.MonWaited,
-			*decode.ThreadState, *decode.ThreadPoll, *decode.ThreadEnd, *decode.RuntimeShutdown, *decode.MethodExit:
-			a.deadlocksDirty = true // who owns and who waits may have changed
-		}
 		// Deadlocks are looked for between snapshots too, every so often
 		// in trace time: a replay reads minutes of trace between two
 		// snapshots (in batches of any size), and a deadlock that came
@@ -230,7 +225,6 @@ func (a *Aggregator) newStream(stream int) {
 	clear(a.classes)
 	a.objects.newStream()
 	a.telemetry.newStream()
-	a.gc.pending = 0
 	a.gc.newStream()
 	a.process.Exited = time.Time{} // a new stream: the process is back (or another one)
 	a.deadlocksDirty = true
@@ -274,6 +268,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		node, cut := a.tree.enter(t, slot)
 		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark(), node: node, cut: cut})
 	case *decode.MethodExit:
+		a.deadlocksDirty = true
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
 		if t == nil {
@@ -322,6 +317,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		a.methods.record(slot, e.NumCalls, max(measured(e.BaseTime), 0), -1, measured(e.MinTime), measured(e.MaxTime), cpu)
 	case *decode.MonContendedEnter:
+		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now, &e.Stack)
@@ -344,6 +340,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.block(now, e.ObjIDRef)
 		a.monitors.contend(e.ObjIDRef, t, owner, now)
 	case *decode.MonContendedEntered:
+		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now)
@@ -364,6 +361,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		waited := t.unblock(now)
 		a.monitors.entered(e.ObjIDRef, t, now, waited)
 	case *decode.MonWait:
+		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now, &e.Stack)
@@ -382,6 +380,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.wait(now, e.ObjIDRef, e.Timeout)
 		a.monitors.wait(e.ObjIDRef, t, now)
 	case *decode.MonWaited:
+		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now)
@@ -399,6 +398,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.unwait(now)
 		a.monitors.waited(e.ObjIDRef, t, now)
 	case *decode.ThreadState:
+		a.deadlocksDirty = true
 		if isVirtualState(e) {
 			a.addVirtual(e)
 		} else {
@@ -413,6 +413,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.SourceNote:
 		a.sourceNote(e)
 	case *decode.ThreadPoll:
+		a.deadlocksDirty = true
 		a.applyPoll(e)
 	case *decode.Sample:
 		a.at(e.Time)
@@ -479,6 +480,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.at(e.Time)
 		a.probes.record(e, int64(a.clock.Duration(e.Total)), int64(a.clock.Duration(e.Max)))
 	case *decode.RuntimeShutdown:
+		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if !a.process.Exited.IsZero() && a.process.Exited.UnixNano() <= now {
 			break // told twice in one stream (the agent, then the client finding the process gone): the first is when
@@ -492,6 +494,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.ThreadStart:
 		a.threads.start(e, a.at(e.Time), a.stream)
 	case *decode.ThreadEnd:
+		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if t := a.threads.lookup(e.ThreadIDRef); t != nil {
 			a.endThread(t, now)

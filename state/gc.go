@@ -146,10 +146,12 @@ func (g *gcState) pool(at int64, name string, heap bool, used, committed, maxByt
 	g.poolHeap.Total += max(committed, 0)
 }
 
-// newStream closes the poll of the previous stream, whose pools may be
-// named otherwise than the next one's, and forgets when its totals were
-// read: the next stream's clock may run behind.
+// newStream forgets the collection in progress, closes the poll of the
+// previous stream, whose pools may be named otherwise than the next one's,
+// and forgets when its totals were read: the next stream's clock may run
+// behind.
 func (g *gcState) newStream() {
+	g.pending = 0
 	g.closePoll()
 	g.totalsAt, g.streamPauses = 0, 0
 }

@@ -460,8 +460,7 @@ func siteOf(st []Frame) string {
 // deadlocks finds the cycles of "thread blocks on a monitor owned by thread".
 func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 	// Each blocked thread has one edge: to the owner of its monitor.
-	next := map[*thread]*monitor{}
-	blockedAt := map[*thread]int64{} // since when each blocked thread waits
+	next := map[*thread]waitEdge{}
 	owner := map[*monitor]*thread{}
 	for _, m := range mt.byObj {
 		o := m.currentOwner()
@@ -471,8 +470,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		owner[m] = o
 		for _, w := range m.waiters {
 			if !w.waiting && w.t != o {
-				next[w.t] = m
-				blockedAt[w.t] = w.since
+				next[w.t] = waitEdge{m: m, since: w.since}
 			}
 		}
 	}
@@ -495,16 +493,16 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		path = path[:0]
 		for t := start; t != nil && !done[t]; {
 			if i, seen := pos[t]; seen {
-				out = append(out, cycle(path[i:], next, blockedAt))
+				out = append(out, cycle(path[i:], next))
 				break
 			}
 			pos[t] = len(path)
 			path = append(path, t)
-			m := next[t]
-			if m == nil {
+			e, ok := next[t]
+			if !ok {
 				break
 			}
-			t = owner[m]
+			t = owner[e.m]
 		}
 		for _, t := range path {
 			done[t] = true
@@ -514,9 +512,16 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 	return out
 }
 
+// waitEdge is a blocked thread's edge of the wait-for graph: the monitor
+// it waits for, since when.
+type waitEdge struct {
+	m     *monitor
+	since int64
+}
+
 // cycle describes the deadlock of threads ts. It formed when the last of
 // them blocked: that is its Since, when every one's time is known.
-func cycle(ts []*thread, next map[*thread]*monitor, blockedAt map[*thread]int64) Deadlock {
+func cycle(ts []*thread, next map[*thread]waitEdge) Deadlock {
 	// Start the cycle at its lowest thread id, so that it reads the same every time.
 	low := 0
 	for i, t := range ts {
@@ -527,7 +532,7 @@ func cycle(ts []*thread, next map[*thread]*monitor, blockedAt map[*thread]int64)
 	var d Deadlock
 	for i := range ts {
 		t := ts[(low+i)%len(ts)]
-		m := next[t]
+		m := next[t].m
 		d.Threads = append(d.Threads, t.id)
 		d.Names = append(d.Names, t.name)
 		d.Monitors = append(d.Monitors, m.obj)
@@ -539,7 +544,7 @@ func cycle(ts []*thread, next map[*thread]*monitor, blockedAt map[*thread]int64)
 	}
 	var formed int64
 	for _, t := range ts {
-		at := blockedAt[t]
+		at := next[t].since
 		if at <= 0 {
 			return d
 		}

@@ -511,18 +511,18 @@ func TestCountOnlyTotalsGetNoTime(t *testing.T) {
 // and pauses of the stream before do not count after the new totals.
 func TestHeapAndPausesOfANewStream(t *testing.T) {
 	a := New(Options{})
-	a.Apply([]decode.Event{
-		&decode.GCTotals{Time: ms(10_000), Collector: "PS Scavenge", Count: 5, TotalTime: 50_000_000},
-		&decode.Collection{Time: ms(10_500), Collector: "PS Scavenge", Pause: 10_000_000, UsedAfter: -1},
-		&decode.MemoryPool{Time: ms(10_600), Name: "PS Eden Space", Heap: 1, Used: 10 << 20, Committed: 20 << 20, Max: -1},
-		&decode.MemoryPool{Time: ms(10_600), Name: "PS Old Gen", Heap: 1, Used: 50 << 20, Committed: 100 << 20, Max: -1},
-	}, 1, decode.Clock{}, t0)
-	a.Apply([]decode.Event{
-		&decode.GCTotals{Time: ms(0), Collector: "G1 Young Generation", Count: 3, TotalTime: 30_000_000},
-		&decode.Collection{Time: ms(500), Collector: "G1 Young Generation", Pause: 7_000_000, UsedAfter: -1},
-		&decode.MemoryPool{Time: ms(600), Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 2 << 20, Max: -1},
-		&decode.MemoryPool{Time: ms(600), Name: "G1 Old Gen", Heap: 1, Used: 2 << 20, Committed: 4 << 20, Max: -1},
-	}, 2, decode.Clock{}, t0)
+	// jvm sends one JVM's totals (count, total ms) at ms, then a pause
+	// (ms) half a second later and a poll of its two heap pools (MiB used).
+	jvm := func(stream, at int, collector, prefix string, count, total, pause, eden, old int64) {
+		a.Apply([]decode.Event{
+			&decode.GCTotals{Time: ms(at), Collector: collector, Count: count, TotalTime: decode.Ticks(total * 1e6)},
+			&decode.Collection{Time: ms(at + 500), Collector: collector, Pause: decode.Ticks(pause * 1e6), UsedAfter: -1},
+			&decode.MemoryPool{Time: ms(at + 600), Name: prefix + " Eden Space", Heap: 1, Used: eden << 20, Committed: 2 * eden << 20, Max: -1},
+			&decode.MemoryPool{Time: ms(at + 600), Name: prefix + " Old Gen", Heap: 1, Used: old << 20, Committed: 2 * old << 20, Max: -1},
+		}, stream, decode.Clock{}, t0)
+	}
+	jvm(1, 10_000, "PS Scavenge", "PS", 5, 50, 10, 10, 50)
+	jvm(2, 0, "G1 Young Generation", "G1", 3, 30, 7, 1, 2)
 	g := a.Snapshot(t0, Query{CallersOf: -1}).GC
 	last := g.Heap[len(g.Heap)-1]
 	if last.Used != 3<<20 || !last.At.Equal(t0.Add(600*time.Millisecond)) {
