@@ -575,7 +575,7 @@ func testAgentEncodersConform(t *testing.T, jdk jdk) {
 			Operation: "Object.wait", Stack: stack},
 		&decode.MemoryPool{Time: tt + 14, Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 1 << 24, Max: -1},
 		&decode.Collection{Time: tt + 15, Collector: "G1 Young Generation", Cause: "G1 Evacuation Pause", Pause: 4_500_000,
-			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30},
+			UsedBefore: 300 << 20, UsedAfter: 100 << 20, Committed: 1 << 30, Sequence: 12},
 		&decode.GCTotals{Time: tt + 15, Collector: "G1 Young Generation", Count: 12, TotalTime: 81_000_000},
 		&decode.Allocation{Time: tt + 15, Class: "byte[]", Count: -1, Bytes: 3 << 20},
 		&decode.Allocation{Time: tt + 15, Class: "com.acme.Api$$Lambda$88/0x00007f02a4007a08", Count: 1, Bytes: 24},

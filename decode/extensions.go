@@ -145,7 +145,9 @@ type MemoryPool struct {
 
 // Collection is one garbage collection, reported when it ended: which
 // collector, why, how long the application was paused, and the heap before
-// and after (bytes; -1: unknown).
+// and after (bytes; -1: unknown). Sequence is the collector's count with
+// this collection (the JVM's GcInfo id): a client tells by it whether the
+// collector's GCTotals already count it; 0: unknown.
 type Collection struct {
 	Time       Ticks  `tptp:"time"` // when it ended
 	Collector  string `tptp:"collector"`
@@ -154,6 +156,7 @@ type Collection struct {
 	UsedBefore int64  `tptp:"usedBefore"`
 	UsedAfter  int64  `tptp:"usedAfter"`
 	Committed  int64  `tptp:"committed"`
+	Sequence   int64  `tptp:"sequence,optional"`
 }
 
 // GCTotals is a collector's count and accumulated time since the JVM

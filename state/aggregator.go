@@ -459,7 +459,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.coverage.add(e, a.at(e.Time))
 	case *decode.Collection:
 		end := a.at(e.Time)
-		a.gc.collection(end, int64(a.clock.Duration(e.Pause)), e.Collector, e.Cause, e.UsedBefore, e.UsedAfter, e.Committed)
+		a.gc.collection(end, int64(a.clock.Duration(e.Pause)), e.Collector, e.Cause, e.UsedBefore, e.UsedAfter, e.Committed, e.Sequence)
 	case *decode.GCTotals:
 		a.gc.collectorTotals(a.at(e.Time), e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
 	case *decode.MemoryPool:

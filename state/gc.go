@@ -31,9 +31,11 @@ func (r *ring[T]) list() []T {
 
 func (r *ring[T]) clear() { r.next, r.full = 0, false }
 
-// pause is one collection: when it ended and how long it took.
+// pause is one collection: when it ended and how long it took; by its
+// collector, seq that collector's count with it (0: unknown).
 type pause struct {
-	end, dur int64
+	end, dur, seq int64
+	by            string
 }
 
 type gcState struct {
@@ -78,13 +80,14 @@ func (g *gcState) init(history int) {
 // maxPools bounds the pools and collectors kept: a JVM has a handful.
 const maxPools = 64
 
-// collection records one collection as the source reported it.
-func (g *gcState) collection(end, paused int64, by, cause string, before, after, committed int64) {
+// collection records one collection as the source reported it; seq is its
+// collector's count with it, 0 when unknown.
+func (g *gcState) collection(end, paused int64, by, cause string, before, after, committed, seq int64) {
 	d := max(paused, 0)
 	g.count++
 	g.last = d
 	g.max = max(g.max, d)
-	g.pauses.add(pause{end: end, dur: d})
+	g.pauses.add(pause{end: end, dur: d, seq: seq, by: by})
 	g.streamPauses++
 	g.lastBy, g.lastCause = by, cause
 	if before >= 0 && after >= 0 && before > after {
@@ -220,12 +223,12 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 			total += r.TotalTime
 		}
 		out.Count, out.TotalTime, out.SinceStart = n, total, !g.wasReset
-		// Pauses that ended after the totals were read (the pauses come
-		// as they end, the totals once a poll) count at once, with their
-		// time, so that the count and the time agree.
+		// Pauses the totals do not count yet (the pauses come as they
+		// end, the totals once a poll) count at once, with their time, so
+		// that the count and the time agree.
 		// Only the current stream's pauses: another's clock is another.
 		for _, p := range ps[max(len(ps)-int(g.streamPauses), 0):] {
-			if p.end > g.totalsAt {
+			if g.notInTotals(p) {
 				out.Count++
 				if total > 0 { // totals that count time (rbkit's count collections only)
 					out.TotalTime += time.Duration(p.dur)
@@ -255,6 +258,18 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 		out.Percent = 100 * float64(inWindow) / float64(window)
 	}
 	return out
+}
+
+// notInTotals says whether the collectors' totals leave out a pause: by
+// its collector's count when the source numbers its collections (exact,
+// whatever the clocks say: a pause that ended just before the totals were
+// read may carry a later time), else by whether it ended after the
+// latest totals were read.
+func (g *gcState) notInTotals(p pause) bool {
+	if c := g.totals[p.by]; c != nil && p.seq > 0 {
+		return p.seq > c.Count
+	}
+	return p.end > g.totalsAt
 }
 
 // nearestRank is the p-th percentile of sorted values by the nearest-rank

@@ -474,6 +474,30 @@ func TestGCPausesAheadOfTheTotals(t *testing.T) {
 	}
 }
 
+// A collection numbered by its collector is counted on top of the totals
+// only when they leave it out, whatever its time: a pause that ended a
+// moment before the totals were read, but reported with a later time
+// (another clock, read a moment apart), is not counted twice; one the
+// totals do not count yet is, even when it carries an earlier time.
+func TestGCPausesNumberedAgainstTheTotals(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.GCTotals{Time: ms(1000), Collector: "G1 Young Generation", Count: 20, TotalTime: 200_000_000},
+		&decode.Collection{Time: ms(1002), Collector: "G1 Young Generation", Pause: 9_000_000, UsedAfter: -1, Sequence: 20},
+	)
+	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 20 || g.TotalTime != 200*time.Millisecond {
+		t.Fatalf("a pause the totals count: count %d, time %v; want 20, 200ms", g.Count, g.TotalTime)
+	}
+	feed(a, &decode.Collection{Time: ms(990), Collector: "G1 Young Generation", Pause: 7_000_000, UsedAfter: -1, Sequence: 21})
+	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 21 || g.TotalTime != 207*time.Millisecond {
+		t.Fatalf("a pause the totals leave out: count %d, time %v; want 21, 207ms", g.Count, g.TotalTime)
+	}
+	feed(a, &decode.GCTotals{Time: ms(2000), Collector: "G1 Young Generation", Count: 21, TotalTime: 207_000_000})
+	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 21 || g.TotalTime != 207*time.Millisecond {
+		t.Fatalf("after the totals count it: count %d, time %v; want 21, 207ms", g.Count, g.TotalTime)
+	}
+}
+
 // A restarted JVM is a new stream: its shutdown ends its threads and says
 // when it exited, whatever the one before said.
 func TestShutdownOfTheNextStream(t *testing.T) {

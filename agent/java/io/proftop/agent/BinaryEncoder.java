@@ -437,7 +437,7 @@ final class BinaryEncoder extends TraceEncoder {
 
     @Override
     void collection(long time, String collector, String cause, long pause, long usedBefore, long usedAfter,
-            long committed) {
+            long committed, long sequence) {
         begin(1104);
         i64(time);
         str(collector);
@@ -446,6 +446,9 @@ final class BinaryEncoder extends TraceEncoder {
         i64(usedBefore);
         i64(usedAfter);
         i64(committed);
+        if (sequence != 0) { // added in 1.3: written only when known
+            i64(sequence);
+        }
         end();
     }
 

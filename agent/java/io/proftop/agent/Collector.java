@@ -37,7 +37,7 @@ import jdk.jfr.consumer.RecordingStream;
  * trace is a sequence.
  */
 final class Collector {
-    static final String VERSION = "1.2";
+    static final String VERSION = "1.3";
     /** The thread group of the JDK's carrier threads of virtual threads. */
     static final String CARRIER_GROUP = "CarrierThreads";
     /**

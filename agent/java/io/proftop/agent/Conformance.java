@@ -47,7 +47,7 @@ public final class Conformance {
         e.sourceNote(t + 13, "virtual-threads", 1, "listed every 42 s <&>");
         e.virtualPinned(100031, t + 13, 25_000_000L, 25, "Native or VM frame on stack", "Object.wait", stack);
         e.memoryPool(t + 14, "G1 Eden Space", true, 1L << 20, 1L << 24, -1);
-        e.collection(t + 15, "G1 Young Generation", "G1 Evacuation Pause", 4_500_000L, 300L << 20, 100L << 20, 1L << 30);
+        e.collection(t + 15, "G1 Young Generation", "G1 Evacuation Pause", 4_500_000L, 300L << 20, 100L << 20, 1L << 30, 12);
         e.gcTotals(t + 15, "G1 Young Generation", 12, 81_000_000L);
         e.allocation(t + 15, "byte[]", -1, 3L << 20);
         // A hidden class as JFR names it, sent as a thread dump names it.

@@ -43,8 +43,9 @@ final class MemoryWatcher {
     private static final long SAME_START = 5_000_000L;
     private static final int MAX_QUEUED = 10_000;
 
+    /** A notified collection; sequence is its collector's count with it (GcInfo's id). */
     private record Collection(String collector, String cause, long start, long end, long pause, long before, long after,
-            long committed, long notifiedAt) {}
+            long committed, long sequence, long notifiedAt) {}
 
     /** JFR's record of a collection: when it started, and the application's pause. */
     private record Pause(long start, long pause) {}
@@ -115,7 +116,7 @@ final class MemoryWatcher {
         long start = jvmStart + gi.getStartTime() * 1_000_000L;
         long end = jvmStart + gi.getEndTime() * 1_000_000L;
         notified.add(new Collection(info.getGcName(), info.getGcCause(), start, end, gi.getDuration() * 1_000_000L, before,
-                after, committed, Collector.now()));
+                after, committed, gi.getId(), Collector.now()));
         queued.incrementAndGet();
     }
 
@@ -149,7 +150,7 @@ final class MemoryWatcher {
             if (p != null || all || now - c.notifiedAt() > JFR_WAIT) {
                 it.remove();
                 enc.collection(c.end(), c.collector(), c.cause(), p != null ? p.pause() : c.pause(), c.before(), c.after(),
-                        c.committed());
+                        c.committed(), c.sequence());
             }
         }
         for (GarbageCollectorMXBean gc : collectors) {

@@ -91,8 +91,13 @@ abstract class TraceEncoder {
 
     abstract void memoryPool(long time, String name, boolean heap, long used, long committed, long max);
 
+    /**
+     * One collection; sequence is the collector's count once it is
+     * included (GcInfo's id), so that a client tells exactly whether a
+     * collector's totals already count it; 0: unknown.
+     */
     abstract void collection(long time, String collector, String cause, long pause, long usedBefore, long usedAfter,
-            long committed);
+            long committed, long sequence);
 
     abstract void gcTotals(long time, String collector, long count, long totalTime);
 

@@ -373,7 +373,7 @@ final class XmlEncoder extends TraceEncoder {
 
     @Override
     void collection(long time, String collector, String cause, long pause, long usedBefore, long usedAfter,
-            long committed) {
+            long committed, long sequence) {
         open("collection");
         time("time", time);
         attr("collector", collector);
@@ -382,6 +382,7 @@ final class XmlEncoder extends TraceEncoder {
         attr("usedBefore", usedBefore);
         attr("usedAfter", usedAfter);
         attr("committed", committed);
+        attr("sequence", sequence);
         close();
     }
 
