@@ -431,10 +431,12 @@ func h2Line(t testing.TB, marker string) int64 {
 // blocked on the application object's monitor in contend.jsp, then parked
 // on a ReentrantLock in rlock.jsp, idle ones parked waiting for work. The
 // request threads change state every few milliseconds, so the counts of
-// a poll and of the jstack a moment later are compared on average; the
-// look-by-look figures are logged for docs/accuracy.md.
+// a poll and of the JVM's thread dump a moment later (SIGQUIT: jstack's
+// dump, without starting a JVM beside Tomcat for each) are compared as
+// distributions, by their medians over many looks; the look-by-look
+// figures are logged for docs/accuracy.md.
 func TestAccuracyOnTomcat(t *testing.T) {
-	const rounds = 7
+	const rounds = 15
 	recording := filepath.Join(t.TempDir(), "truth.jfr")
 	settings := jfcSettings(t, map[string]time.Duration{"jdk.ThreadPark": 0, "jdk.JavaMonitorEnter": 0})
 	_, jar := workload(t)
@@ -467,7 +469,7 @@ func TestAccuracyOnTomcat(t *testing.T) {
 		w.nextPoll(t, 10*time.Second) // the load settles
 		var looks []stateCounts
 		for r := 0; r < rounds; r++ {
-			look := lookPair{snap: w.nextPoll(t, 10*time.Second), dump: jstackDump(t, tc.PID)}
+			look := lookPair{snap: w.nextPoll(t, 10*time.Second), dump: signalDump(t, tc.PID, tc.Stdout)}
 			if p == 0 && r == 0 {
 				first = look.bracket(t, w)
 			}
@@ -501,13 +503,13 @@ func TestAccuracyOnTomcat(t *testing.T) {
 			ours, theirs := side(s, 0), side(s, 1)
 			o, th := median(ours), median(theirs)
 			// The two sides look at different moments of a count that
-			// moves by itself: allow what it moves between one jstack
+			// moves by itself: allow what it moves between one dump
 			// and the next (its median step), or the spinners between
 			// the two sides' medians, and at least 1.
 			allowed := max(1, medianStep(theirs), spinning)
-			t.Logf("  %s, the median look: proftop %d, jstack %d (allowed ±%d)", s, o, th, allowed)
+			t.Logf("  %s, the median look: proftop %d, the thread dump %d (allowed ±%d)", s, o, th, allowed)
 			if o-th > allowed || th-o > allowed {
-				t.Errorf("%s: %d request threads %s in the median look by proftop, %d by jstack (allowed ±%d)", page, o, s, th, allowed)
+				t.Errorf("%s: %d request threads %s in the median look by proftop, %d by the thread dump (allowed ±%d)", page, o, s, th, allowed)
 			}
 		}
 	}

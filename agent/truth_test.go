@@ -309,6 +309,39 @@ func jstackDump(t testing.TB, pid int) threadDump {
 	return d
 }
 
+// signalDump is the thread dump the JVM of pid prints on its standard
+// output, which out collects, when sent SIGQUIT: jstack's dump, taken
+// within milliseconds of asking, where jstack first starts a JVM of its own
+// (a second or more on a loaded machine, when the CPU it takes changes what
+// the watched JVM does). Used for workloads that move every millisecond.
+func signalDump(t testing.TB, pid int, out interface{ String() string }) threadDump {
+	t.Helper()
+	from := len(out.String())
+	before := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGQUIT); err != nil {
+		t.Fatalf("SIGQUIT to %d: %v", pid, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		text := out.String()[from:]
+		if start := strings.Index(text, "Full thread dump"); start >= 0 {
+			if end := strings.Index(text[start:], "\nJNI global refs"); end >= 0 {
+				after := time.Now()
+				d, err := parseThreadDump(text[start : start+end+1])
+				if err != nil {
+					t.Fatalf("the thread dump of %d: %v:\n%s", pid, err, text)
+				}
+				d.Before, d.After = before, after
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no thread dump from %d within 30s of SIGQUIT; it printed:\n%s", pid, text)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // jstackStates is every thread of pid by name, from one jstack, taken
 // between before and after.
 func jstackStates(t testing.TB, pid int) (threads map[string]threadTruth, before, after time.Time) {
