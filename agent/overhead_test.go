@@ -2,8 +2,10 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -120,7 +122,7 @@ func BenchmarkAgentOverheadOnTomcat(b *testing.B) {
 			one, other := startAB(b, cats[0].URL(page), clients, seconds), startAB(b, cats[1].URL(page), clients, seconds)
 			one.Wait()
 			other.Wait()
-			var ratios []float64
+			var ratios, cpuRatios []float64
 			for r := range rounds {
 				watched := r % 2
 				s := client.NewSession(client.Config{Host: "127.0.0.1", Port: ports[watched]})
@@ -135,19 +137,60 @@ func BenchmarkAgentOverheadOnTomcat(b *testing.B) {
 					}
 				}()
 				time.Sleep(warmup)
+				cpuWatched, cpuOther := processCPU(b, cats[watched].PID), processCPU(b, cats[1-watched].PID)
 				a, c := startAB(b, cats[watched].URL(page), clients, seconds), startAB(b, cats[1-watched].URL(page), clients, seconds)
 				with, without := a.Wait(), c.Wait()
+				cpuWatched, cpuOther = processCPU(b, cats[watched].PID)-cpuWatched, processCPU(b, cats[1-watched].PID)-cpuOther
 				cancel()
 				ratio := with.RPS / without.RPS
 				ratios = append(ratios, ratio)
-				b.Logf("%s round %d: watched Tomcat %d %.0f/s, the other %.0f/s: %.3f", page, r, watched, with.RPS, without.RPS, ratio)
+				// CPU time per request: what watching costs inside the
+				// watched JVM, whatever share of the cores each Tomcat got.
+				perWatched := cpuWatched / time.Duration(max(with.Complete, 1))
+				perOther := cpuOther / time.Duration(max(without.Complete, 1))
+				cpuRatio := float64(perWatched) / float64(perOther)
+				cpuRatios = append(cpuRatios, cpuRatio)
+				b.Logf("%s round %d: watched Tomcat %d %.0f/s, the other %.0f/s: %.3f; CPU a request %v against %v: %.3f",
+					page, r, watched, with.RPS, without.RPS, ratio, perWatched, perOther, cpuRatio)
 				time.Sleep(2 * time.Second) // the agent stops recording
 			}
-			slices.Sort(ratios)
-			median := (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
+			median := medianOf(ratios)
 			name := strings.TrimSuffix(strings.TrimPrefix(page, "/"), ".jsp")
 			b.ReportMetric(100*(1-median), name+"-slowdown-%")
 			b.Logf("%s: ratios %v, median %.4f: %.2f%% slower watched", page, ratios, median, 100*(1-median))
+			cpuMedian := medianOf(cpuRatios)
+			b.ReportMetric(100*(cpuMedian-1), name+"-cpu-per-request-%")
+			b.Logf("%s: CPU a request, watched over the other: %v, median %.4f: %.2f%% more CPU a request watched",
+				page, cpuRatios, cpuMedian, 100*(cpuMedian-1))
 		}
 	}
+}
+
+// medianOf is the median of an even or odd number of values.
+func medianOf(values []float64) float64 {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// processCPU is the CPU time a process has used, its threads' user and
+// system time together (/proc/PID/stat, in clock ticks of 10 ms).
+func processCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The command name, in parentheses, may hold spaces: count fields after it.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 13 {
+		tb.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
