@@ -161,6 +161,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"thread-drill-in-80x24", 80, 24, []string{"1", "enter"}},
 		{"method-drill-in-80x24", 80, 24, []string{"2", "enter"}},
 		{"help-80x24", 80, 24, []string{"?"}},
+		// The notes under the keys, flowed to the width: no line of one word.
+		{"help-notes-80x24", 80, 24, append([]string{"?"}, strings.Split(strings.Repeat("j", 60), "")...)},
 		{"paused-sorted-filtered-80x24", 80, 24, []string{"space", "s", "/", "h", "t", "t", "p", "enter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
