@@ -34,14 +34,14 @@ var paneShortNames = [numPanes]string{"Threads", "Methods", "Monitors", "GC", "O
 var threadCols = []column{
 	{title: "ID", width: 6, grow: 10, right: true, asc: true, shorten: tail}, // rbkit ids are long: their end tells apart
 	{title: "NAME", width: 22, grow: 18, text: true, asc: true, shorten: middle},
-	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 3, shorten: middle},
+	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 4, shorten: middle},
 	{title: "STATE", width: 10, asc: true},
 	{title: "CPU", width: 7, right: true, name: "CPU time"},
-	{title: "%CPU", width: 5, right: true, drop: 4},
+	{title: "%CPU", width: 5, right: true, drop: 3},
 	{title: "BLOCKED", width: 8, right: true, name: "time blocked"},
 	{title: "WAITING", width: 8, right: true, drop: 2, name: "time waiting"},
 	{title: "CONT", width: 6, right: true, drop: 5, name: "contentions"},
-	{title: "METHOD", min: 12, text: true, asc: true, drop: 1, shorten: shortMethod},
+	{title: "METHOD", min: 12, want: 25, text: true, asc: true, drop: 1, shorten: shortMethod},
 	{title: "STARTED", width: 8, right: true, asc: true, drop: 6, name: "start"},
 }
 
@@ -257,15 +257,17 @@ func threadOf(s []state.Thread, key int64) *state.Thread {
 // --- hot methods ---
 
 var methodCols = []column{
-	{title: "METHOD", min: 20, text: true, asc: true, shorten: shortMethod},
-	{title: "LINE", width: 5, right: true, asc: true, drop: 6},
+	{title: "METHOD", min: 20, want: 32, text: true, asc: true, shorten: shortMethod},
+	// The line stays after MIN and MAX have gone: it tells overloads
+	// apart when their parameters do not fit.
+	{title: "LINE", width: 5, right: true, asc: true, drop: 4},
 	{title: "CALLS", width: 7, right: true},
 	{title: "SELF", width: 7, right: true, name: "self time"},
 	{title: "SELF%", width: 6, right: true, name: "self %"},
 	{title: "TOTAL", width: 7, right: true, drop: 2, name: "total time"},
-	{title: "MIN", width: 7, right: true, drop: 5},
-	{title: "MAX", width: 7, right: true, drop: 3},
-	{title: "CPU", width: 7, right: true, drop: 4},
+	{title: "MIN", width: 7, right: true, drop: 6},
+	{title: "MAX", width: 7, right: true, drop: 5},
+	{title: "CPU", width: 7, right: true, drop: 3},
 }
 
 type methodRows struct {
@@ -289,6 +291,20 @@ func newMethodRows(s *state.Snapshot) methodRows {
 		r.bySamples = r.totalSamples > 0
 	}
 	return r
+}
+
+// Blank says the LINE column would be empty: a source that sends no
+// lines (a sampler's, rbkit's) gives the room to the names.
+func (r methodRows) Blank(col int) bool {
+	if col != 1 {
+		return false
+	}
+	for i := range r.s {
+		if r.s[i].Line > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (r methodRows) Len() int          { return len(r.s) }
@@ -420,7 +436,7 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 // --- monitors ---
 
 var monitorCols = []column{
-	{title: "MONITOR", min: 18, text: true, asc: true, shorten: shortLock, name: "lock"},
+	{title: "MONITOR", min: 18, want: 31, text: true, asc: true, shorten: shortLock, name: "lock"},
 	{title: "OWNER", width: 16, grow: 16, text: true, asc: true, drop: 2, shorten: middle},
 	{title: "BLKD", width: 4, right: true, name: "blocked now"},
 	{title: "WAIT", width: 4, right: true, drop: 4, name: "waiting now"},
