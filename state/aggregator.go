@@ -134,6 +134,7 @@ type Aggregator struct {
 	cost                 costState // what watching costs the JVM (agentcost.go)
 	process              Process
 	unpaired             int64
+	resetAt              time.Time // the latest Reset, wall clock
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -540,6 +541,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 func (a *Aggregator) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.resetAt = time.Now()
 	a.methods.reset()
 	a.monitors.reset()
 	a.threads.reset(a.latest)
@@ -620,6 +622,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		Events:   a.events,
 		Streams:  a.stream,
 		Unpaired: a.unpaired,
+		ResetAt:  a.resetAt,
 		NotTracked: NotTracked{Threads: a.threads.refused.count(), Methods: a.methods.refused.count(),
 			Monitors: a.monitors.refused.count()},
 	}

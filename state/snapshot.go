@@ -340,6 +340,9 @@ type Snapshot struct {
 	Process Process       `json:"process"`
 	Events  int64         `json:"events"`
 	Streams int           `json:"streams"`
+	// ResetAt is when the statistics were last reset (r r): the
+	// cumulative figures count from then, not from the start.
+	ResetAt time.Time `json:"resetAt,omitzero"`
 	// Clock is the latest event time, the trace's "now".
 	Clock time.Time `json:"traceTime,omitzero"`
 	// Polled says the present (thread states, owners, waiters) is the

@@ -25,7 +25,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.confirmReset = false
 		if key.Matches(msg, k.Reset) {
 			m.agg.Reset()
-			m.notice = "reset: method figures, contentions, blocked and waiting times, thread CPU, GC and object counts count from now"
+			// Short enough for the footer at 80 columns; the help says more.
+			m.notice = "reset: methods, locks, thread CPU and times, GC, objects count from now"
 			return m, m.fetch(false)
 		}
 		m.notice = "reset cancelled"

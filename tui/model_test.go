@@ -482,3 +482,43 @@ func TestSparklines(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// r r says in the footer, whole at 80 columns, what was reset; the method
+// drill-in then heads its cumulative figures with the reset, not with the
+// start.
+func TestResetIsSaidWhole(t *testing.T) {
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0})
+	agg := state.New(state.Options{})
+	feed := func(n int) {
+		var b decode.Batch
+		for i := range n {
+			b.Add(w.Next())
+			if b.Len() == 4096 || i == n-1 {
+				agg.Apply(b.Events(), 1, decode.Clock{}, t0)
+				b.Reset()
+			}
+		}
+	}
+	feed(100_000)
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	deliver(m, agg)
+	press(m, "2", "enter")
+	deliver(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Since watching began") {
+		t.Fatalf("before the reset:\n%s", screen)
+	}
+	press(m, "esc", "r", "r")
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	if footer := lines[len(lines)-1]; strings.Contains(footer, "…") || !strings.Contains(footer, "count from now") {
+		t.Fatalf("the footer cuts the notice: %q", footer)
+	}
+	feed(100_000)
+	deliver(m, agg)
+	press(m, "enter")
+	deliver(m, agg)
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "Since the reset, at ") || strings.Contains(screen, "Since watching began") {
+		t.Fatalf("after the reset:\n%s", screen)
+	}
+}
