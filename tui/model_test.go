@@ -522,3 +522,30 @@ func TestResetIsSaidWhole(t *testing.T) {
 		t.Fatalf("after the reset:\n%s", screen)
 	}
 }
+
+// Before any data, the picture is looked at often whatever the refresh,
+// so that the first frame with data comes when the data does; a table
+// with no rows yet says it waits for them.
+func TestFirstDataIsShownAtOnce(t *testing.T) {
+	st := streamingStatus()
+	st.Events = 1
+	agg := state.New(state.Options{})
+	m := New(Config{Refresh: 5 * time.Second, Theme: ThemeDark}, &fakeSource{st: st}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	deliver(m, agg)
+	if d := m.nextTick(m.snap); d != firstDataPoll {
+		t.Fatalf("no data yet: the next look in %v", d)
+	}
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Threads · 0") || !strings.Contains(screen, "waiting for data") {
+		t.Fatalf("an empty pane says nothing:\n%s", screen)
+	}
+	full, _, _ := newTestModel(t, 80, 24)
+	full.refresh = 5 * time.Second
+	if d := full.nextTick(full.snap); d != 5*time.Second {
+		t.Fatalf("with data: the next look in %v", d)
+	}
+	press(full, "/", "z", "z", "z", "enter")
+	if screen := ansi.Strip(full.render()); !strings.Contains(screen, "no row matches the filter") {
+		t.Fatalf("a filter that hides every row:\n%s", screen)
+	}
+}
