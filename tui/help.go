@@ -187,8 +187,20 @@ func (m *Model) footer() string {
 	case m.focus == paneGC:
 		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"space", "freeze", false}, {"+ -", "refresh", false}, {"q", "quit", true}}
 	default:
-		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}, {"/", "filter", false},
-			{"s < >", "sort", false}, {"space", "freeze", false}, {"c", "methods span", false}, {"m", "group locks", false}, {"q", "quit", true}}
+		// Only the keys of the pane at hand (c and v act on the methods,
+		// m on the monitors), before the common ones a narrow footer drops.
+		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}}
+		switch m.focus {
+		case paneMethods:
+			items = append(items, footerItem{"c", "span", false}, footerItem{"t", "call tree", false})
+			if m.snap != nil && m.snap.Views {
+				items = append(items, footerItem{"v", "view", false})
+			}
+		case paneMonitors:
+			items = append(items, footerItem{"m", "group locks", false})
+		}
+		items = append(items, footerItem{"/", "filter", false}, footerItem{"s < >", "sort", false}, footerItem{"space", "freeze", false},
+			footerItem{"q", "quit", true})
 	}
 	if m.cfg.Fleet && m.help == nil && m.detail == nil {
 		items[len(items)-1] = footerItem{"esc q", "fleet", true}

@@ -335,9 +335,21 @@ func TestKeyBindings(t *testing.T) {
 	if m.refresh != time.Second {
 		t.Fatalf("100ms, then three steps slower: %v", m.refresh)
 	}
-	// Recent and cumulative.
-	recent := m.recent
-	press(m, "c")
+	// Recent and cumulative: c acts on the methods only, m on the
+	// monitors only; elsewhere they say where they act.
+	recent, grouped := m.recent, m.grouped
+	press(m, "1", "c", "m")
+	if m.recent != recent || m.grouped != grouped || !strings.Contains(m.notice, "3 goes there") {
+		t.Fatalf("c and m act away from their panes: notice %q", m.notice)
+	}
+	if footer := ansi.Strip(m.footer()); strings.Contains(footer, "span") || strings.Contains(footer, "group locks") {
+		t.Fatalf("the threads' footer offers the keys of other panes: %q", footer)
+	}
+	press(m, "3", "m")
+	if !m.grouped {
+		t.Fatal("m does not group the monitors")
+	}
+	press(m, "m", "2", "c")
 	if m.recent == recent || m.query().Recent == recent {
 		t.Fatal("c does not toggle the methods' span")
 	}
@@ -378,7 +390,7 @@ func TestKeyBindings(t *testing.T) {
 func TestStaleSnapshotsAreDropped(t *testing.T) {
 	m, agg, _ := newTestModel(t, 80, 24)
 	older := m.fetch(false)
-	press(m, "c") // a newer query
+	press(m, "2", "c") // a newer query
 	newer := m.fetch(false)
 	m.Update(newer())
 	shown := m.snap
