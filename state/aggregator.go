@@ -638,6 +638,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.Sampled = a.methods.sampled
 	s.MethodCPU = a.methods.cpuMeasured
 	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	if s.Threads == nil {
+		s.Threads = []Thread{} // an empty list in JSON, not null
+	}
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}
