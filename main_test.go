@@ -243,7 +243,8 @@ func TestReplayRefusesWhatIsNotATrace(t *testing.T) {
 func TestBatchExitsWith1WhenItNeverConnects(t *testing.T) {
 	port := strconv.Itoa(freePort(t))
 	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", port, "--batch", "-n", "1", "--refresh", "500ms")
-	if code != 1 || !strings.Contains(errs, "connection refused by 127.0.0.1:"+port) || strings.Contains(errs, "goroutine") {
+	if code != 1 || !strings.Contains(errs, "gave up after 1 snapshot without") || !strings.Contains(errs, "connection refused by 127.0.0.1:"+port) ||
+		strings.Contains(errs, "goroutine") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	// The snapshot asked for was printed, saying what the connection is doing.
