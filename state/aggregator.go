@@ -489,7 +489,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.process.Exited = time.Unix(0, now)
 		for _, t := range a.threads.all {
 			if t.stream == a.stream && t.state != ThreadEnded {
-				a.endThread(t, now)
+				a.endThread(t, now) // a process found gone may be told of long after
 			}
 		}
 	case *decode.ThreadStart:
@@ -498,7 +498,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if t := a.threads.lookup(e.ThreadIDRef); t != nil {
-			a.endThread(t, now)
+			a.threadEnded(t, now)
 		}
 	case *decode.ClassDef:
 		if _, ok := a.classes[e.ClassID]; ok || len(a.classes) < maxClasses {
