@@ -152,8 +152,17 @@ var pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}`)
 // date when set at build time; else, for a go build, the version control
 // revision the binary was built from.
 func versionLine() string {
-	v, c, d := version, commit, date
-	if info, ok := debug.ReadBuildInfo(); ok && c == "none" {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		info = nil
+	}
+	return versionOf(version, commit, date, info)
+}
+
+// versionOf is the version line of a build with these ldflags values and
+// this build information (nil: none).
+func versionOf(v, c, d string, info *debug.BuildInfo) string {
+	if info != nil && c == "none" {
 		modified := false
 		for _, s := range info.Settings {
 			switch s.Key {

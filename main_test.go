@@ -1,14 +1,17 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -195,6 +198,12 @@ func TestNonsenseArgumentsAreRefused(t *testing.T) {
 		{[]string{"demo", "--batch", "-n", "-1"}, "--iterations (-n) is a number of snapshots, 0 or more"},
 		{[]string{"demo", "--batch", "--top", "-3"}, "--top is a number of rows"},
 		{[]string{"attach", "1", "--port", "1", "--batch"}, "--port does not apply to attach"},
+		{[]string{"atach", "4242"}, "did you mean attach?"},
+		// A missing argument is named, with what it is.
+		{[]string{"replay"}, "replay needs FILE, the trace or bundle to replay"},
+		{[]string{"attach"}, "attach needs PID, the process id of the JVM"},
+		{[]string{"decode"}, "decode needs FILE, the trace to decode"},
+		{[]string{"export", "--format", "pprof"}, "export needs SOURCE"},
 	} {
 		out, errs, code := run(t, nil, tc.args...)
 		if code != 1 || !strings.Contains(errs, tc.want) || out != "" {
@@ -203,5 +212,132 @@ func TestNonsenseArgumentsAreRefused(t *testing.T) {
 	}
 	if out, _, code := run(t, nil, "completion", "bash"); code != 0 || !strings.Contains(out, "bash completion") {
 		t.Errorf("completion bash: exit %d, %.80q", code, out)
+	}
+}
+
+// replay refuses a file that is not a trace before showing anything, with
+// the interface as in batch mode, and exits 1.
+func TestReplayRefusesWhatIsNotATrace(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"notes.txt":  "hello, this is not a trace\n",
+		"data.json":  `{"threads": []}`,
+		"empty.trc":  "",
+		"random.bin": "\x00\x01\x02\x03\xff\xfe",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"replay", path, "--batch"}, {"replay", path}} {
+			out, errs, code := run(t, nil, args...)
+			if code != 1 || out != "" || !strings.Contains(errs, path) || !strings.Contains(errs, "not a trace") {
+				t.Errorf("%v: exit %d\nstdout %.200q\nstderr %q", args, code, out, errs)
+			}
+		}
+	}
+}
+
+// --batch exits with status 1, saying why, when it never received
+// anything, reconnecting or not.
+func TestBatchExitsWith1WhenItNeverConnects(t *testing.T) {
+	port := strconv.Itoa(freePort(t))
+	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", port, "--batch", "-n", "1", "--refresh", "500ms")
+	if code != 1 || !strings.Contains(errs, "gave up after 1 snapshot without") || !strings.Contains(errs, "connection refused by 127.0.0.1:"+port) ||
+		strings.Contains(errs, "goroutine") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	// The snapshot asked for was printed, saying what the connection is doing.
+	if !strings.Contains(out, "127.0.0.1:"+port) {
+		t.Fatalf("no snapshot:\n%s", out)
+	}
+}
+
+// proftop config shows that a token is set, never the token, wherever
+// it came from.
+func TestConfigMasksTheToken(t *testing.T) {
+	const secret = "s3cr3t-t0ken-never-shown"
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		from string
+	}{
+		{[]string{"PROFTOP_TOKEN=" + secret}, []string{"config"}, "env PROFTOP_TOKEN"},
+		{nil, []string{"config", "--token", secret}, "flag --token"},
+	} {
+		cmd := exec.Command(proftopBin, tc.args...)
+		cmd.Env = append(os.Environ(), tc.env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.Contains(string(out), secret) {
+			t.Fatalf("%v %v: %v\n%s", tc.env, tc.args, err, out)
+		}
+		var line string
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "token ") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, fmt.Sprintf("set: %d characters, not shown", len(secret))) || !strings.Contains(line, tc.from) {
+			t.Fatalf("%v %v: token line %q", tc.env, tc.args, line)
+		}
+	}
+}
+
+// agent-jar DIR writes the agent into the directory under its own name:
+// a jar whose manifest names the agent's entry points.
+func TestAgentJarIntoADirectory(t *testing.T) {
+	dir := t.TempDir()
+	out, errs, code := run(t, nil, "agent-jar", dir)
+	jar := filepath.Join(dir, "proftop-agent.jar")
+	if code != 0 || !strings.Contains(out, jar) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	zr, err := zip.OpenReader(jar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	f, err := zr.Open("META-INF/MANIFEST.MF")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, _ := io.ReadAll(f)
+	if !strings.Contains(string(manifest), "Premain-Class:") || !strings.Contains(string(manifest), "Agent-Class:") {
+		t.Fatalf("manifest:\n%s", manifest)
+	}
+}
+
+// A go build binary, without the release's ldflags, names the commit it
+// was built from (and whether the tree had changes); a tagged module
+// installed with go install, its version. The release's ldflags win.
+func TestVersionFromBuildInfo(t *testing.T) {
+	vcs := func(settings ...string) *debug.BuildInfo {
+		info := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+		for i := 0; i+1 < len(settings); i += 2 {
+			info.Settings = append(info.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
+		}
+		return info
+	}
+	tagged := vcs()
+	tagged.Main.Version = "v1.4.0"
+	pseudo := vcs("vcs.revision", "ed550ea3e3f7aa11")
+	pseudo.Main.Version = "v0.0.0-20261123053930-ed550ea3e3f7"
+	for _, tc := range []struct {
+		v, c, d string
+		info    *debug.BuildInfo
+		want    string
+	}{
+		{"dev", "none", "unknown", vcs("vcs.revision", "0123456789abcdef0123", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "false"),
+			"proftop dev (commit 0123456789ab, built 2026-11-20T10:00:00Z)"},
+		{"dev", "none", "unknown", vcs("vcs.revision", "0123456789abcdef0123", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "true"),
+			"proftop dev (commit 0123456789ab+changes, built 2026-11-20T10:00:00Z)"},
+		{"dev", "none", "unknown", tagged, "proftop v1.4.0 (commit none, built unknown)"},
+		{"dev", "none", "unknown", pseudo, "proftop dev (commit ed550ea3e3f7, built unknown)"},
+		{"dev", "none", "unknown", nil, "proftop dev (commit none, built unknown)"},
+		{"1.2.3", "abc123", "2026-01-02", vcs("vcs.revision", "0123456789abcdef"), "proftop 1.2.3 (commit abc123, built 2026-01-02)"},
+	} {
+		if got := versionOf(tc.v, tc.c, tc.d, tc.info); got != tc.want {
+			t.Errorf("%s %s %s: %q, want %q", tc.v, tc.c, tc.d, got, tc.want)
+		}
 	}
 }

@@ -228,3 +228,65 @@ func TestTimeTravelAndBundleInTmux(t *testing.T) {
 		t.Fatalf("exit %d\n%.2000s\n%s", code, out, errs)
 	}
 }
+
+// 200×60: every pane at once, nothing overflowing; the footer offers the
+// keys of the pane at hand only, and a key of another pane says where it
+// acts; the help fits whole, its notes flowed to the width.
+func TestInterfaceAt200x60(t *testing.T) {
+	tm := newTmux(t, 200, 60)
+	tm.keys(fmt.Sprintf("%s demo --refresh 300ms", proftopBin), "Enter")
+	screen := tm.waitFor("the grid", 15*time.Second, "Threads · ", "Hot methods · ", "Monitors · ", "╭─ GC ", "Objects · ", "Telemetry · ", "Probes · ",
+		"http-nio-8080-exec", "OutputStreamManager")
+	for i, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
+		if n := len([]rune(line)); n > 200 {
+			t.Fatalf("line %d has %d cells: %q", i, n, line)
+		}
+	}
+	footer := lastLine(screen)
+	if !strings.Contains(footer, "? help") || !strings.Contains(footer, "q quit") || strings.Contains(footer, "span") || strings.Contains(footer, "group locks") {
+		t.Fatalf("the threads' footer: %q", footer)
+	}
+	tm.keys("2")
+	tm.waitFor("the methods' keys in the footer", 5*time.Second, "c span", "t call tree")
+	tm.keys("3")
+	tm.waitFor("the monitors' keys in the footer", 5*time.Second, "m group locks")
+	tm.keys("8", "m")
+	tm.waitFor("m away from the monitors", 5*time.Second, "m groups the monitors by class and site: 3 goes there")
+	tm.keys("?")
+	screen = tm.waitFor("the help", 5*time.Second, "Help · any key closes", "Panes", "Sort and filter", "History (frozen)", "Marks on the timeline")
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(line, "│") && len(strings.Fields(strings.Trim(line, "│ "))) == 1 && strings.Contains(line, ".") {
+			t.Fatalf("a note wrapped to one word: %q\n%s", line, screen)
+		}
+	}
+	tm.keys("x")
+	tm.waitFor("the grid again", 5*time.Second, "Probes · ")
+	tm.keys("q")
+	tm.waitFor("the shell", 5*time.Second, "$ ")
+}
+
+// --charset ascii at 80×24: not one byte beyond ASCII on the screen, in
+// the panes, the help or the GC pane's meter and sparklines.
+func TestInterfaceASCIIAt80x24(t *testing.T) {
+	tm := newTmux(t, 80, 24)
+	tm.keys(fmt.Sprintf("%s demo --charset ascii --refresh 300ms", proftopBin), "Enter")
+	ascii := func(what, screen string) {
+		t.Helper()
+		for i, r := range screen {
+			if r > 0x7e || r < 0x20 && r != '\n' {
+				t.Fatalf("%s: %q at %d:\n%s", what, r, i, screen)
+			}
+		}
+	}
+	ascii("the threads", tm.waitFor("the threads pane", 15*time.Second, "1 Threads", "http-nio-8080-exec", "by CPU time v"))
+	tm.keys("4")
+	ascii("the GC pane", tm.waitFor("the GC pane", 10*time.Second, "collections", "heap used"))
+	tm.keys("3")
+	ascii("the monitors", tm.waitFor("the monitors", 10*time.Second, "Monitors", "@7f3a"))
+	tm.keys("?")
+	ascii("the help", tm.waitFor("the help", 5*time.Second, "Help", "Panes", "Tables"))
+	tm.keys("x")
+	tm.waitFor("the panes again", 5*time.Second, "Monitors")
+	tm.keys("q")
+	tm.waitFor("the shell", 5*time.Second, "$ ")
+}

@@ -27,7 +27,7 @@ JinsightLive .trc trace, a ProfilerJ snapshot; the format is told from the
 content, not the name) and print one JSON object per event: for Jinsight and
 ProfilerJ, per event or element of the file, under the format's own names.
 "-" reads standard input. With --stats, print counts instead.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactlyOne("FILE", "the trace to decode (- reads standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, name, err := openInput(args[0], cmd.InOrStdin())
 			if err != nil {

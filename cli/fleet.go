@@ -150,5 +150,5 @@ func runFleetBatch(ctx context.Context, fleet *client.Fleet, aggs *state.Fleet, 
 			return nil
 		}
 	}
-	return fmt.Errorf("gave up after %d snapshots without ever receiving data from any of the %d JVMs", v.Count, len(statuses))
+	return fmt.Errorf("gave up after %s without ever receiving data from any of the %s", counted(v.Count, "snapshot"), counted(len(statuses), "JVM"))
 }

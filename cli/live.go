@@ -219,7 +219,7 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 		if cause == "" {
 			cause = "no data received"
 		}
-		return fmt.Errorf("gave up after %d snapshots without ever receiving data from %s: %s", v.Count, st.Source, cause)
+		return fmt.Errorf("gave up after %s without ever receiving data from %s: %s", counted(v.Count, "snapshot"), st.Source, cause)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (w *World) acquire(t *thread, l, frame int) {
 		return
 	}
 	t.calls[frame].lock = l
-	t.state, t.onLock = blocked, l
+	t.state, t.onLock, t.stalledAt = blocked, l, w.now
 	w.setRunnable(t, false)
 	mon.entrants = append(mon.entrants, t.slot)
 	ev := w.pool.contendedEnter.next()
@@ -64,6 +64,7 @@ func (w *World) grant(l int) {
 	next := w.threads[mon.entrants[0]]
 	mon.entrants = mon.entrants[:copy(mon.entrants, mon.entrants[1:])]
 	mon.owner = next.slot
+	w.unstall(next)
 	next.state, next.onLock = running, noLock
 	w.setRunnable(next, true)
 	ev := w.pool.contendedEntered.next()
@@ -77,7 +78,7 @@ func (w *World) wait(t *thread, timeoutMS int64) {
 	top := &t.calls[len(t.calls)-1]
 	l := top.lock
 	mon := &w.locks[l]
-	t.state, t.onLock, t.waitTimeout = waiting, l, timeoutMS
+	t.state, t.onLock, t.waitTimeout, t.stalledAt = waiting, l, timeoutMS, w.now
 	t.waitUntil = 0
 	if timeoutMS > 0 {
 		t.waitUntil = w.now + decode.Ticks(timeoutMS)*1e6
@@ -108,8 +109,9 @@ func (w *World) wake(t *thread) {
 	ev.ThreadIDRef, ev.Time, ev.ObjIDRef, ev.Timeout = t.id, w.now, mon.obj, t.waitTimeout
 	w.fillStack(&ev.Stack, t, true)
 	w.emit(ev)
-	t.state, t.onLock, t.waitUntil = running, noLock, 0
 	if mon.owner == -1 && len(mon.entrants) == 0 {
+		w.unstall(t)
+		t.state, t.onLock, t.waitUntil = running, noLock, 0
 		mon.owner = t.slot
 		w.setRunnable(t, true)
 		return
@@ -117,12 +119,20 @@ func (w *World) wake(t *thread) {
 	if mon.owner == -1 {
 		w.grant(l)
 	}
-	t.state, t.onLock = blocked, l
+	// Still off the CPU: the wait runs into the contention to get the
+	// monitor back, one stall from the wait's start.
+	t.state, t.onLock, t.waitUntil = blocked, l, 0
 	mon.entrants = append(mon.entrants, t.slot)
 	ce := w.pool.contendedEnter.next()
 	ce.ThreadIDRef, ce.Time, ce.ObjIDRef, ce.ThreadOwner = t.id, w.now, mon.obj, w.threads[mon.owner].id
 	w.fillStack(&ce.Stack, t, false)
 	w.emit(ce)
+}
+
+// unstall ends a thread's time blocked or waiting: its top frame keeps
+// it, to be left out of the CPU time the frame is charged at its exit.
+func (w *World) unstall(t *thread) {
+	t.calls[len(t.calls)-1].stalled += w.now - t.stalledAt
 }
 
 // wakeTimedOut ends the waits whose timeout has passed.

@@ -122,10 +122,11 @@ func (w *World) exit(t *thread) {
 		t.calls[len(t.calls)-1].child += dur
 	}
 	// Dozens of threads share a few cores, and waiting on a socket or a
-	// disk costs little CPU.
-	cpu := self / 5
+	// disk costs little CPU; blocked on a monitor or in Object.wait, none.
+	onCPU := max(self-c.stalled, 0)
+	cpu := onCPU / 5
 	if catalog[c.m].cost >= 100 {
-		cpu = self / 50
+		cpu = onCPU / 50
 	}
 	t.cpu += cpu
 	if w.cfg.Aggregated {

@@ -81,6 +81,7 @@ type call struct {
 	line    int64
 	entered decode.Ticks
 	child   decode.Ticks // time spent in callees, for self time
+	stalled decode.Ticks // time spent blocked or waiting as the top frame: no CPU
 	lock    int          // the monitor this frame took (or is blocked on), or noLock
 	callees int          // callees entered so far
 }
@@ -95,7 +96,8 @@ type thread struct {
 	base        int // frames of the framework stack, never exited
 	onLock      int // the monitor blocked or waiting on
 	waitUntil   decode.Ticks
-	waitTimeout int64 // ms, as monWait reported it
+	waitTimeout int64        // ms, as monWait reported it
+	stalledAt   decode.Ticks // when it last blocked or began to wait
 	cpu         decode.Ticks
 	runIdx      int  // position in World.runnable, or -1
 	reversed    bool // a transfer that locks the accounts in the other order

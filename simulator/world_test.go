@@ -197,3 +197,53 @@ func BenchmarkWorldEncoded(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// A thread's CPU time grows only while it runs: blocked on a monitor or in
+// Object.wait it accrues none, however long the contention (a deadlock's
+// bystanders wait seconds). The simulator charges at most a fifth of the
+// time a frame ran, so five times a thread's CPU time never exceeds the
+// time it spent off monitors since it started.
+func TestThreadsAccrueNoCPUWhileBlockedOrWaiting(t *testing.T) {
+	w := NewWorld(Config{Seed: 4, Start: testStart, DeadlockEvery: 10 * time.Second, DeadlockFor: 5 * time.Second})
+	started := map[int64]decode.Ticks{}
+	stalled := map[int64]decode.Ticks{}   // time blocked or waiting so far
+	stalledAt := map[int64]decode.Ticks{} // since when, while it lasts
+	stall := func(id int64, at decode.Ticks) {
+		if _, on := stalledAt[id]; !on {
+			stalledAt[id] = at
+		}
+	}
+	resume := func(id int64, at decode.Ticks) {
+		if since, on := stalledAt[id]; on {
+			stalled[id] += at - since
+			delete(stalledAt, id)
+		}
+	}
+	checked := 0
+	for range 2_000_000 {
+		switch e := w.Next().(type) {
+		case *decode.ThreadStart:
+			started[e.ThreadID] = e.Time
+		case *decode.MonContendedEnter:
+			stall(e.ThreadIDRef, e.Time)
+		case *decode.MonWait:
+			stall(e.ThreadIDRef, e.Time)
+		case *decode.MonContendedEntered:
+			resume(e.ThreadIDRef, e.Time)
+		case *decode.MonWaited:
+			// Woken, it may block at once to get the monitor back: the
+			// contended enter comes at the same moment.
+			resume(e.ThreadIDRef, e.Time)
+		case *decode.MethodExit:
+			ran := e.Time - started[e.ThreadIDRef] - stalled[e.ThreadIDRef]
+			if 5*e.ThreadCPUTime > ran {
+				t.Fatalf("thread %d: %v of CPU after running %v (%v blocked or waiting)", e.ThreadIDRef,
+					time.Duration(e.ThreadCPUTime), time.Duration(ran), time.Duration(stalled[e.ThreadIDRef]))
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no method exit")
+	}
+}

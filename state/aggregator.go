@@ -134,6 +134,7 @@ type Aggregator struct {
 	cost                 costState // what watching costs the JVM (agentcost.go)
 	process              Process
 	unpaired             int64
+	resetAt              time.Time // the latest Reset, wall clock
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -488,7 +489,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.process.Exited = time.Unix(0, now)
 		for _, t := range a.threads.all {
 			if t.stream == a.stream && t.state != ThreadEnded {
-				a.endThread(t, now)
+				a.endThread(t, now) // a process found gone may be told of long after
 			}
 		}
 	case *decode.ThreadStart:
@@ -497,7 +498,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.deadlocksDirty = true
 		now := a.at(e.Time)
 		if t := a.threads.lookup(e.ThreadIDRef); t != nil {
-			a.endThread(t, now)
+			a.threadEnded(t, now)
 		}
 	case *decode.ClassDef:
 		if _, ok := a.classes[e.ClassID]; ok || len(a.classes) < maxClasses {
@@ -540,6 +541,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 func (a *Aggregator) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.resetAt = time.Now()
 	a.methods.reset()
 	a.monitors.reset()
 	a.threads.reset(a.latest)
@@ -620,6 +622,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		Events:   a.events,
 		Streams:  a.stream,
 		Unpaired: a.unpaired,
+		ResetAt:  a.resetAt,
 		NotTracked: NotTracked{Threads: a.threads.refused.count(), Methods: a.methods.refused.count(),
 			Monitors: a.monitors.refused.count()},
 	}
@@ -635,6 +638,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.Sampled = a.methods.sampled
 	s.MethodCPU = a.methods.cpuMeasured
 	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	if s.Threads == nil {
+		s.Threads = []Thread{} // an empty list in JSON, not null
+	}
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}

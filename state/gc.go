@@ -211,6 +211,9 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 	if len(g.pollPools) > 0 {
 		out.Heap = append(out.Heap, g.poolHeap)
 	}
+	if out.Heap == nil {
+		out.Heap = []HeapSample{} // an empty list in JSON, not null
+	}
 	if len(g.totalOrder) > 0 {
 		// Since the JVM started: what jstat counts, collections missed included.
 		var n int64

@@ -536,6 +536,7 @@ func cycle(ts []*thread, next map[*thread]waitEdge) Deadlock {
 		d.Threads = append(d.Threads, t.id)
 		d.Names = append(d.Names, t.name)
 		d.Monitors = append(d.Monitors, m.obj)
+		d.MonitorsHex = append(d.MonitorsHex, strconv.FormatInt(m.obj, 16))
 		d.Classes = append(d.Classes, m.class)
 		d.Virtual = append(d.Virtual, t.virtual)
 	}

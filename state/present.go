@@ -133,6 +133,18 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64) {
 	}
 }
 
+// threadEnded ends a thread at the moment the source says it ended. Blocked
+// or waiting at the last poll, it was until then (a deadlock's thread,
+// killed, reports no end of its contention): its lock keeps at least what
+// it showed while the thread lasted. A thread a poll finds gone ended at
+// some moment since the poll before, and keeps what the polls saw.
+func (a *Aggregator) threadEnded(t *thread, now int64) {
+	if e := t.live; t.polled && e != nil {
+		e.lastSeen = max(e.lastSeen, now)
+	}
+	a.endThread(t, now)
+}
+
 // endThread ends a thread, with what it was doing.
 func (a *Aggregator) endThread(t *thread, now int64) {
 	if t.polled {

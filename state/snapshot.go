@@ -66,7 +66,17 @@ func (s ThreadState) onLock() bool {
 // Frame is one frame of a stack, innermost first in a Stack.
 type Frame struct {
 	Method string `json:"method"`
-	Line   int64  `json:"line"`
+	Line   int64  `json:"line"` // 0 or less: not known (-2 a native method)
+}
+
+// MarshalJSON leaves out a line that is not known, as the JSON leaves out
+// whatever was not measured rather than give it a sentinel value.
+func (f Frame) MarshalJSON() ([]byte, error) {
+	type known struct {
+		Method string `json:"method"`
+		Line   int64  `json:"line,omitempty"`
+	}
+	return json.Marshal(known{Method: f.Method, Line: max(f.Line, 0)})
 }
 
 // Percent is a share in percent, or Unknown (NaN) before it can be told:
@@ -213,7 +223,10 @@ type Deadlock struct {
 	Threads  []int64  `json:"threads"`
 	Names    []string `json:"threadNames"`
 	Monitors []int64  `json:"monitors"`
-	Classes  []string `json:"classes"`
+	// MonitorsHex are the monitors as the screen names them (@7f3a01b0),
+	// as monitors' objectHex.
+	MonitorsHex []string `json:"monitorsHex"`
+	Classes     []string `json:"classes"`
 	// Virtual says which of Threads are virtual threads (left out when none is).
 	Virtual []bool `json:"virtual,omitempty"`
 	// Since is when it formed, its last thread blocking, or else when it
@@ -236,6 +249,31 @@ type Pool struct {
 	Committed int64     `json:"committed"`
 	Max       int64     `json:"max"`
 	At        time.Time `json:"at"`
+}
+
+// MarshalJSON leaves out a maximum the pool does not have (-1), as the
+// JSON leaves out what is not known rather than give a sentinel.
+func (p Pool) MarshalJSON() ([]byte, error) {
+	type plain Pool
+	out := struct {
+		plain
+		Max *int64 `json:"max,omitempty"`
+	}{plain: plain(p)}
+	if p.Max >= 0 {
+		out.Max = &p.Max
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a pool back (a bundle's history): no max is -1.
+func (p *Pool) UnmarshalJSON(b []byte) error {
+	type plain Pool
+	in := plain{Max: -1}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*p = Pool(in)
+	return nil
 }
 
 // Collector is one garbage collector's figures since the JVM started.
@@ -340,6 +378,9 @@ type Snapshot struct {
 	Process Process       `json:"process"`
 	Events  int64         `json:"events"`
 	Streams int           `json:"streams"`
+	// ResetAt is when the statistics were last reset (r r): the
+	// cumulative figures count from then, not from the start.
+	ResetAt time.Time `json:"resetAt,omitzero"`
 	// Clock is the latest event time, the trace's "now".
 	Clock time.Time `json:"traceTime,omitzero"`
 	// Polled says the present (thread states, owners, waiters) is the

@@ -331,16 +331,19 @@ func (m *Model) treeLines(h int) []string {
 		if indent > 40 {
 			indent = 40
 		}
-		name := inert(n.Name)
+		depth := ""
 		if n.Depth > 20 {
-			name = fmt.Sprintf("[%d] %s", n.Depth, name)
+			depth = fmt.Sprintf("[%d] ", n.Depth)
 		}
 		timeText := "–"
 		if t.Weighted {
 			timeText = dur(time.Duration(n.Total))
 		}
 		line := fmt.Sprintf("%7s %7s %8s %8s  %s%s%s", pct(t.Percent(total)), pct(t.Percent(self)), timeText, countText(n.TotalN),
-			strings.Repeat(" ", indent), marker, name)
+			strings.Repeat(" ", indent), marker, depth)
+		// The name shortened as the panes shorten it, not cut at the right:
+		// its class and method are what tell the nodes apart.
+		line += shortMethod(inert(n.Name), inner-widthOf(line))
 		line = fit(line, inner, false)
 		if pathKey(t, i) == v.sel {
 			line = m.st.Selected.Render(padRight(line, inner))
@@ -419,12 +422,12 @@ func (m *Model) flameStyle(name string) *lipgloss.Style {
 	return styles[h.Sum32()%uint32(len(styles))]
 }
 
-// shortFrame is a frame's class and method, without its package.
+// shortFrame is a frame's class and method, without its package, its
+// parameters as Java reads them.
 func shortFrame(name string) string {
-	if i := strings.LastIndexByte(name, '.'); i > 0 {
-		if j := strings.LastIndexByte(name[:i], '.'); j >= 0 {
-			return name[j+1:]
-		}
+	n, params, ok := splitParams(name)
+	if !ok {
+		return lastSegments(name, 2)
 	}
-	return name
+	return lastSegments(n, 2) + readableParams(params)
 }

@@ -246,7 +246,11 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 		recent, cumulative = *m, *m // figures of one span only
 	}
 	span("Over the last "+dur(s.Window), &recent)
-	span("Since watching began", &cumulative)
+	since := "Since watching began"
+	if !s.ResetAt.IsZero() {
+		since = "Since the reset, at " + s.ResetAt.Local().Format("15:04:05")
+	}
+	span(since, &cumulative)
 	if s.TotalSelf > 0 {
 		out = append(out, "  "+label("of all self time, in the pane's span: ")+value(pct(s.Percent(m))))
 	}

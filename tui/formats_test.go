@@ -93,7 +93,7 @@ func TestStillPictureIsCumulative(t *testing.T) {
 	if q := m.query(); q.Recent {
 		t.Fatal("a snapshot is asked for its recent figures")
 	}
-	press(m, "c")
+	press(m, "2", "c")
 	if !strings.Contains(m.notice, "no timeline") {
 		t.Fatalf("notice %q", m.notice)
 	}
@@ -124,7 +124,7 @@ func TestMethodViewsAndCoverageTab(t *testing.T) {
 	deliver(m, agg)
 
 	sim, _, _ := newTestModel(t, 80, 24)
-	press(sim, "v")
+	press(sim, "2", "v")
 	if !strings.Contains(sim.notice, "one view") {
 		t.Fatalf("notice %q", sim.notice)
 	}

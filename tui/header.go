@@ -32,6 +32,13 @@ type item struct {
 
 // joinItems joins the pieces that fit in width, in their order.
 func joinItems(items []item, width int, sep string) string {
+	line, _ := fitItems(items, width, sep)
+	return line
+}
+
+// fitItems joins the pieces that fit in width, in their order; false
+// when even the pieces that never go do not fit, and the line is cut.
+func fitItems(items []item, width int, sep string) (string, bool) {
 	keep := make([]bool, len(items))
 	for i := range keep {
 		keep[i] = true
@@ -45,7 +52,7 @@ func joinItems(items []item, width int, sep string) string {
 		}
 		line := strings.Join(parts, sep)
 		if widthOf(line) <= width {
-			return line
+			return line, true
 		}
 		worst := -1
 		for i, it := range items {
@@ -54,7 +61,7 @@ func joinItems(items []item, width int, sep string) string {
 			}
 		}
 		if worst < 0 {
-			return clip(line, width)
+			return clip(line, width), false
 		}
 		keep[worst] = false
 	}
@@ -67,7 +74,8 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	sep := "  "
 	stt := h.status
 
-	l1 := []item{{text: st.Title.Render("proftop")}, {text: value(inert(stt.Source))}}
+	source := inert(stt.Source)
+	l1 := []item{{text: st.Title.Render("proftop")}, {text: value(source)}}
 	if stt.Agent.ID != "" {
 		l1 = append(l1, item{text: label("agent") + " " + value(inert(stt.Agent.Name)), drop: 2},
 			item{text: label(fmt.Sprintf("pid %d v%s", stt.Agent.PID, inert(stt.Agent.Version))), drop: 3})
@@ -77,6 +85,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if stt.Format != 0 {
 		l1 = append(l1, item{text: value(stt.Format.String())}, item{text: label("(" + stt.Negotiation.String() + ")"), drop: 4})
 	}
+	badge := len(l1)
 	l1 = append(l1, item{text: stateBadge(stt, h.now, st)})
 	if s != nil && !s.Process.Started.IsZero() && !s.Clock.IsZero() {
 		l1 = append(l1, item{text: label("up") + " " + value(dur(s.Clock.Sub(s.Process.Started).Truncate(time.Second))), drop: 1})
@@ -128,13 +137,33 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if stt.Recording != "" {
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
 	}
-	lines := []string{joinItems(l1, width, sep), joinItems(l2, width, sep)}
+	line1, fits := fitItems(l1, width, sep)
+	if !fits {
+		// A long path gives way first, keeping its start and its file's
+		// name; then a cause moves to a line of its own, wrapped below.
+		l1[1].text = value(middle(source, max(widthOf(source)-(minimalWidth(l1, sep)-width), 24)))
+		line1, fits = fitItems(l1, width, sep)
+	}
+	var ended string
+	if !fits && stt.State == client.StateEnded {
+		l1[badge].text = st.Muted.Render("■ " + stt.State.String())
+		line1, ended = joinItems(l1, width, sep), stt.State.String()+": "+inert(stt.Cause)
+	}
+	lines := []string{line1, joinItems(l2, width, sep)}
 	if l3 := sourceItems(stt, h.commands, st); len(l3) > 0 {
 		lines = append(lines, joinItems(l3, width, sep))
 	}
 	if len(stt.Notes) > 0 {
 		// What the data is beyond its format: approximate times, a still picture…
-		lines = append(lines, clip(st.Warn.Render("note: ")+st.Label.Render(inert(strings.Join(stt.Notes, " · "))), width))
+		// Wrapped on two lines at most, not cut inside a word.
+		for i, l := range wrapWords("note: "+inert(strings.Join(stt.Notes, " · ")), width, 2) {
+			if i == 0 {
+				l = st.Warn.Render("note: ") + st.Label.Render(strings.TrimPrefix(l, "note: "))
+			} else {
+				l = st.Label.Render(l)
+			}
+			lines = append(lines, l)
+		}
 	}
 	if s != nil && !s.Process.Exited.IsZero() {
 		who := "the JVM"
@@ -152,6 +181,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if c := causeLine(stt); c != "" {
 		say(st.Bad, c)
 	}
+	if ended != "" {
+		say(st.Muted, "  "+ended)
+	}
 	if stt.Mismatch != "" {
 		say(st.Warn, "⚠ "+inert(stt.Mismatch))
 	}
@@ -162,6 +194,20 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		say(st.Bad, "last decode error: "+inert(stt.LastError))
 	}
 	return lines
+}
+
+// minimalWidth is the width of the pieces that never go, joined.
+func minimalWidth(items []item, sep string) int {
+	w := 0
+	for _, it := range items {
+		if it.drop == 0 {
+			if w > 0 {
+				w += widthOf(sep)
+			}
+			w += widthOf(it.text)
+		}
+	}
+	return w
 }
 
 // sourceItems are a source's facts and its toggles' states.

@@ -49,23 +49,23 @@ func (m *Model) helpGroups() []helpGroup {
 	}...)
 }
 
-// helpNotes are the lines under the keys: what the figures are.
+// helpNotes are the paragraphs under the keys: what the figures are. Each
+// is one string, flowed to the width the help has.
 func (m *Model) helpNotes() []string {
-	notes := []string{
+	return []string{
 		"Refresh every " + dur(m.refresh) + " (100ms to 10s). Frozen, the data keeps being gathered.",
-		"Threads: the state is the source's latest thread poll (jstack's states); CPU is",
-		"measured (ThreadMXBean). STARTED – : the thread was running before watching began.",
-		"Hot methods: measured from entries and exits, or sampled (the title says so):",
-		"a sampled method's time is the CPU time of the threads sampled in it.",
-		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching",
-		"began, contentions in progress included. m groups locks by class and site.",
-		"Telemetry: series \"X (1)\"…\"X (n)\" are one group (its sum, or most); enter shows",
-		"a series or group large, with its scale. Probes: the application's JFR events.",
+		"Threads: the state is the source's latest thread poll (jstack's states); CPU is measured (ThreadMXBean). " +
+			"STARTED –: the thread was running before watching began.",
+		"Hot methods: measured from entries and exits, or sampled (the title says so): " +
+			"a sampled method's time is the CPU time of the threads sampled in it.",
+		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching began, " +
+			"contentions in progress included. m groups locks by class and site.",
+		"Telemetry: series \"X (1)\"…\"X (n)\" are one group (its sum, or most); enter shows " +
+			"a series or group large, with its scale. Probes: the application's JFR events.",
+		m.historyNote(),
+		"Marks on the timeline: D a deadlock began, G a GC pause far above the median, " +
+			"C contention peaked. Every pane and drill-in shows the moment shown.",
 	}
-	notes = append(notes, m.historyNotes()...)
-	return append(notes,
-		"Marks on the timeline: D a deadlock began, G a GC pause far above the median,",
-		"C contention peaked. Every pane and drill-in shows the moment shown.")
 }
 
 // helpLines draws the help screen in h lines.
@@ -86,7 +86,7 @@ func (m *Model) helpLines(h int) []string {
 	body := layoutColumns(cols, inner)
 	body = append(body, "")
 	for _, n := range m.helpNotes() {
-		for _, l := range wrapWords(n, inner, 3) {
+		for _, l := range wrapWords(n, inner, 20) {
 			body = append(body, m.st.Muted.Render(l))
 		}
 	}
@@ -187,8 +187,20 @@ func (m *Model) footer() string {
 	case m.focus == paneGC:
 		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"space", "freeze", false}, {"+ -", "refresh", false}, {"q", "quit", true}}
 	default:
-		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}, {"/", "filter", false},
-			{"s < >", "sort", false}, {"space", "freeze", false}, {"c", "methods span", false}, {"m", "group locks", false}, {"q", "quit", true}}
+		// Only the keys of the pane at hand (c and v act on the methods,
+		// m on the monitors), before the common ones a narrow footer drops.
+		items = []footerItem{{"?", "help", true}, {"tab", "pane", false}, {"enter", "drill in", false}}
+		switch m.focus {
+		case paneMethods:
+			items = append(items, footerItem{"c", "span", false}, footerItem{"t", "call tree", false})
+			if m.snap != nil && m.snap.Views {
+				items = append(items, footerItem{"v", "view", false})
+			}
+		case paneMonitors:
+			items = append(items, footerItem{"m", "group locks", false})
+		}
+		items = append(items, footerItem{"/", "filter", false}, footerItem{"s < >", "sort", false}, footerItem{"space", "freeze", false},
+			footerItem{"q", "quit", true})
 	}
 	if m.cfg.Fleet && m.help == nil && m.detail == nil {
 		items[len(items)-1] = footerItem{"esc q", "fleet", true}

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -25,7 +27,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.confirmReset = false
 		if key.Matches(msg, k.Reset) {
 			m.agg.Reset()
-			m.notice = "reset: method figures, contentions, blocked and waiting times, thread CPU, GC and object counts count from now"
+			// Short enough for the footer at 80 columns; the help says more.
+			m.notice = "reset: methods, locks, thread CPU and times, GC, objects count from now"
 			return m, m.fetch(false)
 		}
 		m.notice = "reset cancelled"
@@ -63,6 +66,15 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.refresh = stepRefresh(m.refresh, key.Matches(msg, k.Slower))
 		m.notice = "refresh every " + dur(m.refresh)
 		return m, m.restartTimer()
+	case key.Matches(msg, k.Recent) && !m.applies(paneMethods):
+		m.notice = "c switches the hot methods between the last " + dur(m.snapWindow()) + " and cumulative: 2 goes there"
+		return m, nil
+	case key.Matches(msg, k.Group) && !m.applies(paneMonitors):
+		m.notice = "m groups the monitors by class and site: 3 goes there"
+		return m, nil
+	case key.Matches(msg, k.View) && !m.applies(paneMethods):
+		m.notice = "v switches the hot methods' view: 2 goes there"
+		return m, nil
 	case key.Matches(msg, k.Recent):
 		if m.status.Still {
 			m.notice = "a still picture (a snapshot) has no timeline: its figures are cumulative"
@@ -114,6 +126,23 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m.tableKey(msg)
+}
+
+// applies says a key of pane p acts now: its pane has the focus, with no
+// drill-in over it (the call tree follows the methods' span too).
+func (m *Model) applies(p paneID) bool {
+	if p == paneMethods && m.ctree != nil {
+		return true
+	}
+	return m.focus == p && m.detail == nil && m.ctree == nil
+}
+
+// snapWindow is the methods' window, for what c says.
+func (m *Model) snapWindow() time.Duration {
+	if m.snap != nil {
+		return m.snap.Window
+	}
+	return 10 * time.Second
 }
 
 // back leaves the drill-in.

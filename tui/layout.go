@@ -168,8 +168,28 @@ func (m *Model) waitingLines(h int) []string {
 	case client.StateStreaming:
 		what = "streaming from " + inert(m.status.Source) + "; waiting for the first events…"
 	}
-	body := []string{"", "  " + m.st.Muted.Render(what)}
+	body := []string{""}
+	// Wrapped: a cause names hosts and says what to check, longer than 80 columns.
+	for _, l := range wrapWords(what, m.width-6, max(h-3, 1)) {
+		body = append(body, "  "+m.st.Muted.Render(l))
+	}
 	return frame("proftop", body, m.width, h, true, &m.st, m.cfg.ASCII)
+}
+
+// emptyPane says why a table shows no rows: the source does not send what
+// it holds, the filter hides them all, or nothing came yet.
+func (m *Model) emptyPane(p paneID, rows, width int) []string {
+	if why := unfilled(m.status, p, width, &m.st); why != nil && rows == 0 {
+		return why
+	}
+	what := "none"
+	switch {
+	case rows > 0:
+		what = "no row matches the filter (/ changes it, esc clears it)"
+	case m.status.State != client.StateEnded && !m.status.Still:
+		what = "waiting for data"
+	}
+	return []string{m.st.Muted.Render(what)}
 }
 
 func padLines(lines []string, h int) []string {
@@ -359,8 +379,8 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
-		if why := unfilled(m.status, p, innerW, &m.st); why != nil && d.Len() == 0 {
-			body = append(body[:min(len(body), 1)], why...)
+		if d.Len() == 0 || t.matched == 0 {
+			body = append(body[:min(len(body), 1)], m.emptyPane(p, d.Len(), innerW)...)
 		}
 		switch p {
 		case paneThreads:

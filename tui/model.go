@@ -51,6 +51,7 @@ type Model struct {
 	height int
 
 	refresh time.Duration
+	started time.Time       // when the interface began: the first data is looked for quickly
 	tickGen uint64          // the refresh timer's generation: a timer of an older one is ignored
 	fetched uint64          // sequence of the latest snapshot asked for
 	applied uint64          // sequence of the latest snapshot received
@@ -140,6 +141,7 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 		meter:   newCPUMeter(),
 		refresh: cfg.Refresh,
 		recent:  cfg.Recent,
+		started: time.Now(),
 		tables: [numPanes]*table{
 			paneThreads:  newTable(threadCols, 4),
 			paneMethods:  newTable(methodCols, 3),
@@ -226,7 +228,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var next tea.Cmd
 		if msg.ticked && msg.gen == m.tickGen {
 			gen := m.tickGen
-			next = tea.Tick(m.refresh, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+			next = tea.Tick(m.nextTick(msg.snap), func(time.Time) tea.Msg { return tickMsg{gen: gen} })
 		}
 		if msg.seq < m.applied {
 			m.agg.Release(msg.snap) // stale: never shown
@@ -274,6 +276,26 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// firstDataPoll is how often the picture is looked at while no data has
+// come: the first frame with data shows as soon as it arrives, not a
+// refresh (up to 10 s) later.
+const firstDataPoll = 200 * time.Millisecond
+
+// firstDataFor bounds the quick looks at a picture that stays empty (a
+// source that sends no threads or methods at all).
+const firstDataFor = 10 * time.Second
+
+// nextTick is the time to the next snapshot after s: quick until there is
+// something to show (events that name no thread yet show an empty pane).
+func (m *Model) nextTick(s *state.Snapshot) time.Duration {
+	switch {
+	case s == nil || s.Events == 0,
+		len(s.Threads) == 0 && len(s.Methods) == 0 && time.Since(m.started) < firstDataFor:
+		return min(m.refresh, firstDataPoll)
+	}
+	return m.refresh
 }
 
 // noticeFor is how long a notice holds the footer (a key press clears it

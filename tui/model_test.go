@@ -161,6 +161,8 @@ func TestGoldenScreens(t *testing.T) {
 		{"thread-drill-in-80x24", 80, 24, []string{"1", "enter"}},
 		{"method-drill-in-80x24", 80, 24, []string{"2", "enter"}},
 		{"help-80x24", 80, 24, []string{"?"}},
+		// The notes under the keys, flowed to the width: no line of one word.
+		{"help-notes-80x24", 80, 24, append([]string{"?"}, strings.Split(strings.Repeat("j", 60), "")...)},
 		{"paused-sorted-filtered-80x24", 80, 24, []string{"space", "s", "/", "h", "t", "t", "p", "enter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -333,9 +335,21 @@ func TestKeyBindings(t *testing.T) {
 	if m.refresh != time.Second {
 		t.Fatalf("100ms, then three steps slower: %v", m.refresh)
 	}
-	// Recent and cumulative.
-	recent := m.recent
-	press(m, "c")
+	// Recent and cumulative: c acts on the methods only, m on the
+	// monitors only; elsewhere they say where they act.
+	recent, grouped := m.recent, m.grouped
+	press(m, "1", "c", "m")
+	if m.recent != recent || m.grouped != grouped || !strings.Contains(m.notice, "3 goes there") {
+		t.Fatalf("c and m act away from their panes: notice %q", m.notice)
+	}
+	if footer := ansi.Strip(m.footer()); strings.Contains(footer, "span") || strings.Contains(footer, "group locks") {
+		t.Fatalf("the threads' footer offers the keys of other panes: %q", footer)
+	}
+	press(m, "3", "m")
+	if !m.grouped {
+		t.Fatal("m does not group the monitors")
+	}
+	press(m, "m", "2", "c")
 	if m.recent == recent || m.query().Recent == recent {
 		t.Fatal("c does not toggle the methods' span")
 	}
@@ -376,7 +390,7 @@ func TestKeyBindings(t *testing.T) {
 func TestStaleSnapshotsAreDropped(t *testing.T) {
 	m, agg, _ := newTestModel(t, 80, 24)
 	older := m.fetch(false)
-	press(m, "c") // a newer query
+	press(m, "2", "c") // a newer query
 	newer := m.fetch(false)
 	m.Update(newer())
 	shown := m.snap
@@ -478,5 +492,72 @@ func TestSparklines(t *testing.T) {
 	}
 	if got := bar(0.5, 4, true); got != "##.." {
 		t.Fatalf("%q", got)
+	}
+}
+
+// r r says in the footer, whole at 80 columns, what was reset; the method
+// drill-in then heads its cumulative figures with the reset, not with the
+// start.
+func TestResetIsSaidWhole(t *testing.T) {
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0})
+	agg := state.New(state.Options{})
+	feed := func(n int) {
+		var b decode.Batch
+		for i := range n {
+			b.Add(w.Next())
+			if b.Len() == 4096 || i == n-1 {
+				agg.Apply(b.Events(), 1, decode.Clock{}, t0)
+				b.Reset()
+			}
+		}
+	}
+	feed(100_000)
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	deliver(m, agg)
+	press(m, "2", "enter")
+	deliver(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Since watching began") {
+		t.Fatalf("before the reset:\n%s", screen)
+	}
+	press(m, "esc", "r", "r")
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	if footer := lines[len(lines)-1]; strings.Contains(footer, "…") || !strings.Contains(footer, "count from now") {
+		t.Fatalf("the footer cuts the notice: %q", footer)
+	}
+	feed(100_000)
+	deliver(m, agg)
+	press(m, "enter")
+	deliver(m, agg)
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "Since the reset, at ") || strings.Contains(screen, "Since watching began") {
+		t.Fatalf("after the reset:\n%s", screen)
+	}
+}
+
+// Before any data, the picture is looked at often whatever the refresh,
+// so that the first frame with data comes when the data does; a table
+// with no rows yet says it waits for them.
+func TestFirstDataIsShownAtOnce(t *testing.T) {
+	st := streamingStatus()
+	st.Events = 1
+	agg := state.New(state.Options{})
+	m := New(Config{Refresh: 5 * time.Second, Theme: ThemeDark}, &fakeSource{st: st}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	deliver(m, agg)
+	if d := m.nextTick(m.snap); d != firstDataPoll {
+		t.Fatalf("no data yet: the next look in %v", d)
+	}
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Threads · 0") || !strings.Contains(screen, "waiting for data") {
+		t.Fatalf("an empty pane says nothing:\n%s", screen)
+	}
+	full, _, _ := newTestModel(t, 80, 24)
+	full.refresh = 5 * time.Second
+	if d := full.nextTick(full.snap); d != 5*time.Second {
+		t.Fatalf("with data: the next look in %v", d)
+	}
+	press(full, "/", "z", "z", "z", "enter")
+	if screen := ansi.Strip(full.render()); !strings.Contains(screen, "no row matches the filter") {
+		t.Fatalf("a filter that hides every row:\n%s", screen)
 	}
 }

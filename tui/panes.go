@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/proftop/proftop/state"
@@ -34,14 +33,14 @@ var paneShortNames = [numPanes]string{"Threads", "Methods", "Monitors", "GC", "O
 var threadCols = []column{
 	{title: "ID", width: 6, grow: 10, right: true, asc: true, shorten: tail}, // rbkit ids are long: their end tells apart
 	{title: "NAME", width: 22, grow: 18, text: true, asc: true, shorten: middle},
-	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 3, shorten: middle},
+	{title: "GROUP", width: 10, grow: 6, text: true, asc: true, drop: 4, shorten: middle},
 	{title: "STATE", width: 10, asc: true},
 	{title: "CPU", width: 7, right: true, name: "CPU time"},
-	{title: "%CPU", width: 5, right: true, drop: 4},
+	{title: "%CPU", width: 5, right: true, drop: 3},
 	{title: "BLOCKED", width: 8, right: true, name: "time blocked"},
 	{title: "WAITING", width: 8, right: true, drop: 2, name: "time waiting"},
 	{title: "CONT", width: 6, right: true, drop: 5, name: "contentions"},
-	{title: "METHOD", min: 12, text: true, asc: true, drop: 1, shorten: shortMethod},
+	{title: "METHOD", min: 12, want: 25, text: true, asc: true, drop: 1, shorten: shortMethod},
 	{title: "STARTED", width: 8, right: true, asc: true, drop: 6, name: "start"},
 }
 
@@ -257,15 +256,17 @@ func threadOf(s []state.Thread, key int64) *state.Thread {
 // --- hot methods ---
 
 var methodCols = []column{
-	{title: "METHOD", min: 20, text: true, asc: true, shorten: shortMethod},
-	{title: "LINE", width: 5, right: true, asc: true, drop: 6},
+	{title: "METHOD", min: 20, want: 32, text: true, asc: true, shorten: shortMethod},
+	// The line stays after MIN and MAX have gone: it tells overloads
+	// apart when their parameters do not fit.
+	{title: "LINE", width: 5, right: true, asc: true, drop: 4},
 	{title: "CALLS", width: 7, right: true},
 	{title: "SELF", width: 7, right: true, name: "self time"},
 	{title: "SELF%", width: 6, right: true, name: "self %"},
 	{title: "TOTAL", width: 7, right: true, drop: 2, name: "total time"},
-	{title: "MIN", width: 7, right: true, drop: 5},
-	{title: "MAX", width: 7, right: true, drop: 3},
-	{title: "CPU", width: 7, right: true, drop: 4},
+	{title: "MIN", width: 7, right: true, drop: 6},
+	{title: "MAX", width: 7, right: true, drop: 5},
+	{title: "CPU", width: 7, right: true, drop: 3},
 }
 
 type methodRows struct {
@@ -289,6 +290,20 @@ func newMethodRows(s *state.Snapshot) methodRows {
 		r.bySamples = r.totalSamples > 0
 	}
 	return r
+}
+
+// Blank says the LINE column would be empty: a source that sends no
+// lines (a sampler's, rbkit's) gives the room to the names.
+func (r methodRows) Blank(col int) bool {
+	if col != 1 {
+		return false
+	}
+	for i := range r.s {
+		if r.s[i].Line > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (r methodRows) Len() int          { return len(r.s) }
@@ -420,7 +435,7 @@ func (r methodRows) NumKeys(col int, ids, keys []int64) ([]int64, []int64) {
 // --- monitors ---
 
 var monitorCols = []column{
-	{title: "MONITOR", min: 18, text: true, asc: true, shorten: shortLock, name: "lock"},
+	{title: "MONITOR", min: 18, want: 31, text: true, asc: true, shorten: shortLock, name: "lock"},
 	{title: "OWNER", width: 16, grow: 16, text: true, asc: true, drop: 2, shorten: middle},
 	{title: "BLKD", width: 4, right: true, name: "blocked now"},
 	{title: "WAIT", width: 4, right: true, drop: 4, name: "waiting now"},
@@ -551,14 +566,19 @@ func gcLines(g *state.GC) int { return 7 + len(g.Pools) + len(g.Collectors) }
 func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []string {
 	g := &s.GC
 	label, value := st.Label.Render, st.Value.Render
-	first := fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))
+	// Each line is fields in the order they give way: a field that does
+	// not fit goes whole, never cut inside a figure.
+	first := []string{fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))}
 	switch {
 	case g.SinceStart && g.TotalTime > 0:
-		first += label(" since the process started, ") + value(dur(g.TotalTime))
+		first = append(first, label(" since the process started,")+" "+value(dur(g.TotalTime)))
 	case g.SinceStart: // the source counts them, not their time (rbkit's gc_stats)
-		first += label(" since the process started")
+		first = append(first, label(" since the process started"))
 	case len(g.Collectors) > 0:
-		first += label(" since the reset, ") + value(dur(g.TotalTime))
+		first = append(first, label(" since the reset,")+" "+value(dur(g.TotalTime)))
+	}
+	if g.InGC {
+		first = append(first, "  "+st.Warn.Render("collecting"))
 	}
 	// No pause seen (attached after them, or a source that reports none):
 	// unknown, not 0.
@@ -568,30 +588,27 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		}
 		return dur(d)
 	}
-	last := fmt.Sprintf("%s %s", label("last pause"), value(pause(g.LastPause)))
+	last := []string{fmt.Sprintf("%s %s", label("last pause"), value(pause(g.LastPause)))}
 	if g.LastCause != "" {
-		last += label(" " + inert(g.LastCause))
-	}
-	var freed []string
-	if g.FreedKnown {
-		freed = append(freed, label("objects freed ")+value(count(g.Freed)))
-	}
-	if g.Reclaimed > 0 {
-		freed = append(freed, label("reclaimed ")+value(size(g.Reclaimed)))
+		last = append(last, label(" "+inert(g.LastCause)))
 	}
 	gcTime := value(pct(g.Percent))
 	if g.Percent <= 0 {
 		gcTime = value("0%")
 	}
-	lines := []string{
-		first,
-		last,
-		fmt.Sprintf("%s %s  %s %s  %s %s  %s", label("p50"), value(pause(g.P50)), label("p99"), value(pause(g.P99)),
-			label("max"), value(pause(g.Max)), label("of the latest "+strconv.Itoa(len(g.Pauses)))),
-		label("GC time ") + gcTime + label(" of the last "+dur(s.Window)) + "  " + strings.Join(freed, "  "),
+	times := []string{label("GC time ") + gcTime + label(" of the last "+dur(s.Window))}
+	if g.FreedKnown {
+		times = append(times, "  "+label("objects freed ")+value(count(g.Freed)))
 	}
-	if g.InGC {
-		lines[0] += "  " + st.Warn.Render("collecting")
+	if g.Reclaimed > 0 {
+		times = append(times, "  "+label("reclaimed ")+value(size(g.Reclaimed)))
+	}
+	lines := []string{
+		fitFields(width, first...),
+		fitFields(width, last...),
+		fitFields(width, label("p50")+" "+value(pause(g.P50)), "  "+label("p99")+" "+value(pause(g.P99)),
+			"  "+label("max")+" "+value(pause(g.Max)), "  "+label("of the latest "+strconv.Itoa(len(g.Pauses)))),
+		fitFields(width, times...),
 	}
 	spark := max(width-12, 8)
 	if n := len(g.Heap); n > 0 {
@@ -618,17 +635,18 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		lines = append(lines, fmt.Sprintf("%s %s", label("pauses    "), st.SparkAlt.Render(sparkline(ps, spark, 0, ascii))))
 	}
 	for _, p := range g.Pools {
-		line := fmt.Sprintf("  %-22s %9s", inert(p.Name), size(p.Used))
+		fields := []string{fmt.Sprintf("  %-22s %9s", inert(p.Name), size(p.Used))}
 		if p.Committed > 0 {
-			line += label(" of ") + size(p.Committed)
+			fields = append(fields, label(" of ")+size(p.Committed))
 		}
 		if p.Max > 0 {
-			line += label(", max ") + size(p.Max)
+			fields = append(fields, label(", max ")+size(p.Max))
 		}
-		lines = append(lines, line)
+		lines = append(lines, fitFields(width, fields...))
 	}
 	for _, c := range g.Collectors {
-		lines = append(lines, fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections, "+dur(c.TotalTime))))
+		lines = append(lines, fitFields(width, fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections")),
+			label(", "+dur(c.TotalTime))))
 	}
 	if len(lines) > height {
 		lines = lines[:height]
@@ -640,6 +658,20 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		lines = append(lines, "")
 	}
 	return lines
+}
+
+// fitFields joins a line's fields while they fit in width: the first
+// always (cut if it must), each after it whole or not at all, with those
+// after a field that does not fit.
+func fitFields(width int, fields ...string) string {
+	line := fields[0]
+	for _, f := range fields[1:] {
+		if widthOf(line)+widthOf(f) > width {
+			break
+		}
+		line += f
+	}
+	return line
 }
 
 // methodsTitle says which figures the methods pane shows, and whether they

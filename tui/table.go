@@ -12,15 +12,20 @@ import (
 // column describes one column of a table.
 type column struct {
 	title string
-	width int  // cells; 0 makes the column take what is left
-	min   int  // the least a flexible column gets
+	width int // cells; 0 makes the column take what is left
+	min   int // the least a flexible column gets
+	// want is what a flexible column needs to show its names whole
+	// (OutputStreamManager.write): columns that may go go, in their
+	// order, until it has it.
+	want  int
 	grow  int  // the most cells a fixed column grows by on a wide terminal
 	right bool // right-aligned (numbers)
 	text  bool // sorts by its text, else by a number
 	asc   bool // sorts ascending by default (names, ids); figures sort descending
 	drop  int  // when the table is narrow, columns with the highest drop go first; 0 never goes
-	// shorten fits a cell's text that is too wide, keeping what tells rows
-	// apart (see shorten.go); nil cuts it at the right.
+	// shorten fits a cell's text in the column's width, keeping what
+	// tells rows apart (see shorten.go), and returns a text that fits as
+	// it is; nil cuts it at the right.
 	shorten func(s string, w int) string
 	// name is the column's name in help and titles, when its title is an abbreviation.
 	name string
@@ -343,9 +348,61 @@ func (t *table) selected(d rows) int {
 	return -1
 }
 
-// widths fits the columns into width cells, dropping columns when narrow.
-func (t *table) widths(width int) []int {
+// blankColumns is what rows whose data may leave a column empty in every
+// row implement (no method has a line): such a column, if it may go, goes.
+type blankColumns interface {
+	Blank(col int) bool
+}
+
+// widths fits the columns into width cells, dropping columns when narrow,
+// and more while the flexible column has less than it wants.
+func (t *table) widths(width int, d rows) []int {
+	gone := make([]bool, len(t.cols))
+	if b, ok := d.(blankColumns); ok {
+		for i, c := range t.cols {
+			gone[i] = c.drop > 0 && b.Blank(i)
+		}
+	}
+	w := t.fit(width, gone)
+	flex := slices.IndexFunc(t.cols, func(c column) bool { return c.width == 0 })
+	if flex < 0 || w[flex] < 0 || t.cols[flex].want == 0 {
+		return w
+	}
+	for i := range w {
+		gone[i] = w[i] < 0
+	}
+	for w[flex] < t.cols[flex].want {
+		worst := t.worst(gone, flex)
+		if worst < 0 {
+			break
+		}
+		gone[worst] = true
+		w = t.fit(width, gone)
+	}
+	return w
+}
+
+// worst is the column to drop next (the highest drop), but never skip,
+// or -1.
+func (t *table) worst(gone []bool, skip int) int {
+	worst := -1
+	for i, c := range t.cols {
+		if !gone[i] && i != skip && c.drop > 0 && (worst < 0 || c.drop > t.cols[worst].drop) {
+			worst = i
+		}
+	}
+	return worst
+}
+
+// fit lays the columns not gone out in width cells, dropping more when
+// they do not fit; a gone column's width is -1.
+func (t *table) fit(width int, gone []bool) []int {
 	w := make([]int, len(t.cols))
+	for i := range gone {
+		if gone[i] {
+			w[i] = -1
+		}
+	}
 	for {
 		used, flex := 0, -1
 		for i, c := range t.cols {
@@ -369,7 +426,10 @@ func (t *table) widths(width int) []int {
 			}
 			// A wide terminal widens the names too, once the flexible
 			// column (the method, the lock) has room to spare.
-			const room = 40
+			room := 40
+			if flex >= 0 {
+				room = max(room, t.cols[flex].want-t.cols[flex].min)
+			}
 			for i, c := range t.cols {
 				if w[i] > 0 && c.grow > 0 && left > room {
 					g := min(c.grow, (left-room)/2)
@@ -382,12 +442,11 @@ func (t *table) widths(width int) []int {
 			}
 			return w
 		}
-		worst := -1
-		for i, c := range t.cols {
-			if w[i] >= 0 && c.drop > 0 && (worst < 0 || c.drop > t.cols[worst].drop) {
-				worst = i
-			}
+		gone := make([]bool, len(t.cols))
+		for i := range w {
+			gone[i] = w[i] < 0
 		}
+		worst := t.worst(gone, -1)
 		if worst < 0 {
 			// Nothing more can go: shrink what is flexible and let the rest be cut.
 			for i, c := range t.cols {
@@ -408,7 +467,7 @@ func (t *table) widths(width int) []int {
 // of width cells.
 func (t *table) render(d rows, width, height int, st *Styles, focused bool) []string {
 	lines := make([]string, 0, height)
-	ws := t.widths(width)
+	ws := t.widths(width, d)
 	t.shown = t.shown[:0]
 	for _, w := range ws {
 		t.shown = append(t.shown, w >= 0)
@@ -447,7 +506,9 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 			}
 			first = false
 			text := d.Cell(r, i)
-			if c.shorten != nil && widthOf(text) > ws[i] {
+			if c.shorten != nil {
+				// Called whether or not the text fits: a method's
+				// parameters read the same way in every row.
 				text = c.shorten(text, ws[i])
 			}
 			cell := fit(text, ws[i], c.right)

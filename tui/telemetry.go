@@ -155,7 +155,7 @@ func minMax(vs []float64) (lo, hi float64) {
 // --- the one-line-per-series table ---
 
 var telemetryCols = []column{
-	{title: "SERIES", width: 30, grow: 24, asc: true, shorten: middle, name: "order"},
+	{title: "SERIES", width: 30, grow: 24, asc: true, shorten: shortSeries, name: "order"},
 	{title: "LAST", width: 9, right: true, name: "latest value"},
 	{title: "MIN", width: 8, right: true, drop: 2, name: "least of the window"},
 	{title: "MAX", width: 8, right: true, drop: 3, name: "most of the window"},
@@ -318,7 +318,8 @@ func (m *Model) chartCell(e *telemetryEntry, w int, selected bool) []string {
 	lo, hi := chartRange(e.values, unit)
 	value := unitValue(e.last(), unit)
 	scale := m.st.Label.Render(" ↑" + unitValue(hi, unit))
-	name := fit(inert(e.label(m.cfg.ASCII)), max(w-widthOf(value)-widthOf(scale)-1, 1), false)
+	room := max(w-widthOf(value)-widthOf(scale)-1, 1)
+	name := fit(shortSeries(inert(e.label(m.cfg.ASCII)), room), room, false)
 	title := m.st.Label.Render(name) + " " + m.st.Value.Render(value) + scale
 	if selected {
 		title = m.st.Selected.Render(name + " " + value + ansi.Strip(scale))

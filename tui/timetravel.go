@@ -275,21 +275,21 @@ func (m *Model) timeline(width int) string {
 	return b.String()
 }
 
-// historyNotes say what the history holds and could hold, for the help.
-func (m *Model) historyNotes() []string {
+// historyNote says what the history holds and could hold, for the help.
+func (m *Model) historyNote() string {
 	h := m.cfg.History
 	if h == nil {
-		return []string{"History: none is kept."}
+		return "History: none is kept."
 	}
 	o := h.Options()
-	out := []string{fmt.Sprintf("History: a picture every refresh (a second apart at least), the last %s, within %s.",
-		spanText(o.Span), size(o.MaxBytes))}
+	out := fmt.Sprintf("History: a picture every refresh (a second apart at least), the last %s, within %s.",
+		spanText(o.Span), size(o.MaxBytes))
 	if n, bytes, covers, capacity := h.Usage(); n > 1 {
 		now := fmt.Sprintf("It holds %d pictures over %s in %s", n, agoText(covers.Round(time.Second)), size(bytes))
 		if capacity > 0 {
 			now += fmt.Sprintf("; at that size the bound holds about %s", spanText(capacity.Round(time.Minute)))
 		}
-		out = append(out, now+".")
+		out += " " + now + "."
 	}
 	return out
 }

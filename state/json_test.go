@@ -1,0 +1,71 @@
+package state
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/simulator"
+)
+
+// What was not measured is left out of the JSON, not given a sentinel: a
+// frame's unknown line, a pool's undefined max; an empty list is [], not
+// null; a deadlock's monitors come in hex too, as the screen names them.
+func TestSnapshotJSONHasNoSentinels(t *testing.T) {
+	empty, err := json.Marshal(New(Options{}).Snapshot(t0, Query{CallersOf: -1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(empty), `"heap":[]`) || strings.Contains(string(empty), "null") {
+		t.Fatalf("an empty picture: %s", empty)
+	}
+
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0, DeadlockEvery: 20 * time.Second, DeadlockFor: 5 * time.Second})
+	a := New(Options{})
+	var live, recent bool
+	for i := 0; i < 2000 && !(live && recent); i++ {
+		evs := make([]decode.Event, 0, 1024)
+		for range 1024 {
+			evs = append(evs, decode.Clone(w.Next()))
+		}
+		feed(a, evs...)
+		if i%20 != 0 {
+			continue
+		}
+		s := a.Snapshot(t0, Query{CallersOf: -1, AllStacks: true})
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sentinel := range []string{`"line":-`, `"line":0`, `"max":-1`, `"heap":null`} {
+			if strings.Contains(string(b), sentinel) {
+				t.Fatalf("%s in %.400s…", sentinel, b[strings.Index(string(b), sentinel)-200:])
+			}
+		}
+		var doc struct {
+			Deadlocks       []Deadlock `json:"deadlocks"`
+			RecentDeadlocks []Deadlock `json:"recentDeadlocks"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range append(doc.Deadlocks, doc.RecentDeadlocks...) {
+			if len(d.MonitorsHex) != len(d.Monitors) {
+				t.Fatalf("monitors %v, in hex %v", d.Monitors, d.MonitorsHex)
+			}
+			for j, m := range d.Monitors {
+				if d.MonitorsHex[j] != strconv.FormatInt(m, 16) {
+					t.Fatalf("monitor %d in hex: %q", m, d.MonitorsHex[j])
+				}
+			}
+		}
+		live = live || len(doc.Deadlocks) > 0
+		recent = recent || len(doc.RecentDeadlocks) > 0
+	}
+	if !live || !recent {
+		t.Fatalf("deadlocks seen: live %v, recent %v", live, recent)
+	}
+}
