@@ -241,12 +241,25 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 				label("total"), value(dur(f.Total)), label("CPU"), value(dur(f.CPU))),
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(f.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(f.Max))))
 	}
-	recent, cumulative := s.FocusRecent, s.FocusCumulative
-	if recent.Slot != m.Slot || cumulative.Slot != m.Slot {
-		recent, cumulative = *m, *m // figures of one span only
+	switch {
+	case s.IsPicture():
+		// A moment of the history: its rows are the window's; the figures
+		// since the start as of then, where the picture kept them.
+		span("Over the last "+dur(s.Window)+" to "+s.Taken.Local().Format("15:04:05"), m)
+		if int(m.Slot) < len(s.Since) {
+			span("Since watching began, as of then", &s.Since[m.Slot])
+		} else {
+			out = append(out, "", st.Title.Render("Since watching began"),
+				"  "+st.Muted.Render("not kept in the history for this moment"))
+		}
+	case s.HasFocus && s.FocusRecent.Slot == m.Slot:
+		span("Over the last "+dur(s.Window), &s.FocusRecent)
+		span("Since watching began", &s.FocusCumulative)
+	case s.Recent:
+		span("Over the last "+dur(s.Window), m) // the other span comes with the next refresh
+	default:
+		span("Since watching began", m)
 	}
-	span("Over the last "+dur(s.Window), &recent)
-	span("Since watching began", &cumulative)
 	if s.TotalSelf > 0 {
 		out = append(out, "  "+label("of all self time, in the pane's span: ")+value(pct(s.Percent(m))))
 	}
