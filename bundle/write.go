@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -88,6 +89,13 @@ func (src *Source) Write(path string, now time.Time) (Summary, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		sum.Path = abs
 	}
+	// Rendering a history of minutes makes garbage of several times its
+	// size; let the heap double with it and proftop's memory would jump
+	// by hundreds of MiB during an incident, and stay there. So the
+	// collector runs more often while the bundle is written, and the
+	// memory goes back to the system once it is.
+	defer debug.FreeOSMemory()
+	defer debug.SetGCPercent(debug.SetGCPercent(bundleGCPercent))
 	members, release, err := src.members(now, &sum)
 	defer release()
 	if err != nil {
@@ -98,6 +106,9 @@ func (src *Source) Write(path string, now time.Time) (Summary, error) {
 	})
 	return sum, err
 }
+
+// bundleGCPercent is the collector's GOGC while a bundle is written.
+const bundleGCPercent = 20
 
 // writeTar writes the members as a gzipped tar.
 func writeTar(w io.Writer, members []member, now time.Time) error {
@@ -172,12 +183,9 @@ func (src *Source) members(now time.Time, sum *Summary) (out []member, release f
 	}
 	sum.Pictures, sum.Deadlocks = len(pics), len(deadlocks)
 	out = append(out, member{name: FileHistory, size: -1, write: func(w io.Writer) error {
+		enc := json.NewEncoder(w) // a line a picture, from one buffer: no copy of each
 		for _, p := range pics {
-			b, err := json.Marshal(p)
-			if err != nil {
-				return err
-			}
-			if _, err := w.Write(append(b, '\n')); err != nil {
+			if err := enc.Encode(p); err != nil {
 				return err
 			}
 		}
