@@ -108,7 +108,7 @@ func Reason(err error, dir string) string {
 		case serr == nil:
 			// It exists, and yet a file cannot be made in it: a pseudo
 			// file system (/proc, /sys) that takes no new files.
-			return dir + " takes no new files (no such file or directory)"
+			return dir + " takes no new files"
 		}
 	case errors.As(err, &errno):
 		return errno.Error()
