@@ -194,6 +194,10 @@ func (m *Model) showFrozen() {
 	m.tree = nil // the tree of now, not of the picture left
 }
 
+// maxRateGap is the longest gap between two pictures that a rate of
+// events is told over (the history's step is 10 s at most).
+const maxRateGap = 10 * time.Second
+
 // momentCounts are the event counters of a moment of the past.
 type momentCounts struct {
 	events int64
@@ -217,8 +221,10 @@ func (m *Model) frozenCounts() *momentCounts {
 			prev = m.trip.pics[at-1]
 		}
 	}
+	// The picture before must be recent: a reopened bundle's pictures are
+	// of another run than the snapshot frozen, which replays its stream.
 	if prev != nil {
-		if dt := m.snap.Taken.Sub(prev.At); dt > 0 && m.snap.Events >= prev.Snap.Events {
+		if dt := m.snap.Taken.Sub(prev.At); dt > 0 && dt <= maxRateGap && m.snap.Events >= prev.Snap.Events {
 			c.perSec = float64(m.snap.Events-prev.Snap.Events) / dt.Seconds()
 		}
 	}
