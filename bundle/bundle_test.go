@@ -177,7 +177,7 @@ func TestBundleContents(t *testing.T) {
 // Writing a bundle streams its files: what it allocates is far below
 // what the history it writes holds.
 func TestBundleWriteIsStreamed(t *testing.T) {
-	src := simulatedSource(t, 30)
+	src := simulatedSource(t, 16)
 	var hist int64
 	for _, p := range src.History.Pictures() {
 		b, _ := json.Marshal(p)
@@ -190,7 +190,7 @@ func TestBundleWriteIsStreamed(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := src.Write(path, t0.Add(30*time.Second)); err != nil {
+	if _, err := src.Write(path, t0.Add(16*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
