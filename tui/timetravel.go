@@ -215,7 +215,10 @@ func (m *Model) frozenCounts() *momentCounts {
 	if m.trip != nil {
 		at := m.trip.at
 		if at < 0 {
-			at = m.before(m.snap.Taken) + 1
+			// The snapshot frozen may come a few milliseconds after the
+			// newest picture, with no batch between them: a rate over a
+			// second at least.
+			at = m.before(m.snap.Taken.Add(-time.Second)) + 1
 		}
 		if at > 0 && at <= len(m.trip.pics) {
 			prev = m.trip.pics[at-1]

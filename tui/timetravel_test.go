@@ -135,6 +135,11 @@ func TestTimeTravelKeys(t *testing.T) {
 	if m.trip.at != -1 || m.snap != m.frozen || strings.Contains(ansi.Strip(m.render()), "PAST") {
 		t.Fatalf("end: at %d", m.trip.at)
 	}
+	// The header counts the moment's events, and their rate since the
+	// picture a second before, not the source's, which go on.
+	if header := ansi.Strip(m.render()); !strings.Contains(header, "PAUSED   events "+count(m.frozen.Events)+"  19.") {
+		t.Fatalf("the header of the moment frozen:\n%.300s", header)
+	}
 	run(m, "right")
 	if m.trip.at != -1 || !strings.Contains(m.notice, "the latest") {
 		t.Fatalf("at %d, %q", m.trip.at, m.notice)
