@@ -12,9 +12,9 @@ import (
 // refresh interval), so that a user can go back to what was on screen when
 // an incident peaked. A picture is a snapshot cut down to what tells — the
 // busiest threads (with their stacks, shared with the aggregator rather
-// than copied), the hottest methods over the window, the contended
-// monitors, deadlocks, GC — plus the call tree's weights of the seconds
-// since the previous picture. The history is bounded by its span and by an
+// than copied), the hottest methods over the window (and their figures
+// since the start), the contended monitors, deadlocks, GC — plus the call
+// tree's weights of the seconds since the previous picture. The history is bounded by its span and by an
 // estimate of its bytes, whichever is reached first: the oldest pictures go.
 
 // HistoryOptions bound the history.
