@@ -90,7 +90,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 	pf.IntVarP(&view.Count, "iterations", "n", 0, "with --batch: number of snapshots (0: until interrupted, or the end of a file)")
 	pf.BoolVar(&view.JSON, "json", false, "with --batch: one JSON document per snapshot, on one line")
 	pf.IntVar(&view.Top, "top", 0, "with --batch: rows per table in text (default 20); methods kept in JSON (default all)")
-	pf.BoolVar(&view.History, "history", false, "with --batch --json: print, at the end, the history (a picture a refresh) as JSON lines")
+	pf.BoolVar(&view.History, "history", false, "with --batch --json: print the history (a picture a refresh) as JSON lines when the run ends, instead of the snapshots")
 	pf.StringVar(&view.Bundle, "bundle", "", "with --batch: write a triage bundle (.tar.gz) to this file when the run ends")
 
 	decodeCmd, simulateCmd, listCmd, jarCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewListCommand(), cli.NewAgentJarCommand()

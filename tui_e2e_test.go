@@ -224,9 +224,31 @@ func TestTimeTravelAndBundleInTmux(t *testing.T) {
 	tm.keys("q")
 	tm.waitFor("the shell", 5*time.Second, "$ ")
 	out, errs, code := run(t, nil, "replay", bundles[0], "--batch", "--json", "--history")
-	if code != 0 || !strings.Contains(out, `"marks":["deadlock"`) {
+	if code != 0 || !strings.Contains(out, `"marks":["deadlock"`) || !strings.Contains(out, `"sinceStart":{"calls":`) {
 		t.Fatalf("exit %d\n%.2000s\n%s", code, out, errs)
 	}
+	// proftop replay reopens it: a past moment has its call tree, and the
+	// drill-in of its hottest method its figures of then.
+	tm.keys("clear; "+proftopBin+" replay "+bundles[0], "Enter")
+	tm.waitFor("the bundle reopened", 30*time.Second, "Threads", "■ ended")
+	tm.keys("Space")
+	tm.waitFor("frozen", 5*time.Second, "PAUSED", "history ")
+	tm.keys("Home", "Right", "Right", "Right", "2")
+	tm.waitFor("a past moment", 5*time.Second, "PAST -", "Hot methods")
+	tm.keys("t")
+	screen = tm.waitFor("its call tree", 10*time.Second, "Call tree · the ", "all threads", "com.acme.shop")
+	if strings.Contains(screen, "no stacks") {
+		t.Fatalf("a past moment of the reopened bundle has no call tree:\n%s", screen)
+	}
+	tm.keys("Escape")
+	tm.waitFor("the methods at that moment", 5*time.Second, "Hot methods", "PAST -")
+	tm.keys("g", "Enter")
+	screen = tm.waitFor("the past method's drill-in", 5*time.Second, "Drill-in: Hot methods", "Over the last", "Since watching began, as of then")
+	if strings.Contains(screen, "calls 0 ") {
+		t.Fatalf("the hottest method of a past moment shows no calls:\n%s", screen)
+	}
+	tm.keys("q", "q")
+	tm.waitFor("the shell", 5*time.Second, "$")
 }
 
 // 200×60: every pane at once, nothing overflowing; the footer offers the

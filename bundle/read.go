@@ -47,7 +47,8 @@ func IsBundle(path string) bool {
 	return err == nil && h.Name == FileReadme
 }
 
-// Read reads a bundle's README, history, deadlocks and profile. A bad
+// Read reads a bundle's README, history (with its pictures' call trees),
+// deadlocks and profile. A bad
 // file is an error naming it (and the line, in the history).
 func Read(path string) (*Bundle, error) {
 	f, err := os.Open(path)
@@ -79,6 +80,11 @@ func Read(path string) (*Bundle, error) {
 			b.Readme = string(data)
 		case FileHistory:
 			if b.Pictures, err = readHistory(tr); err != nil {
+				return nil, fmt.Errorf("%s: %s: %v", path, h.Name, err)
+			}
+		case FileHistoryTree:
+			// Written after the history, whose pictures it gives their call trees.
+			if err = state.ReadPastTrees(tr, b.Pictures); err != nil {
 				return nil, fmt.Errorf("%s: %s: %v", path, h.Name, err)
 			}
 		case FileDeadJSON:

@@ -11,33 +11,36 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/export"
+	"github.com/proftop/proftop/internal/atomicfile"
 	"github.com/proftop/proftop/state"
 	"github.com/proftop/proftop/tui"
 )
 
 // The files of a bundle.
 const (
-	FileReadme    = "README.txt"
-	FilePicture   = "picture.json"
-	FileText      = "picture.txt"
-	FileHistory   = "history.jsonl"
-	FileDeadlocks = "deadlocks.txt"
-	FileDeadJSON  = "deadlocks.json"
-	FileThreads   = "threads.txt"
-	FileStream    = "stream.trcbin"
-	FileProfile   = "profile.pb.gz"
-	FileCollapsed = "stacks.collapsed"
+	FileReadme  = "README.txt"
+	FilePicture = "picture.json"
+	FileText    = "picture.txt"
+	FileHistory = "history.jsonl"
+	// FileHistoryTree holds the call-tree weights of the history's
+	// pictures, with the part of the tree they weigh.
+	FileHistoryTree = "history-tree.jsonl"
+	FileDeadlocks   = "deadlocks.txt"
+	FileDeadJSON    = "deadlocks.json"
+	FileThreads     = "threads.txt"
+	FileStream      = "stream.trcbin"
+	FileProfile     = "profile.pb.gz"
+	FileCollapsed   = "stacks.collapsed"
 )
 
 // Source is what bundles are made of; each field is read when a bundle
@@ -59,86 +62,82 @@ type Summary struct {
 	Stream    time.Duration // the span of the raw stream kept
 }
 
-// entry is one file of the bundle: its bytes, or a writer of them.
-type entry struct {
+// member is one file of the bundle: its size when known before it is
+// written (-1: not known), and how to write it. tar wants the size first:
+// a member of unknown size is written twice, once to count its bytes and
+// once into the bundle — rendering a history again costs less than
+// holding a hundred megabytes of it in memory during an incident.
+type member struct {
 	name  string
-	data  []byte
 	size  int64
 	write func(io.Writer) error
 }
 
+func bytesMember(name string, data []byte) member {
+	return member{name: name, size: int64(len(data)), write: func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}}
+}
+
 // Write writes a bundle of the picture at now to path: into a file beside
 // it first, renamed once whole, so that a full disk never leaves half a
-// bundle under the name asked for.
+// bundle under the name asked for. Its files are written as they are
+// rendered, never whole in memory.
 func (src *Source) Write(path string, now time.Time) (Summary, error) {
 	sum := Summary{Path: path}
 	if abs, err := filepath.Abs(path); err == nil {
 		sum.Path = abs
 	}
-	entries, err := src.entries(now, &sum)
+	// Rendering a history of minutes makes garbage of several times its
+	// size; let the heap double with it and proftop's memory would jump
+	// by hundreds of MiB during an incident, and stay there. So the
+	// collector runs more often while the bundle is written, and the
+	// memory goes back to the system once it is.
+	defer debug.FreeOSMemory()
+	defer debug.SetGCPercent(debug.SetGCPercent(bundleGCPercent))
+	members, release, err := src.members(now, &sum)
+	defer release()
 	if err != nil {
-		return sum, err
+		return sum, fmt.Errorf("cannot write the bundle: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
-	if err != nil {
-		return sum, fmt.Errorf("cannot write the bundle %s: %w", path, explain(err))
-	}
-	fail := func(err error) (Summary, error) {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return sum, fmt.Errorf("writing the bundle %s failed: %w", path, explain(err))
-	}
-	counted := &countingWriter{w: tmp}
-	// The fastest level: the raw stream dominates, and is already
-	// decompressed from its ring; a bundle is written during an incident.
-	zw, _ := gzip.NewWriterLevel(counted, gzip.BestSpeed)
-	tw := tar.NewWriter(zw)
-	for _, e := range entries {
-		// Truncated: tar rounds to the nearest second, which may be in the future.
-		h := &tar.Header{Name: e.name, Mode: 0o644, Size: e.size, ModTime: now.Truncate(time.Second), Typeflag: tar.TypeReg}
-		if err := tw.WriteHeader(h); err != nil {
-			return fail(err)
-		}
-		if e.write != nil {
-			err = e.write(tw)
-		} else {
-			_, err = tw.Write(e.data)
-		}
-		if err != nil {
-			return fail(err)
-		}
-	}
-	for _, err := range []error{tw.Close(), zw.Close(), tmp.Sync()} {
-		if err != nil {
-			return fail(err)
-		}
-	}
-	tmp.Chmod(0o644) // CreateTemp's 0600 is for the partial file; the bundle is to be handed over
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return sum, fmt.Errorf("writing the bundle %s failed: %w", path, explain(err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return sum, fmt.Errorf("cannot write the bundle %s: %w", path, explain(err))
-	}
-	sum.Bytes = counted.n
-	return sum, nil
+	sum.Bytes, err = atomicfile.Write(path, "the bundle", 0o644, func(w io.Writer) error {
+		return writeTar(w, members, now)
+	})
+	return sum, err
 }
 
-// explain words the errors a user can do something about.
-func explain(err error) error {
-	switch {
-	case errors.Is(err, syscall.ENOSPC):
-		return fmt.Errorf("the disk is full (%w)", err)
-	case errors.Is(err, syscall.EDQUOT):
-		return fmt.Errorf("the disk quota is used up (%w)", err)
-	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("no permission to write there (%w)", err)
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("the directory does not exist (%w)", err)
+// bundleGCPercent is the collector's GOGC while a bundle is written.
+const bundleGCPercent = 20
+
+// writeTar writes the members as a gzipped tar.
+func writeTar(w io.Writer, members []member, now time.Time) error {
+	// The fastest level: the raw stream dominates, and is already
+	// decompressed from its ring; a bundle is written during an incident.
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	tw := tar.NewWriter(zw)
+	for _, m := range members {
+		size := m.size
+		if size < 0 {
+			c := &countingWriter{w: io.Discard}
+			if err := m.write(c); err != nil {
+				return err
+			}
+			size = c.n
+		}
+		// Truncated: tar rounds to the nearest second, which may be in the future.
+		h := &tar.Header{Name: m.name, Mode: 0o644, Size: size, ModTime: now.Truncate(time.Second), Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if err := m.write(tw); err != nil {
+			return err
+		}
 	}
-	return err
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 type countingWriter struct {
@@ -152,25 +151,23 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// entries renders every file of the bundle.
-func (src *Source) entries(now time.Time, sum *Summary) ([]entry, error) {
+// members lists every file of the bundle, each rendered when written;
+// release hands the snapshot they read back to the aggregator, once the
+// bundle is written.
+func (src *Source) members(now time.Time, sum *Summary) (out []member, release func(), err error) {
 	snap := src.Agg.Snapshot(now, state.Query{Recent: true, CallersOf: -1, AllStacks: true})
-	defer src.Agg.Release(snap)
+	release = func() { src.Agg.Release(snap) }
 	var status client.Status
 	if src.Status != nil {
 		status = src.Status()
 	}
-	var out []entry
-	add := func(name string, data []byte) {
-		out = append(out, entry{name: name, data: data, size: int64(len(data))})
-	}
 
 	picture, err := tui.RenderJSON(snap, status, 0)
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
-	add(FilePicture, append(picture, '\n'))
-	add(FileText, []byte(tui.RenderText(snap, status, 160, 50, false)))
+	out = append(out, bytesMember(FilePicture, append(picture, '\n')),
+		bytesMember(FileText, []byte(tui.RenderText(snap, status, 160, 50, false))))
 
 	var pics []*state.Picture
 	var deadlocks []state.DeadlockRecord
@@ -185,35 +182,34 @@ func (src *Source) entries(now time.Time, sum *Summary) ([]entry, error) {
 		deadlocks = h.Deadlocks()
 	}
 	sum.Pictures, sum.Deadlocks = len(pics), len(deadlocks)
-	var hist bytes.Buffer
-	for _, p := range pics {
-		b, err := json.Marshal(p)
-		if err != nil {
-			return nil, err
+	out = append(out, member{name: FileHistory, size: -1, write: func(w io.Writer) error {
+		enc := json.NewEncoder(w) // a line a picture, from one buffer: no copy of each
+		for _, p := range pics {
+			if err := enc.Encode(p); err != nil {
+				return err
+			}
 		}
-		hist.Write(b)
-		hist.WriteByte('\n')
+		return nil
+	}})
+	pastTrees := state.NewPastTrees(pics, src.Agg.TreeShape())
+	if pastTrees.Pictures() > 0 {
+		out = append(out, member{name: FileHistoryTree, size: -1, write: pastTrees.Write})
 	}
-	add(FileHistory, hist.Bytes())
-	var dl bytes.Buffer
-	WriteDeadlocks(&dl, deadlocks)
-	add(FileDeadlocks, dl.Bytes())
+	out = append(out, member{name: FileDeadlocks, size: -1, write: func(w io.Writer) error { return WriteDeadlocks(w, deadlocks) }})
 	if deadlocks == nil {
 		deadlocks = []state.DeadlockRecord{} // [] in JSON, not null
 	}
 	dj, err := json.Marshal(deadlocks)
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
-	add(FileDeadJSON, append(dj, '\n'))
-	var td bytes.Buffer
-	WriteThreadDump(&td, snap, status.Source)
-	add(FileThreads, td.Bytes())
+	out = append(out, bytesMember(FileDeadJSON, append(dj, '\n')),
+		member{name: FileThreads, size: -1, write: func(w io.Writer) error { return WriteThreadDump(w, snap, status.Source) }})
 
 	var ring client.RingContents
 	if src.Ring != nil {
 		ring = src.Ring.Contents()
-		out = append(out, entry{name: FileStream, size: ring.Bytes, write: func(w io.Writer) error {
+		out = append(out, member{name: FileStream, size: ring.Bytes, write: func(w io.Writer) error {
 			_, err := ring.WriteTo(w)
 			return err
 		}})
@@ -223,24 +219,22 @@ func (src *Source) entries(now time.Time, sum *Summary) ([]entry, error) {
 	shape, figs := src.Agg.TreeAndShape(false)
 	tree := state.BuildCallTree(shape, nil, figs)
 	span := export.Span{From: snap.Process.Started, To: snap.Clock, Source: status.Source, Sampled: snap.Sampled}
-	var prof, coll bytes.Buffer
 	if len(tree.Nodes) > 1 {
+		// Compressed already, and small beside the rest: made once.
+		var prof bytes.Buffer
 		if err := export.Pprof(&prof, tree, span); err != nil {
-			return nil, err
+			return nil, release, err
 		}
-		if err := export.Collapsed(&coll, tree, export.ValueAuto); err != nil {
-			return nil, err
-		}
-		add(FileProfile, prof.Bytes())
-		add(FileCollapsed, coll.Bytes())
+		out = append(out, bytesMember(FileProfile, prof.Bytes()),
+			member{name: FileCollapsed, size: -1, write: func(w io.Writer) error { return export.Collapsed(w, tree, export.ValueAuto) }})
 	}
-	readme := src.readme(now, snap, status, pics, deadlocks, ring, tree)
-	return append([]entry{{name: FileReadme, data: []byte(readme), size: int64(len(readme))}}, out...), nil
+	readme := src.readme(now, snap, status, pics, pastTrees, deadlocks, ring, tree)
+	return append([]member{bytesMember(FileReadme, []byte(readme))}, out...), release, nil
 }
 
 // readme says what the bundle is, when and where it was made, and how to
 // open each file.
-func (src *Source) readme(now time.Time, s *state.Snapshot, st client.Status, pics []*state.Picture, ds []state.DeadlockRecord,
+func (src *Source) readme(now time.Time, s *state.Snapshot, st client.Status, pics []*state.Picture, trees *state.PastTrees, ds []state.DeadlockRecord,
 	ring client.RingContents, tree *state.CallTree) string {
 	var b strings.Builder
 	host, _ := os.Hostname()
@@ -275,6 +269,10 @@ func (src *Source) readme(now time.Time, s *state.Snapshot, st client.Status, pi
 	} else {
 		fmt.Fprintf(&b, "%-17s the history: none was kept\n", FileHistory)
 	}
+	if trees.Pictures() > 0 {
+		fmt.Fprintf(&b, "%-17s the call tree's weights of %d of those pictures, and the %d nodes of the tree they weigh\n", FileHistoryTree,
+			trees.Pictures(), trees.Nodes())
+	}
 	fmt.Fprintf(&b, "%-17s every deadlock seen (%d), with the stacks of its threads; %s the same as JSON\n", FileDeadlocks, len(ds), FileDeadJSON)
 	fmt.Fprintf(&b, "%-17s a thread dump in jstack's format of every thread and the stack last known of it\n", FileThreads)
 	if src.Ring != nil {
@@ -297,7 +295,7 @@ func (src *Source) readme(now time.Time, s *state.Snapshot, st client.Status, pi
 	}
 	b.WriteString("\nOpening it\n----------\n")
 	b.WriteString("  proftop replay BUNDLE.tar.gz          the interface, history included (space freezes, ←/→ step back)\n")
-	b.WriteString("  proftop replay BUNDLE.tar.gz --batch --json --history   the history as JSON lines\n")
+	b.WriteString("  proftop replay BUNDLE.tar.gz --batch --json --history   the history as JSON lines (not the snapshots)\n")
 	b.WriteString("  go tool pprof -http : profile.pb.gz   the profile in a browser\n")
 	b.WriteString("  flamegraph.pl stacks.collapsed > flame.svg, or load it in speedscope\n")
 	return b.String()

@@ -3,10 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +12,7 @@ import (
 	"github.com/proftop/proftop/bundle"
 	"github.com/proftop/proftop/config"
 	"github.com/proftop/proftop/export"
+	"github.com/proftop/proftop/internal/atomicfile"
 	"github.com/proftop/proftop/state"
 )
 
@@ -44,16 +43,11 @@ profiler with their sampled CPU time, or the calls of an instrumenting one
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
+			write := func(w io.Writer) error { return export.Collapsed(w, tree, v) }
 			if format == "pprof" {
-				err = export.Pprof(&buf, tree, span)
-			} else {
-				err = export.Collapsed(&buf, tree, v)
+				write = func(w io.Writer) error { return export.Pprof(w, tree, span) }
 			}
-			if err != nil {
-				return err
-			}
-			return writeOut(out, buf.Bytes(), cmd.OutOrStdout())
+			return writeOut(out, write, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -79,8 +73,11 @@ func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, e
 		if err != nil {
 			return nil, export.Span{}, fmt.Errorf("%s: %s: %v", path, bundle.FileProfile, err)
 		}
-		span := export.Span{From: time.Unix(0, p.TimeNanos), Source: path, Sampled: len(p.SampleType) > 0 && p.SampleType[0].Type == "samples"}
-		span.To = span.From.Add(time.Duration(p.DurationNanos))
+		span := export.Span{Source: path, Sampled: len(p.SampleType) > 0 && p.SampleType[0].Type == "samples"}
+		if p.TimeNanos != 0 {
+			span.From = time.Unix(0, p.TimeNanos)
+			span.To = span.From.Add(time.Duration(p.DurationNanos))
+		}
 		return tree, span, nil
 	}
 	if err := checkTrace(path, s); err != nil {
@@ -104,17 +101,20 @@ func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, e
 		return nil, export.Span{}, fmt.Errorf("%s: no stacks or calls to export (the trace has no samples, and no method entries and exits)", path)
 	}
 	snap := agg.Snapshot(time.Now(), state.Query{CallersOf: -1})
-	return tree, export.Span{From: snap.Process.Started, To: snap.Clock, Source: path, Sampled: snap.Sampled}, nil
+	from := snap.Process.Started
+	if from.IsZero() {
+		from = snap.First // a source that never says when its process started (rbkit): the recording's start
+	}
+	return tree, export.Span{From: from, To: snap.Clock, Source: path, Sampled: snap.Sampled}, nil
 }
 
-// writeOut writes data to a file, or to standard output for "-".
-func writeOut(path string, data []byte, stdout io.Writer) error {
+// writeOut writes to a file, whole or not at all (a full disk leaves
+// neither an empty file nor a file that was there cut short), or to
+// standard output for "-".
+func writeOut(path string, write func(io.Writer) error, stdout io.Writer) error {
 	if path == "-" {
-		_, err := stdout.Write(data)
-		return err
+		return write(stdout)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return errors.New("cannot write " + path + ": " + err.Error())
-	}
-	return nil
+	_, err := atomicfile.Write(path, "the profile", 0o644, write)
+	return err
 }

@@ -65,7 +65,8 @@ replaced is read again from its start.
 
 A triage bundle (written by w in the interface, or --bundle) reopens with
 its history: freeze (space) and step back (←, [, home) through the pictures
-it kept; its raw stream of the last minutes is played.`,
+it kept, each with its call tree (t); its raw stream of the last minutes is
+played.`,
 		Args: exactlyOne("FILE", "the trace or bundle to replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts []WatchOption

@@ -137,6 +137,7 @@ func (f *FileSource) play(ctx context.Context) error {
 		st.State, st.Cause, st.Format, st.Negotiation, st.Streams, st.Still = StateStreaming, "", dec.Format(), OutcomeFile, f.stream, still
 	})
 	pacer := newPacer(f.speed)
+	began := false // an event beyond the definitions has come
 	lossy, _ := dec.(lossCounter)
 	var lost int64
 	for {
@@ -157,7 +158,12 @@ func (f *FileSource) play(ctx context.Context) error {
 			return f.stopped(err, follow)
 		}
 		f.pump.clock = dec.Clock()
-		if t, ok := decode.Time(ev); ok {
+		// The definitions a trace begins with are not paced: a bundle's
+		// stream gives first the process (started hours before, maybe)
+		// and the threads that start during the minutes it holds, and
+		// pacing them would wait those minutes before the first event.
+		began = began || !isDefinition(ev)
+		if t, ok := decode.Time(ev); ok && began {
 			if wait := pacer.wait(dec.Clock(), t); wait > 0 {
 				if err := f.pump.flush(ctx); err != nil {
 					return nil

@@ -207,8 +207,17 @@ func (c RingContents) WriteTo(w io.Writer) (int64, error) {
 	if err := write(c.defs); err != nil {
 		return total, err
 	}
+	// One decompressor and one buffer for every chunk: a ring holds
+	// hundreds of them.
+	var zr io.ReadCloser
+	buf := make([]byte, 64<<10)
 	for _, ch := range c.chunks {
-		n, err := io.Copy(w, flate.NewReader(bytes.NewReader(ch.z)))
+		if zr == nil {
+			zr = flate.NewReader(bytes.NewReader(ch.z))
+		} else if err := zr.(flate.Resetter).Reset(bytes.NewReader(ch.z), nil); err != nil {
+			return total, err
+		}
+		n, err := io.CopyBuffer(w, zr, buf)
 		total += n
 		if err != nil {
 			return total, err

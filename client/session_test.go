@@ -360,8 +360,8 @@ func TestPacedReplayFollowsTimestamps(t *testing.T) {
 	f, _ := os.Create(path)
 	enc := decode.NewEncoder(f, decode.EncoderOptions{})
 	base := decode.Ticks(1_700_000_000_000_000_000)
-	for i := range 5 {
-		enc.Encode(&decode.ThreadStart{ThreadID: int64(i + 1), Time: base + decode.Ticks(i)*200_000_000}) // 200 ms apart
+	for i := range 5 { // events, not the definitions a trace begins with, which are not paced
+		enc.Encode(&decode.ThreadCPU{ThreadIDRef: int64(i + 1), Time: base + decode.Ticks(i)*200_000_000}) // 200 ms apart
 	}
 	enc.Flush()
 	f.Close()

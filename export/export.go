@@ -46,19 +46,24 @@ func ParseValue(s string) (Value, error) {
 	return 0, fmt.Errorf("--value %q: want auto, count or time", s)
 }
 
-// Span is what a profile covers, for its header.
+// Span is what a profile covers, for its header, in the trace's time.
 type Span struct {
-	From, To time.Time
-	Source   string // where the stacks came from
-	Sampled  bool   // from stack samples (else from method entries and exits)
+	From, To time.Time // From zero: unknown
+	Source   string    // where the stacks came from
+	Sampled  bool      // from stack samples (else from method entries and exits)
 }
 
 // Pprof writes a tree as a gzipped pprof profile: a sample per path that
 // something ended at, with its count and, when known, its time.
 func Pprof(w io.Writer, tree *state.CallTree, span Span) error {
-	p := &profile.Profile{TimeNanos: span.From.UnixNano()}
-	if !span.From.IsZero() && span.To.After(span.From) {
-		p.DurationNanos = span.To.Sub(span.From).Nanoseconds()
+	p := &profile.Profile{}
+	// Unknown, the start is left unset (pprof then shows no time): the
+	// zero time's nanoseconds overflow into the eighteenth century.
+	if !span.From.IsZero() {
+		p.TimeNanos = span.From.UnixNano()
+		if span.To.After(span.From) {
+			p.DurationNanos = span.To.Sub(span.From).Nanoseconds()
+		}
 	}
 	count, timed := "calls", "time"
 	if span.Sampled {

@@ -69,6 +69,34 @@ func TestPprofReadsBackWithThePprofLibrary(t *testing.T) {
 	}
 }
 
+// A profile's time is the span's start, or unset when that is unknown
+// (rbkit says nothing of its process's start): never the zero time's
+// nanoseconds, which pprof shows as a date in 1754.
+func TestPprofTime(t *testing.T) {
+	tree := sampledTree(t)
+	for _, tc := range []struct {
+		name           string
+		span           Span
+		time, duration int64
+	}{
+		{"known", Span{From: t0, To: t0.Add(time.Minute)}, t0.UnixNano(), int64(time.Minute)},
+		{"unknown start", Span{To: t0}, 0, 0},
+		{"a start alone", Span{From: t0}, t0.UnixNano(), 0},
+	} {
+		var b bytes.Buffer
+		if err := Pprof(&b, tree, tc.span); err != nil {
+			t.Fatal(err)
+		}
+		_, p, err := ReadPprof(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.TimeNanos != tc.time || p.DurationNanos != tc.duration {
+			t.Errorf("%s: time %d, duration %d; want %d, %d", tc.name, p.TimeNanos, p.DurationNanos, tc.time, tc.duration)
+		}
+	}
+}
+
 func TestCollapsedStacks(t *testing.T) {
 	tree := sampledTree(t)
 	var b bytes.Buffer

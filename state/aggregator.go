@@ -113,6 +113,10 @@ type Aggregator struct {
 	clock  decode.Clock
 	events int64
 	latest int64 // latest event time, ns since the epoch
+	first  int64 // earliest event time, ns since the epoch (0: none yet)
+	// streamEvents says the stream has had an event beyond the thread
+	// starts it may begin with.
+	streamEvents bool
 
 	threads  threadTable
 	methods  methodTable
@@ -220,6 +224,7 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 // owners, open calls) and keeps every statistic.
 func (a *Aggregator) newStream(stream int) {
 	a.stream = stream
+	a.streamEvents = false
 	a.threads.endAll(a.latest)
 	a.methods.newStream()
 	a.monitors.newStream()
@@ -246,6 +251,10 @@ func (a *Aggregator) at(t decode.Ticks) int64 {
 	if n > a.latest {
 		a.latest = n
 	}
+	if n < a.first || a.first == 0 {
+		a.first = n
+	}
+	a.streamEvents = true
 	return n
 }
 
@@ -493,7 +502,17 @@ func (a *Aggregator) apply(ev decode.Event) {
 			}
 		}
 	case *decode.ThreadStart:
-		a.threads.start(e, a.at(e.Time), a.stream)
+		// The definitions a stream begins with do not move the trace's
+		// clock on: a bundle's stream (the last minutes, after the
+		// definitions of what they refer to) gives first the starts of
+		// threads that start minutes later, and the clock would read the
+		// end of the recording from its first second — the JVM's uptime,
+		// how long a deadlock has lasted, in the header and the banner.
+		at := a.ns(e.Time)
+		if a.streamEvents {
+			at = a.at(e.Time)
+		}
+		a.threads.start(e, at, a.stream)
 	case *decode.ThreadEnd:
 		a.deadlocksDirty = true
 		now := a.at(e.Time)
@@ -632,6 +651,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if a.latest > 0 {
 		s.Clock = time.Unix(0, a.latest)
 	}
+	if a.first > 0 {
+		s.First = time.Unix(0, a.first)
+	}
 	if a.polled {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
@@ -681,7 +703,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.AgentCost = a.cost.snapshot()
 	if q.CallersOf >= 0 {
 		s.Callers = a.methods.callersOf(q.CallersOf)
-		s.FocusRecent, s.FocusCumulative, _ = a.methods.both(q.CallersOf)
+		s.FocusRecent, s.FocusCumulative, s.HasFocus = a.methods.both(q.CallersOf)
 	}
 	return s
 }

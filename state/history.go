@@ -12,9 +12,9 @@ import (
 // refresh interval), so that a user can go back to what was on screen when
 // an incident peaked. A picture is a snapshot cut down to what tells — the
 // busiest threads (with their stacks, shared with the aggregator rather
-// than copied), the hottest methods over the window, the contended
-// monitors, deadlocks, GC — plus the call tree's weights of the seconds
-// since the previous picture. The history is bounded by its span and by an
+// than copied), the hottest methods over the window (and their figures
+// since the start), the contended monitors, deadlocks, GC — plus the call
+// tree's weights of the seconds since the previous picture. The history is bounded by its span and by an
 // estimate of its bytes, whichever is reached first: the oldest pictures go.
 
 // HistoryOptions bound the history.
@@ -78,7 +78,14 @@ type Picture struct {
 	// previous picture; TreeReset says the figures were reset since.
 	Tree      []NodeFig
 	TreeReset bool
-	bytes     int64
+	// Shape is the tree Tree's nodes are numbered in, for a picture read
+	// back from a bundle (shared by its pictures); nil for a picture
+	// recorded here, whose nodes are the recording aggregator's.
+	Shape *TreeShape
+	bytes int64
+	// methodSlots are the aggregator's slots of Snap's method rows, for
+	// the recorder to fetch their figures since the start.
+	methodSlots []int32
 }
 
 // Kept counts the rows of a snapshot's tables.
@@ -313,7 +320,8 @@ func NewPicture(s *Snapshot, at time.Time, rows int) *Picture {
 	c := *s
 	c.picture, c.gen = true, noGen
 	c.Threads = keepThreads(s, rows)
-	c.Methods, c.Names = keepMethods(s, rows)
+	c.Methods, c.Names, p.methodSlots = keepMethods(s, rows)
+	c.Since = nil
 	c.Monitors = keepMonitors(s, rows)
 	c.Deadlocks = slices.Clone(s.Deadlocks)
 	c.RecentDeadlocks = slices.Clone(s.RecentDeadlocks)
@@ -325,7 +333,7 @@ func NewPicture(s *Snapshot, at time.Time, rows int) *Picture {
 	c.Objects.Census = slices.Clone(s.Objects.Census[:min(len(s.Objects.Census), 30)])
 	c.Telemetry = keepSeries(s.Telemetry, pictureSeriesPoints)
 	c.VirtualGroups = keepGroups(s.VirtualGroups, rows, pictureGroupThreads)
-	c.Callers, c.FocusRecent, c.FocusCumulative = nil, Method{}, Method{}
+	c.Callers, c.FocusRecent, c.FocusCumulative, c.HasFocus = nil, Method{}, Method{}, false
 	p.Snap = &c
 	return p
 }
@@ -416,17 +424,20 @@ func keepThreads(s *Snapshot, rows int) []Thread {
 	return out
 }
 
-// keepMethods keeps the methods of most self time, with names of their own.
-func keepMethods(s *Snapshot, rows int) ([]Method, []string) {
+// keepMethods keeps the methods of most self time, with names of their
+// own, and says which slots of the aggregator they were.
+func keepMethods(s *Snapshot, rows int) ([]Method, []string, []int32) {
 	idx := topBySelf(s.Methods, rows)
 	methods := make([]Method, len(idx))
 	names := make([]string, len(idx))
+	slots := make([]int32, len(idx))
 	for i, j := range idx {
 		methods[i] = s.Methods[j]
 		names[i] = s.MethodName(&s.Methods[j])
+		slots[i] = s.Methods[j].Slot
 		methods[i].Slot = int32(i)
 	}
-	return methods, names
+	return methods, names, slots
 }
 
 // topBySelf is the rows of most self time, most first: a bounded heap,
@@ -530,7 +541,7 @@ func pictureBytes(p *Picture) int64 {
 	for i := range s.Threads {
 		n += int64(len(s.Threads[i].Stack)) * frame
 	}
-	n += int64(len(s.Methods))*int64(unsafe.Sizeof(Method{})) + int64(len(s.Names))*16
+	n += int64(len(s.Methods)+len(s.Since))*int64(unsafe.Sizeof(Method{})) + int64(len(s.Names))*16
 	n += int64(len(s.Monitors)) * int64(unsafe.Sizeof(Monitor{}))
 	for i := range s.Monitors {
 		m := &s.Monitors[i]

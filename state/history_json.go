@@ -78,16 +78,20 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 	s.Methods = make([]Method, len(aux.Methods))
 	s.Names = make([]string, len(aux.Methods))
 	for i, n := range aux.Methods {
-		m := Method{Slot: int32(i), Line: n.Line, Calls: n.Calls, Samples: n.Samples, TotalSamples: n.TotalSamples,
-			Self: time.Duration(n.Self), Total: -1, Min: time.Duration(n.Min), Max: time.Duration(n.Max)}
-		if n.Total != nil {
-			m.Total = time.Duration(*n.Total)
-		}
+		s.Methods[i], s.Names[i] = n.method(int32(i)), n.Name
 		if n.CPU != nil {
-			m.CPU = time.Duration(*n.CPU)
 			s.MethodCPU = true // a picture written before the flag was
 		}
-		s.Methods[i], s.Names[i] = m, n.Name
+		if n.SinceStart != nil {
+			if s.Since == nil {
+				s.Since = make([]Method, len(aux.Methods))
+			}
+			f := n.SinceStart
+			since := NamedMethod{Calls: f.Calls, Samples: f.Samples, TotalSamples: f.TotalSamples, Self: f.Self, Total: f.Total,
+				Min: f.Min, Max: f.Max, CPU: f.CPU}
+			s.Since[i] = since.method(int32(i))
+			s.Since[i].Line = s.Methods[i].Line // the row's: not written twice
+		}
 	}
 	s.Monitors = make([]Monitor, len(aux.Monitors))
 	for i := range aux.Monitors {
@@ -96,4 +100,17 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 	s.HasObjects = len(s.Objects.Classes) > 0 || len(s.Objects.Census) > 0
 	s.gen = noGen
 	return nil
+}
+
+// method is the row a named method was made of, in slot.
+func (n *NamedMethod) method(slot int32) Method {
+	m := Method{Slot: slot, Line: n.Line, Calls: n.Calls, Samples: n.Samples, TotalSamples: n.TotalSamples,
+		Self: time.Duration(n.Self), Total: -1, Min: time.Duration(n.Min), Max: time.Duration(n.Max)}
+	if n.Total != nil {
+		m.Total = time.Duration(*n.Total)
+	}
+	if n.CPU != nil {
+		m.CPU = time.Duration(*n.CPU)
+	}
+	return m
 }

@@ -528,6 +528,22 @@ func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
 	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &mt.stats[slot].cum), true
 }
 
+// MethodsSince returns the figures since the start (or the latest reset)
+// of the methods in slots, in that order, each in the slot of its place:
+// what a picture keeps of its rows beside their window.
+func (a *Aggregator) MethodsSince(slots []int32) []Method {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]Method, len(slots))
+	for i, slot := range slots {
+		if _, cum, ok := a.methods.both(slot); ok {
+			out[i] = cum
+		}
+		out[i].Slot = int32(i)
+	}
+	return out
+}
+
 func (mt *methodTable) callersOf(slot int32) []Caller {
 	if slot < 0 || int(slot) >= len(mt.callers) {
 		return nil

@@ -23,6 +23,9 @@ func (r *Recorder) Take(now time.Time) *Picture {
 	s := r.agg.Snapshot(now, Query{Recent: true, CallersOf: -1, AllStacks: true})
 	p := NewPicture(s, now, r.hist.opts.Rows)
 	r.agg.Release(s)
+	// The methods' figures since the start as well, as of now: the
+	// drill-in of a past moment shows both spans.
+	p.Snap.Since, p.methodSlots = r.agg.MethodsSince(p.methodSlots), nil
 	figs, seq, resets := r.agg.TreeDelta(r.seq)
 	p.Tree, p.TreeReset = figs, resets != r.resets
 	r.seq, r.resets = seq, resets

@@ -381,8 +381,10 @@ type Snapshot struct {
 	// ResetAt is when the statistics were last reset (r r): the
 	// cumulative figures count from then, not from the start.
 	ResetAt time.Time `json:"resetAt,omitzero"`
-	// Clock is the latest event time, the trace's "now".
+	// Clock is the latest event time, the trace's "now"; First the
+	// earliest, when the recording began.
 	Clock time.Time `json:"traceTime,omitzero"`
+	First time.Time `json:"-"`
 	// Polled says the present (thread states, owners, waiters) is the
 	// source's latest thread poll, taken at PolledAt; else it is derived
 	// from events.
@@ -441,6 +443,11 @@ type Snapshot struct {
 	Callers         []Caller `json:"callers,omitempty"`
 	FocusRecent     Method   `json:"-"`
 	FocusCumulative Method   `json:"-"`
+	HasFocus        bool     `json:"-"` // the two above are filled
+	// Since is, in a picture of the history, each method row's figures
+	// since watching began (or the latest reset) as of that moment, by
+	// slot as Methods; nil where they were not kept.
+	Since []Method `json:"-"`
 	// Counters for the header.
 	Unpaired int64 `json:"unpairedExits"`
 	// What the bounded tables leave out.
@@ -484,6 +491,39 @@ type NamedMethod struct {
 	Min          int64   `json:"minNs,omitempty"`
 	Max          int64   `json:"maxNs,omitempty"`
 	CPU          *int64  `json:"cpuNs,omitempty"`
+	// SinceStart is, in a picture of the history, the method's figures
+	// since watching began as of that moment.
+	SinceStart *MethodFigures `json:"sinceStart,omitempty"`
+}
+
+// MethodFigures are a method's figures over one span, as JSON shows them.
+type MethodFigures struct {
+	Calls        int64  `json:"calls,omitempty"`
+	Samples      int64  `json:"samples,omitempty"`
+	TotalSamples int64  `json:"totalSamples,omitempty"`
+	Self         int64  `json:"selfNs"`
+	Total        *int64 `json:"totalNs,omitempty"`
+	Min          int64  `json:"minNs,omitempty"`
+	Max          int64  `json:"maxNs,omitempty"`
+	CPU          *int64 `json:"cpuNs,omitempty"`
+}
+
+// named is a method row as JSON shows it.
+func (s *Snapshot) named(m *Method) NamedMethod {
+	n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples,
+		Self: int64(m.Self), Min: int64(m.Min), Max: int64(m.Max)}
+	if s.MethodCPU && m.Calls > 0 {
+		cpu := int64(m.CPU)
+		n.CPU = &cpu
+	}
+	if m.Line > 0 {
+		n.Line = m.Line
+	}
+	if m.Total >= 0 {
+		t := int64(m.Total)
+		n.Total = &t
+	}
+	return n
 }
 
 // namedMonitor is a monitor row as JSON shows it: with its name as the
@@ -500,21 +540,12 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 	type plain Snapshot
 	named := make([]NamedMethod, len(s.Methods))
 	for i := range s.Methods {
-		m := &s.Methods[i]
-		n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples,
-			Self: int64(m.Self), Min: int64(m.Min), Max: int64(m.Max)}
-		if s.MethodCPU && m.Calls > 0 {
-			cpu := int64(m.CPU)
-			n.CPU = &cpu
+		named[i] = s.named(&s.Methods[i])
+		if i < len(s.Since) {
+			since := s.named(&s.Since[i])
+			named[i].SinceStart = &MethodFigures{Calls: since.Calls, Samples: since.Samples, TotalSamples: since.TotalSamples,
+				Self: since.Self, Total: since.Total, Min: since.Min, Max: since.Max, CPU: since.CPU}
 		}
-		if m.Line > 0 {
-			n.Line = m.Line
-		}
-		if m.Total >= 0 {
-			t := int64(m.Total)
-			n.Total = &t
-		}
-		named[i] = n
 	}
 	sort.SliceStable(named, func(i, j int) bool { return named[i].Self > named[j].Self })
 	monitors := make([]namedMonitor, len(s.Monitors))

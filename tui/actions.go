@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/proftop/proftop/export"
+	"github.com/proftop/proftop/internal/atomicfile"
 	"github.com/proftop/proftop/state"
 )
 
@@ -28,7 +29,7 @@ type fileMsg struct {
 	bundle bool
 }
 
-// stamp names a file by the time: proftop-bundle-20261121-090000.
+// stamp names a file by a moment: proftop-bundle-20261121-090000.
 func stamp(prefix string, now time.Time) string {
 	return prefix + "-" + now.Local().Format("20060102-150405")
 }
@@ -56,56 +57,73 @@ func (m *Model) writeBundle() tea.Cmd {
 
 // exportProfile writes the call tree of the moment or window shown (the
 // open call tree's, with its thread filter) as a pprof profile and as
-// collapsed stacks, into the working directory.
+// collapsed stacks, into the working directory, named by the moment
+// exported.
 func (m *Model) exportProfile() tea.Cmd {
-	now := time.Now()
-	base := stamp("proftop-profile", now)
 	agg, recent, tree := m.agg, m.recent, m.tree
-	var past [][]state.NodeFig
-	span := export.Span{From: now.Add(-10 * time.Second), To: now}
+	moment := time.Now()
+	span := export.Span{From: moment.Add(-10 * time.Second), To: moment}
 	if m.snap != nil {
-		span.Sampled, span.Source = m.snap.Sampled, m.status.Source
-		span.To = m.snap.Taken
-		span.From = span.To.Add(-m.snap.Window)
-		if !recent {
-			span.From = m.snap.Process.Started
+		moment = m.snap.Taken
+		span = profileSpan(m.snap, recent)
+		span.Source = m.status.Source
+	}
+	var build func() *state.CallTree
+	switch p := m.trip.shown(); {
+	case tree != nil:
+		build = func() *state.CallTree { return tree }
+	case p != nil:
+		pics, at, window := m.trip.pics, m.trip.at, m.snap.Window
+		build = func() *state.CallTree { return state.PastCallTree(pics, at, window, nil, agg.TreeShape) }
+	default:
+		if m.paused && m.frozen != nil {
+			m.notice = "frozen: the profile is of now, when written (step back with ← for a moment of the history)"
+			moment = time.Now()
 		}
-	}
-	if p := m.trip.shown(); p != nil && tree == nil {
-		past = state.TreeAt(m.trip.pics, m.trip.at, m.snap.Window)
-	}
-	if m.paused && tree == nil && past == nil && m.frozen != nil {
-		m.notice = "frozen: the profile is of now, when written (step back with ← for a moment of the history)"
-	}
-	return func() tea.Msg {
-		t := tree
-		if t == nil {
+		build = func() *state.CallTree {
 			shape, figs := agg.TreeAndShape(recent)
-			if past != nil {
-				t = state.BuildCallTree(shape, nil, past...)
-			} else {
-				t = state.BuildCallTree(shape, nil, figs)
-			}
+			return state.BuildCallTree(shape, nil, figs)
 		}
+	}
+	base := stamp("proftop-profile", moment)
+	return func() tea.Msg {
+		t := build()
 		if len(t.Nodes) <= 1 {
 			return fileMsg{err: fmt.Errorf("no stacks in the span shown: nothing to export")}
 		}
-		var prof, coll bytes.Buffer
-		if err := export.Pprof(&prof, t, span); err != nil {
-			return fileMsg{err: err}
+		files := []struct {
+			name  string
+			write func(io.Writer) error
+		}{
+			{base + ".pb.gz", func(w io.Writer) error { return export.Pprof(w, t, span) }},
+			{base + ".collapsed", func(w io.Writer) error { return export.Collapsed(w, t, export.ValueAuto) }},
 		}
-		export.Collapsed(&coll, t, export.ValueAuto)
-		for _, f := range []struct {
-			name string
-			data []byte
-		}{{base + ".pb.gz", prof.Bytes()}, {base + ".collapsed", coll.Bytes()}} {
-			if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
-				return fileMsg{err: fmt.Errorf("cannot write the profile: %w", err)}
+		for _, f := range files {
+			if _, err := atomicfile.Write(f.name, "the profile", 0o644, f.write); err != nil {
+				return fileMsg{err: err}
 			}
 		}
 		dir, _ := filepath.Abs(".")
 		return fileMsg{what: fmt.Sprintf("profile written: %s.pb.gz (go tool pprof) and %s.collapsed (flame graphs), in %s", base, base, dir)}
 	}
+}
+
+// profileSpan is what a profile of a snapshot covers, in the trace's
+// time: the window that ended at its latest event, or since the process
+// started (or, when that is unknown, since the first event).
+func profileSpan(s *state.Snapshot, recent bool) export.Span {
+	to := s.Clock
+	if to.IsZero() {
+		to = s.Taken
+	}
+	span := export.Span{To: to, Sampled: s.Sampled, From: to.Add(-s.Window)}
+	if !recent {
+		span.From = s.Process.Started
+		if span.From.IsZero() {
+			span.From = s.First
+		}
+	}
+	return span
 }
 
 // memMeter reads proftop's own memory: the resident set on Linux, else

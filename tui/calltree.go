@@ -73,22 +73,22 @@ func (m *Model) treeCmd() tea.Cmd {
 	if m.snap != nil && m.snap.Window > 0 {
 		window = m.snap.Window
 	}
-	var past [][]state.NodeFig
 	span := "since the start"
 	if recent {
 		span = "last " + dur(window)
 	}
 	if p := m.trip.shown(); p != nil {
-		past = state.TreeAt(m.trip.pics, m.trip.at, window)
+		pics, at := m.trip.pics, m.trip.at
 		span = fmt.Sprintf("the %s to %s", dur(window), p.At.Local().Format("15:04:05"))
-	} else if m.paused && m.tree != nil {
+		return func() tea.Msg {
+			return treeMsg{seq: seq, tree: state.PastCallTree(pics, at, window, keep, agg.TreeShape), span: span}
+		}
+	}
+	if m.paused && m.tree != nil {
 		return nil // frozen: the tree stays as it was
 	}
 	return func() tea.Msg {
 		shape, figs := agg.TreeAndShape(recent)
-		if past != nil {
-			return treeMsg{seq: seq, tree: state.BuildCallTree(shape, keep, past...), span: span}
-		}
 		return treeMsg{seq: seq, tree: state.BuildCallTree(shape, keep, figs), span: span}
 	}
 }

@@ -241,16 +241,29 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 				label("total"), value(dur(f.Total)), label("CPU"), value(dur(f.CPU))),
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(f.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(f.Max))))
 	}
-	recent, cumulative := s.FocusRecent, s.FocusCumulative
-	if recent.Slot != m.Slot || cumulative.Slot != m.Slot {
-		recent, cumulative = *m, *m // figures of one span only
-	}
-	span("Over the last "+dur(s.Window), &recent)
-	since := "Since watching began"
+	sinceLabel := "Since watching began"
 	if !s.ResetAt.IsZero() {
-		since = "Since the reset, at " + s.ResetAt.Local().Format("15:04:05")
+		sinceLabel = "Since the reset, at " + s.ResetAt.Local().Format("15:04:05")
 	}
-	span(since, &cumulative)
+	switch {
+	case s.IsPicture():
+		// A moment of the history: its rows are the window's; the figures
+		// since the start as of then, where the picture kept them.
+		span("Over the last "+dur(s.Window)+" to "+s.Taken.Local().Format("15:04:05"), m)
+		if int(m.Slot) < len(s.Since) {
+			span(sinceLabel+", as of then", &s.Since[m.Slot])
+		} else {
+			out = append(out, "", st.Title.Render(sinceLabel),
+				"  "+st.Muted.Render("not kept in the history for this moment"))
+		}
+	case s.HasFocus && s.FocusRecent.Slot == m.Slot:
+		span("Over the last "+dur(s.Window), &s.FocusRecent)
+		span(sinceLabel, &s.FocusCumulative)
+	case s.Recent:
+		span("Over the last "+dur(s.Window), m) // the other span comes with the next refresh
+	default:
+		span(sinceLabel, m)
+	}
 	if s.TotalSelf > 0 {
 		out = append(out, "  "+label("of all self time, in the pane's span: ")+value(pct(s.Percent(m))))
 	}

@@ -21,6 +21,9 @@ type headerInfo struct {
 	moment   string        // the moment of the history shown ("-2m14s, 03:12:05"), "" for the present
 	refresh  time.Duration // 0 in batch output, which has neither refresh nor own CPU
 	now      time.Time
+	// frozen are the event counters of the moment shown while frozen (nil:
+	// live), in place of the source's, which go on counting.
+	frozen *momentCounts
 }
 
 // item is one piece of a header line; when the line is too narrow the
@@ -102,15 +105,25 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	case h.paused:
 		l2 = append(l2, item{text: st.Paused.Render(" PAUSED ")})
 	}
-	l2 = append(l2,
-		item{text: label("events") + " " + value(count(stt.Events))},
-		item{text: value(rate(stt.EventsPerSec)) + label("/s")},
-		item{text: value(size(int64(stt.BytesPerSec))) + label("/s"), drop: 2},
-	)
-	if stt.DecodeErrors > 0 {
-		l2 = append(l2, item{text: st.Bad.Render(fmt.Sprintf("decode errors %d", stt.DecodeErrors))})
-	} else {
-		l2 = append(l2, item{text: label("decode errors") + " " + value("0"), drop: 3})
+	switch f := h.frozen; {
+	case f != nil:
+		// The moment's own: bytes and decode errors are not kept with it.
+		perSec := "–"
+		if f.perSec >= 0 {
+			perSec = rate(f.perSec)
+		}
+		l2 = append(l2, item{text: label("events") + " " + value(count(f.events))}, item{text: value(perSec) + label("/s")})
+	default:
+		l2 = append(l2,
+			item{text: label("events") + " " + value(count(stt.Events))},
+			item{text: value(rate(stt.EventsPerSec)) + label("/s")},
+			item{text: value(size(int64(stt.BytesPerSec))) + label("/s"), drop: 2},
+		)
+		if stt.DecodeErrors > 0 {
+			l2 = append(l2, item{text: st.Bad.Render(fmt.Sprintf("decode errors %d", stt.DecodeErrors))})
+		} else {
+			l2 = append(l2, item{text: label("decode errors") + " " + value("0"), drop: 3})
+		}
 	}
 	if h.refresh > 0 {
 		l2 = append(l2, item{text: label("proftop CPU") + " " + value(pct(h.cpu)), drop: 1})

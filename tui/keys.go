@@ -60,7 +60,7 @@ func DefaultKeyMap() KeyMap {
 		MinuteBack: k(w("["), h("[", "frozen: a minute back")),
 		MinuteOn:   k(w("]"), h("]", "frozen: a minute on")),
 		Oldest:     k(w("home"), h("home", "frozen: the oldest picture")),
-		Latest:     k(w("end"), h("end", "frozen: the latest picture")),
+		Latest:     k(w("end"), h("end", "frozen: back to the moment frozen")),
 		NextMark:   k(w("n"), h("n N", "frozen: next / previous mark (D G C)")),
 		PrevMark:   k(w("N")),
 		Bundle:     k(w("w"), h("w", "write a triage bundle (.tar.gz)")),

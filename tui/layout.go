@@ -71,6 +71,9 @@ func (m *Model) layout() layout {
 	if m.trip != nil {
 		h.moment = m.momentText()
 	}
+	if m.paused {
+		h.frozen = m.frozenCounts()
+	}
 	l := layout{header: renderHeader(h, m.snap, m.width, &m.st)}
 	if tl := m.timeline(m.width); tl != "" {
 		l.header = append(l.header, tl)

@@ -75,7 +75,9 @@ type Model struct {
 	// a notice gives the footer back to the key hints after noticeFor.
 	noticeSeen string
 	noticeAt   time.Time
-	chooser    int
+	// errorNotice is the latest notice of a file not written.
+	errorNotice string
+	chooser     int
 	// confirmReset: r was pressed once; a second r resets.
 	confirmReset bool
 	quitting     bool // the last frame is drawn empty
@@ -258,6 +260,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.notice = msg.what
 		if msg.err != nil {
 			m.notice = msg.err.Error()
+			m.errorNotice = m.notice
 		}
 		return m, nil
 	case tickMsg:
@@ -299,16 +302,25 @@ func (m *Model) nextTick(s *state.Snapshot) time.Duration {
 }
 
 // noticeFor is how long a notice holds the footer (a key press clears it
-// at once): long enough to read, and then the key hints come back.
-const noticeFor = 10 * time.Second
+// at once): long enough to read, and then the key hints come back. A
+// file that could not be written says so for longer: the user may be
+// away while a bundle is written.
+const (
+	noticeFor      = 10 * time.Second
+	errorNoticeFor = time.Minute
+)
 
 // ageNotice clears a notice that has been shown for noticeFor, unless a
 // confirmation or the filter's line is waiting on it.
 func (m *Model) ageNotice(now time.Time) {
+	hold := noticeFor
+	if m.notice == m.errorNotice {
+		hold = errorNoticeFor
+	}
 	switch {
 	case m.notice != m.noticeSeen:
 		m.noticeSeen, m.noticeAt = m.notice, now
-	case m.notice != "" && !m.filtering && !m.confirmReset && now.Sub(m.noticeAt) >= noticeFor:
+	case m.notice != "" && !m.filtering && !m.confirmReset && now.Sub(m.noticeAt) >= hold:
 		m.notice, m.noticeSeen = "", ""
 	}
 }

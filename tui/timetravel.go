@@ -71,6 +71,7 @@ func (m *Model) travelKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 			target = cur - 1
 		}
 	case key.Matches(msg, k.StepOn):
+		target = len(pics) // from the moment frozen: it is the latest
 		if cur >= 0 {
 			target = cur + 1
 		}
@@ -93,7 +94,7 @@ func (m *Model) travelKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	case key.Matches(msg, k.Oldest):
 		target = 0
 	case key.Matches(msg, k.Latest):
-		target = len(pics) - 1
+		target = len(pics) // the moment frozen, after every picture
 	case key.Matches(msg, k.NextMark), key.Matches(msg, k.PrevMark):
 		target = m.nextMark(key.Matches(msg, k.NextMark))
 		if target < 0 {
@@ -109,6 +110,14 @@ func (m *Model) travelKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	case target < 0:
 		m.notice = "the oldest picture kept"
 		target = 0
+	case target >= len(pics) && m.frozen != nil:
+		// Past the newest picture is the moment frozen, the latest.
+		if cur < 0 {
+			m.notice = "the latest: the moment frozen"
+			return true, nil
+		}
+		m.showFrozen()
+		return true, m.treeCmd()
 	case target >= len(pics):
 		m.notice = "the latest picture"
 		target = len(pics) - 1
@@ -171,6 +180,58 @@ func (m *Model) show(i int) {
 	if m.detail != nil {
 		m.detail.offset = 0
 	}
+}
+
+// showFrozen goes back to the snapshot frozen, which is no picture.
+func (m *Model) showFrozen() {
+	m.trip.at = -1
+	old := m.snap
+	m.snap = m.frozen
+	m.release(old)
+	if m.detail != nil {
+		m.detail.offset = 0
+	}
+	m.tree = nil // the tree of now, not of the picture left
+}
+
+// maxRateGap is the longest gap between two pictures that a rate of
+// events is told over (the history's step is 10 s at most).
+const maxRateGap = 10 * time.Second
+
+// momentCounts are the event counters of a moment of the past.
+type momentCounts struct {
+	events int64
+	perSec float64 // -1: unknown
+}
+
+// frozenCounts are the event counters of the moment shown while frozen:
+// the events received by then, and their rate since the picture before.
+func (m *Model) frozenCounts() *momentCounts {
+	if m.snap == nil {
+		return nil
+	}
+	c := &momentCounts{events: m.snap.Events, perSec: -1}
+	var prev *state.Picture
+	if m.trip != nil {
+		at := m.trip.at
+		if at < 0 {
+			// The snapshot frozen may come a few milliseconds after the
+			// newest picture, with no batch between them: a rate over a
+			// second at least.
+			at = m.before(m.snap.Taken.Add(-time.Second)) + 1
+		}
+		if at > 0 && at <= len(m.trip.pics) {
+			prev = m.trip.pics[at-1]
+		}
+	}
+	// The picture before must be recent: a reopened bundle's pictures are
+	// of another run than the snapshot frozen, which replays its stream.
+	if prev != nil {
+		if dt := m.snap.Taken.Sub(prev.At); dt > 0 && dt <= maxRateGap && m.snap.Events >= prev.Snap.Events {
+			c.perSec = float64(m.snap.Events-prev.Snap.Events) / dt.Seconds()
+		}
+	}
+	return c
 }
 
 // pause freezes the view, or lets it go live again.

@@ -129,9 +129,24 @@ func TestTimeTravelKeys(t *testing.T) {
 	if p := m.trip.shown(); p == nil || p.Marks == 0 {
 		t.Fatal("n found no mark")
 	}
-	run(m, "end", "right")
-	if m.trip.at != 19 || !strings.Contains(m.notice, "latest") {
+	// end, and → past the newest picture, go back to the moment frozen:
+	// the latest, not the newest picture "-0s" before it.
+	run(m, "end")
+	if m.trip.at != -1 || m.snap != m.frozen || strings.Contains(ansi.Strip(m.render()), "PAST") {
+		t.Fatalf("end: at %d", m.trip.at)
+	}
+	// The header counts the moment's events, and their rate since the
+	// picture a second before, not the source's, which go on.
+	if header := ansi.Strip(m.render()); !strings.Contains(header, "PAUSED   events "+count(m.frozen.Events)+"  19.") {
+		t.Fatalf("the header of the moment frozen:\n%.300s", header)
+	}
+	run(m, "right")
+	if m.trip.at != -1 || !strings.Contains(m.notice, "the latest") {
 		t.Fatalf("at %d, %q", m.trip.at, m.notice)
+	}
+	run(m, "left", "right", "right") // the frozen snapshot is as old as the newest picture: ← shows the one before
+	if m.trip.at != -1 || m.snap != m.frozen {
+		t.Fatalf("→ from the newest picture: at %d", m.trip.at)
 	}
 	// New snapshots keep coming while frozen; the picture shown stays.
 	shown := m.snap

@@ -1,0 +1,285 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// The call trees of past moments, carried by a bundle. A picture's Tree
+// numbers the nodes of the tree that recorded it, which only that
+// aggregator knows: a bundle writes, beside the history, the part of the
+// tree's shape its pictures give weight to (those nodes and their
+// ancestors, numbered anew), then each picture's weights in that
+// numbering. Read back, the pictures share that shape, and a reopened
+// bundle's past moments have their call trees. The file is bounded as the
+// history is: its weights are the pictures' own (counted in the history's
+// bytes), its nodes at most the tree's bound.
+//
+// As JSON lines: first the shape —
+//
+//	{"weighted":true,"methods":["a.B.c",…],"threads":[{"id":7,"name":"main"},…],
+//	 "nodes":[-1,0, 0,3, …]}
+//
+// two numbers a node, parents before their children: its parent (-1 for
+// a thread's root) and its method (for a root, its thread) — then a line
+// a picture with weights, {"at":…,"reset":false,"figs":[node,w,n,…]}.
+
+// PastTrees is a history's call-tree weights, ready to be written.
+type PastTrees struct {
+	shape   *TreeShape
+	pics    []*Picture
+	renum   []int32 // node in shape -> node written (-1: left out)
+	nodes   []int32 // nodes written, in shape's numbering
+	methods []int32 // slots written, in order
+	threads []int32 // roots written, in order
+	byRoot  map[int32]int32
+	bySlot  map[int32]int32
+}
+
+// NewPastTrees gathers the weights of the pictures (those of the shape
+// they were recorded in: a picture read back has its own, the others are
+// live's).
+func NewPastTrees(pics []*Picture, live TreeShape) *PastTrees {
+	pt := &PastTrees{byRoot: map[int32]int32{}, bySlot: map[int32]int32{}}
+	for _, p := range pics {
+		if len(p.Tree) == 0 && !p.TreeReset {
+			continue
+		}
+		if pt.shape == nil {
+			pt.shape = &live
+			if p.Shape != nil {
+				pt.shape = p.Shape
+			}
+		}
+		if p.Shape != nil && p.Shape != pt.shape || p.Shape == nil && pt.shape != &live {
+			continue // another tree's (a history is recorded or read back, never both)
+		}
+		pt.pics = append(pt.pics, p)
+	}
+	if pt.shape == nil {
+		return pt
+	}
+	sh := pt.shape
+	pt.renum = make([]int32, len(sh.nodes))
+	for i := range pt.renum {
+		pt.renum[i] = -1
+	}
+	// Mark the nodes weighed and their ancestors, then number them in the
+	// shape's order: parents come before their children there too.
+	for _, p := range pt.pics {
+		for _, f := range p.Tree {
+			for n := f.Node; n >= 0 && int(n) < len(sh.nodes) && pt.renum[n] < 0; n = sh.nodes[n].parent {
+				pt.renum[n] = 0
+			}
+		}
+	}
+	for n := range pt.renum {
+		if pt.renum[n] < 0 {
+			continue
+		}
+		pt.renum[n] = int32(len(pt.nodes))
+		pt.nodes = append(pt.nodes, int32(n))
+		fn := &sh.nodes[n]
+		if fn.parent < 0 {
+			pt.byRoot[int32(n)] = int32(len(pt.threads))
+			pt.threads = append(pt.threads, int32(n))
+		} else if _, ok := pt.bySlot[fn.slot]; !ok {
+			pt.bySlot[fn.slot] = int32(len(pt.methods))
+			pt.methods = append(pt.methods, fn.slot)
+		}
+	}
+	return pt
+}
+
+// Pictures is how many pictures have weights to write.
+func (pt *PastTrees) Pictures() int { return len(pt.pics) }
+
+// Nodes is how many nodes are written.
+func (pt *PastTrees) Nodes() int { return len(pt.nodes) }
+
+type pastShapeJSON struct {
+	Weighted bool         `json:"weighted"`
+	Methods  []string     `json:"methods"`
+	Threads  []TreeThread `json:"threads"`
+	Nodes    []int32      `json:"nodes"`
+}
+
+type pastFigsJSON struct {
+	At    time.Time `json:"at"`
+	Reset bool      `json:"reset,omitempty"`
+	Figs  []int64   `json:"figs"`
+}
+
+// Write writes the shape, then a line a picture. It writes the same
+// bytes every time (a bundle counts them first).
+func (pt *PastTrees) Write(w io.Writer) error {
+	if pt.shape == nil {
+		return nil
+	}
+	sh := pt.shape
+	head := pastShapeJSON{Weighted: sh.weighted, Methods: make([]string, len(pt.methods)),
+		Threads: make([]TreeThread, len(pt.threads)), Nodes: make([]int32, 0, 2*len(pt.nodes))}
+	for i, slot := range pt.methods {
+		if int(slot) < len(sh.names) {
+			head.Methods[i] = sh.names[slot]
+		}
+	}
+	for i, root := range pt.threads {
+		t := sh.threads[root]
+		head.Threads[i] = TreeThread{ID: t.ID, Name: t.Name}
+	}
+	for _, n := range pt.nodes {
+		fn := &sh.nodes[n]
+		if fn.parent < 0 {
+			head.Nodes = append(head.Nodes, -1, pt.byRoot[n])
+		} else {
+			head.Nodes = append(head.Nodes, pt.renum[fn.parent], pt.bySlot[fn.slot])
+		}
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	if err := enc.Encode(head); err != nil {
+		return err
+	}
+	var figs []int64
+	for _, p := range pt.pics {
+		figs = figs[:0]
+		for _, f := range p.Tree {
+			if f.Node >= 0 && int(f.Node) < len(pt.renum) {
+				figs = append(figs, int64(pt.renum[f.Node]), f.W, f.N)
+			}
+		}
+		if err := enc.Encode(pastFigsJSON{At: p.At, Reset: p.TreeReset, Figs: figs}); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// maxPastTreeLine bounds a line read back: the shape's line holds up to
+// the tree's bound of nodes and their methods' names.
+const maxPastTreeLine = 64 << 20
+
+// ReadPastTrees reads what Write wrote and gives each picture of pics (by
+// its time) its weights, in the shape read, which they share.
+func ReadPastTrees(r io.Reader, pics []*Picture) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxPastTreeLine)
+	if !sc.Scan() {
+		return scanErr(sc.Err(), 1)
+	}
+	var head pastShapeJSON
+	if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
+		return fmt.Errorf("line 1: %v", err)
+	}
+	shape, err := head.shape()
+	if err != nil {
+		return fmt.Errorf("line 1: %v", err)
+	}
+	byTime := make(map[int64]*Picture, len(pics))
+	for _, p := range pics {
+		byTime[p.At.UnixNano()] = p
+		p.Shape = shape // a picture without weights too: its window may hold some
+	}
+	for n := 2; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var f pastFigsJSON
+		if err := json.Unmarshal(line, &f); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		if len(f.Figs)%3 != 0 {
+			return fmt.Errorf("line %d: %d numbers, not a node, a weight and a count each", n, len(f.Figs))
+		}
+		p := byTime[f.At.UnixNano()]
+		if p == nil {
+			continue // a picture the history.jsonl read does not have
+		}
+		p.Tree, p.TreeReset, p.Shape = make([]NodeFig, 0, len(f.Figs)/3), f.Reset, shape
+		for i := 0; i < len(f.Figs); i += 3 {
+			node := f.Figs[i]
+			if node < 0 || node >= int64(len(shape.nodes)) {
+				return fmt.Errorf("line %d: node %d, of %d", n, node, len(shape.nodes))
+			}
+			p.Tree = append(p.Tree, NodeFig{Node: int32(node), W: f.Figs[i+1], N: f.Figs[i+2]})
+		}
+		p.bytes = pictureBytes(p)
+	}
+	return scanErr(sc.Err(), 0)
+}
+
+func scanErr(err error, line int) error {
+	switch {
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("a line is longer than %d bytes", maxPastTreeLine)
+	case err != nil:
+		return err
+	case line == 1:
+		return errors.New("empty: no shape on its first line")
+	}
+	return nil
+}
+
+// shape rebuilds the tree's shape: the threads' subtrees as written, and
+// the trie merged over them.
+func (h *pastShapeJSON) shape() (*TreeShape, error) {
+	if len(h.Nodes)%2 != 0 {
+		return nil, fmt.Errorf("%d numbers for the nodes, not two a node", len(h.Nodes))
+	}
+	n := len(h.Nodes) / 2
+	sh := &TreeShape{nodes: make([]frameNode, 0, n), names: h.Methods, threads: map[int32]TreeThread{}, weighted: h.Weighted}
+	mkids := map[uint64]int32{}
+	for i := range n {
+		parent, x := h.Nodes[2*i], h.Nodes[2*i+1]
+		if parent < 0 {
+			if x < 0 || int(x) >= len(h.Threads) {
+				return nil, fmt.Errorf("node %d: thread %d, of %d", i, x, len(h.Threads))
+			}
+			t := h.Threads[x]
+			sh.threads[int32(i)] = TreeThread{ID: t.ID, Name: t.Name}
+			sh.nodes = append(sh.nodes, frameNode{parent: -1, slot: -1, merged: -1, root: int32(i)})
+			continue
+		}
+		if int(parent) >= i || x < 0 || int(x) >= len(h.Methods) {
+			return nil, fmt.Errorf("node %d: parent %d, method %d", i, parent, x)
+		}
+		p := &sh.nodes[parent]
+		key := kidKey(p.merged+1, x)
+		m, ok := mkids[key]
+		if !ok {
+			m = int32(len(sh.mnodes))
+			sh.mnodes = append(sh.mnodes, mergedNode{parent: p.merged, slot: x})
+			mkids[key] = m
+		}
+		sh.nodes = append(sh.nodes, frameNode{parent: parent, slot: x, merged: m, root: p.root})
+	}
+	return sh, nil
+}
+
+// PastCallTree builds the call tree of the window that ended at the i-th
+// picture, of the threads keep accepts (nil: all): in the shape the
+// pictures were read back with, or else in live's, the tree that
+// recorded them.
+func PastCallTree(pics []*Picture, i int, window time.Duration, keep func(TreeThread) bool, live func() TreeShape) *CallTree {
+	lists := TreeAt(pics, i, window)
+	if sh := pics[i].Shape; sh != nil {
+		return BuildCallTree(*sh, keep, lists...)
+	}
+	return BuildCallTree(live(), keep, lists...)
+}
+
+// TreeShape returns the call tree's structure as it is now, for the
+// weights the history recorded.
+func (a *Aggregator) TreeShape() TreeShape {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.methods.shared = true // the names slice is shared from now on
+	return a.tree.shape(a.methods.names)
+}

@@ -1,0 +1,184 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// readBack writes pictures as a bundle does (history.jsonl, then the
+// call-tree weights) and reads them back as replay does.
+func readBack(t *testing.T, pics []*Picture, live TreeShape) ([]*Picture, *PastTrees) {
+	t.Helper()
+	var hist, trees bytes.Buffer
+	for _, p := range pics {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Write(append(b, '\n'))
+	}
+	pt := NewPastTrees(pics, live)
+	if err := pt.Write(&trees); err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	pt.Write(&again)
+	if !bytes.Equal(trees.Bytes(), again.Bytes()) {
+		t.Fatal("written twice, the weights differ: a bundle counts them before writing them")
+	}
+	var out []*Picture
+	sc := bufio.NewScanner(&hist)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		p := &Picture{}
+		if err := json.Unmarshal(sc.Bytes(), p); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	if err := ReadPastTrees(&trees, out); err != nil {
+		t.Fatal(err)
+	}
+	return out, pt
+}
+
+// The call tree of every past moment, read back with the part of the
+// shape it needs, is the tree the recording aggregator built of it.
+func TestPastTreesRoundTrip(t *testing.T) {
+	a, h := simulatedHistory(t, 14, HistoryOptions{})
+	pics := h.Pictures()
+	live := a.TreeShape()
+	back, pt := readBack(t, pics, live)
+	if pt.Pictures() != len(pics) || pt.Nodes() == 0 || pt.Nodes() > live.Nodes() {
+		t.Fatalf("%d pictures with weights of %d, %d nodes of %d", pt.Pictures(), len(pics), pt.Nodes(), live.Nodes())
+	}
+	for _, tc := range []struct {
+		name   string
+		i      int
+		window time.Duration
+		keep   func(TreeThread) bool
+	}{
+		{"the oldest", 0, 10 * time.Second, nil},
+		{"a deadlock", 3, 10 * time.Second, nil},
+		{"the newest, the window", len(pics) - 1, 10 * time.Second, nil},
+		{"the newest, 3 s", len(pics) - 1, 3 * time.Second, nil},
+		{"threads kept by a filter", 9, 10 * time.Second, func(th TreeThread) bool { return strings.HasPrefix(th.Name, "pool-") }},
+	} {
+		want := PastCallTree(pics, tc.i, tc.window, tc.keep, a.TreeShape)
+		got := PastCallTree(back, tc.i, tc.window, tc.keep, func() TreeShape {
+			t.Fatal("a picture read back asked for the live tree's shape")
+			return TreeShape{}
+		})
+		if len(want.Nodes) < 10 {
+			t.Fatalf("%s: a tree of %d nodes", tc.name, len(want.Nodes))
+		}
+		if d := treeDiff(want, got); d != "" {
+			t.Errorf("%s: %s", tc.name, d)
+		}
+	}
+}
+
+// treeDiff says how two trees differ, by path (their numbering differs).
+func treeDiff(want, got *CallTree) string {
+	byPath := func(t *CallTree) map[string]CallNode {
+		out := map[string]CallNode{}
+		for i := range t.Nodes {
+			n := t.Nodes[i]
+			n.Kids, n.Parent = nil, 0
+			out[strings.Join(t.Path(int32(i)), ";")] = n
+		}
+		return out
+	}
+	w, g := byPath(want), byPath(got)
+	if len(w) != len(g) {
+		return "nodes: " + strconv.Itoa(len(g)) + ", want " + strconv.Itoa(len(w))
+	}
+	for p, n := range w {
+		if m, ok := g[p]; !ok || m.Self != n.Self || m.Total != n.Total || m.SelfN != n.SelfN || m.TotalN != n.TotalN || m.Name != n.Name {
+			return "at " + p + ": differs"
+		}
+	}
+	if len(want.Threads) != len(got.Threads) || want.Weighted != got.Weighted {
+		return "threads or weighting differ"
+	}
+	for i := range want.Threads {
+		a, b := want.Threads[i], got.Threads[i]
+		if a.ID != b.ID || a.Name != b.Name || a.Total != b.Total {
+			return "thread " + a.Name + " differs"
+		}
+	}
+	return ""
+}
+
+func TestPastTreesRefusesBadLines(t *testing.T) {
+	pics := []*Picture{{At: t0, Snap: &Snapshot{}}}
+	for _, tc := range []struct{ name, text, want string }{
+		{"empty", "", "no shape"},
+		{"not JSON", "{", "line 1"},
+		{"odd node numbers", `{"nodes":[-1]}`, "two a node"},
+		{"a parent after its child", `{"threads":[{"id":1}],"methods":["m"],"nodes":[-1,0,2,0,1,0]}`, "node 1"},
+		{"no such thread", `{"nodes":[-1,3]}`, "thread 3"},
+		{"no such node", `{"threads":[{"id":1}],"nodes":[-1,0]}` + "\n" + `{"at":"2026-11-21T09:00:00Z","figs":[5,1,1]}`, "node 5"},
+		{"figures not in threes", `{"threads":[{"id":1}],"nodes":[-1,0]}` + "\n" + `{"at":"2026-11-21T09:00:00Z","figs":[0,1]}`, "line 2"},
+	} {
+		err := ReadPastTrees(strings.NewReader(tc.text), pics)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A picture keeps its methods' figures since the start beside the
+// window's, and they survive the JSON of a bundle.
+func TestPictureKeepsFiguresSinceTheStart(t *testing.T) {
+	a, h := simulatedHistory(t, 12, HistoryOptions{})
+	pics := h.Pictures()
+	last := pics[len(pics)-1].Snap
+	if len(last.Since) != len(last.Methods) || len(last.Methods) == 0 {
+		t.Fatalf("%d figures since the start, %d methods", len(last.Since), len(last.Methods))
+	}
+	now := a.Snapshot(pics[len(pics)-1].At, Query{CallersOf: -1})
+	for i := range last.Methods {
+		m, since := &last.Methods[i], &last.Since[i]
+		cum := methodByName(now, last.MethodName(m))
+		if since.Slot != m.Slot || since.Calls != cum.Calls || since.Self != cum.Self || since.Calls < m.Calls || since.Self < m.Self {
+			t.Fatalf("%s: since %+v, cumulative %+v, window %+v", last.MethodName(m), since, cum, m)
+		}
+	}
+	if first := pics[0].Snap; first.Since[0].Calls != first.Methods[0].Calls {
+		t.Fatalf("a second in, the window is all there was: %+v and %+v", first.Since[0], first.Methods[0])
+	}
+	back, _ := readBack(t, pics[len(pics)-1:], a.TreeShape())
+	got := back[0].Snap
+	for i := range last.Since {
+		if got.Since[i] != last.Since[i] || got.Names[i] != last.Names[i] {
+			t.Fatalf("read back %+v, want %+v", got.Since[i], last.Since[i])
+		}
+	}
+}
+
+// The thread starts a stream begins with (a bundle's stream gives those of
+// the minutes it holds first) do not move the trace's clock: the JVM's
+// uptime and how long a deadlock lasted are the events' time.
+func TestLeadingThreadStartsDoNotMoveTheClock(t *testing.T) {
+	a := New(Options{})
+	feed(a, &decode.ProcessCreate{PID: 1, Time: ms(0)},
+		&decode.ThreadStart{ThreadID: 1, Time: ms(0)},
+		&decode.ThreadStart{ThreadID: 2, Time: ms(90_000)}, // starts 90 s in
+		&decode.ThreadCPU{ThreadIDRef: 1, Time: ms(14_000)})
+	if s := a.Snapshot(t0, Query{CallersOf: -1}); !s.Clock.Equal(t0.Add(14*time.Second)) || !s.First.Equal(s.Clock) {
+		t.Fatalf("clock %v, first %v: want 14 s in", s.Clock.Sub(t0), s.First.Sub(t0))
+	}
+	// Once the events have begun, a thread start is an event like any other.
+	feed(a, &decode.ThreadStart{ThreadID: 3, Time: ms(20_000)})
+	if s := a.Snapshot(t0, Query{CallersOf: -1}); !s.Clock.Equal(t0.Add(20 * time.Second)) {
+		t.Fatalf("clock %v", s.Clock.Sub(t0))
+	}
+}
