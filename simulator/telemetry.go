@@ -8,7 +8,7 @@ import (
 	"github.com/proftop/proftop/decode"
 )
 
-// Telemetry, as the JVM agent sends it (docs/trace-extensions.md): at each
+// Telemetry, as the JVM agent sends it (docs/protocol.md, section 8): at each
 // poll, the JVM's standard series and those of an Æminium-like task
 // runtime that publishes its own counters (../shared/seeds/
 // aeminium-jprofiler-probes.txt: ten global counters and four per worker),
