@@ -202,14 +202,26 @@ func (r telemetryRows) Cell(i, col int) string {
 		lo, hi := minMax(e.values)
 		return unitValue([]float64{lo, hi}[col-2], e.unit())
 	case 4:
-		lo, hi := chartRange(e.values, e.unit())
-		shifted := make([]float64, len(e.values))
-		for j, v := range e.values {
-			shifted[j] = v - lo
-		}
-		return sparkline(shifted, min(len(shifted), 150), hi-lo, r.ascii)
+		return trend(e.values, e.unit(), min(len(e.values), 150), r.ascii)
 	}
 	return ""
+}
+
+// trend is a series' sparkline. It spans the window's least to most (the
+// MIN and MAX beside it), so that a counter that grows slowly does not
+// look flat; a percentage keeps its scale from 0 to at least 100, and a
+// series that has not moved its scale from 0, so that its level shows.
+func trend(vs []float64, unit string, width int, ascii bool) string {
+	lo, hi := minMax(vs)
+	if unit == decode.UnitPercent || !(hi > lo) {
+		lo, hi = chartRange(vs, unit)
+		shifted := make([]float64, len(vs))
+		for j, v := range vs {
+			shifted[j] = v - lo
+		}
+		return sparkline(shifted, width, hi-lo, ascii)
+	}
+	return rangeSparkline(vs, width, lo, hi, ascii)
 }
 
 // numKey orders values whatever their scale: a float's bits order as the

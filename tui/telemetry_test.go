@@ -37,3 +37,29 @@ func TestTelemetryDrillInWrapsLongNames(t *testing.T) {
 		}
 	}
 }
+
+// A series' sparkline spans the window's least to most, so that a slow
+// counter's growth shows; a percentage keeps 0 to 100, and a series that
+// has not moved keeps its level from 0.
+func TestTelemetryTrendScale(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []float64
+		unit   string
+		width  int
+		ascii  bool
+		want   string
+	}{
+		{"a slowly growing balance", []float64{40400, 40900, 41500, 42000, 42600, 43100, 43700, 44300}, "plain", 8, false, "▁▂▃▄▅▆▇█"},
+		{"bytes alike", []float64{10 << 20, 11 << 20, 12 << 20}, "bytes", 3, false, "▁▅█"},
+		{"ASCII", []float64{100, 150, 200}, "plain", 3, true, "_+@"},
+		{"a percentage from 0 to 100", []float64{50, 55, 60}, "percent", 3, false, "▅▅▅"},
+		{"a level that has not moved", []float64{47, 47, 47}, "plain", 3, false, "███"},
+		{"nothing, not moving", []float64{0, 0}, "plain", 2, false, "  "},
+		{"narrower than the window: its newest values, on the window's scale", []float64{1, 2, 3, 4}, "plain", 3, false, "▃▆█"},
+	} {
+		if got := trend(tc.values, tc.unit, tc.width, tc.ascii); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
