@@ -272,16 +272,9 @@ func telemetryLayout(w, h int) (cols, rows int) {
 // specs first, then the series, as a table or as charts.
 func (m *Model) renderTelemetry(w, h int, focused bool) []string {
 	s := m.snap
-	var lines []string
-	problems := s.TelemetryProblems
-	room := max(h/3, 1)
-	for i, p := range problems {
-		if i == room-1 && len(problems) > room {
-			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("⚠ and %d more problems (--batch lists them all)", len(problems)-i)))
-			break
-		}
-		lines = append(lines, m.st.Warn.Render("⚠ "+inert(p.Spec)+": ")+m.st.Bad.Render(inert(p.Problem)))
-	}
+	// The problems take up to half the pane: what is wrong with what the
+	// user asked for comes before the series that are right.
+	lines := problemLines(s.TelemetryProblems, w, max(h/2, 2), &m.st)
 	if s.TelemetryDropped > 0 {
 		lines = append(lines, m.st.Warn.Render(fmt.Sprintf("⚠ %d series not kept: more than the %d this proftop keeps (telemetry-series)", s.TelemetryDropped, len(s.Telemetry))))
 	}
@@ -346,7 +339,7 @@ func (m *Model) chartCell(e *telemetryEntry, w int, selected bool) []string {
 func (m *Model) telemetryNeed(w int) int {
 	s := m.snap
 	n := len(m.entries.of(s))
-	extra := len(s.TelemetryProblems)
+	extra := len(problemLines(s.TelemetryProblems, w-2, math.MaxInt, &m.st))
 	if n == 0 {
 		return 3 + max(extra, 3)
 	}

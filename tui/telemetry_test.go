@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/state"
 )
 
@@ -60,6 +62,73 @@ func TestTelemetryTrendScale(t *testing.T) {
 	} {
 		if got := trend(tc.values, tc.unit, tc.width, tc.ascii); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The problems with what the user asked for, on the Telemetry pane: each
+// whole, wrapped at 80 columns rather than cut, before the series.
+func TestTelemetryProblemsGoldenScreens(t *testing.T) {
+	agg := simulated(t, 200_000)
+	problems := []decode.Event{
+		&decode.TelemetryProblem{Spec: "jmx:bank:type=Account,name=main:Label", Problem: "Label of bank:type=Account,name=main is a String, not a number"},
+		&decode.TelemetryProblem{Spec: "jfr:bank.Nope#x", Problem: "no event bank.Nope is registered in this JVM (yet): its class is not loaded, or the name is wrong"},
+		&decode.TelemetryProblem{Spec: "bogus", Problem: "unknown kind of probe: jfr:EVENT[#FIELD]"},
+	}
+	agg.Apply(problems, 1, decode.Clock{}, t0)
+	for _, tc := range []struct {
+		name string
+		w, h int
+	}{
+		{"telemetry-problems-80x24", 80, 24},
+		{"telemetry-problems-200x60", 200, 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
+			m.Update(tea.WindowSizeMsg{Width: tc.w, Height: tc.h})
+			deliver(m, agg)
+			press(m, "7")
+			deliver(m, agg)
+			screen := m.View().Content
+			checkFrame(t, screen, tc.w, tc.h)
+			golden(t, tc.name, screen)
+		})
+	}
+}
+
+// problemLines keeps every reason whole at any width, shows as many
+// problems as its room holds, and says how many more there are.
+func TestTelemetryProblemLines(t *testing.T) {
+	st := NewStyles("dark")
+	long := state.TelemetryProblem{Spec: "jmx:bank:type=Account,name=main:Label", Problem: "Label of bank:type=Account,name=main is a String, not a number"}
+	short := state.TelemetryProblem{Spec: "bogus", Problem: "unknown kind of probe"}
+	for _, tc := range []struct {
+		name     string
+		problems []state.TelemetryProblem
+		w, room  int
+		want     []string
+	}{
+		{"a short one on one line", []state.TelemetryProblem{short}, 78, 4,
+			[]string{"⚠ bogus: unknown kind of probe"}},
+		{"a long one wrapped, not cut", []state.TelemetryProblem{long}, 60, 4,
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label:", "  Label of bank:type=Account,name=main is a String, not a", "  number"}},
+		{"a spec wider than the pane", []state.TelemetryProblem{long}, 30, 10,
+			[]string{"⚠ jmx:bank:type=Account,", "  name=main:Label:", "  Label of bank:type=Account,", "  name=main is a String, not a", "  number"}},
+		{"more than the room: how many more", []state.TelemetryProblem{long, short, short}, 60, 4,
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label:", "  Label of bank:type=Account,name=main is a String, not a", "  number", "⚠ and 2 more problems (--batch lists them all)"}},
+		{"the first whole, whatever the room", []state.TelemetryProblem{long}, 60, 1,
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label:", "  Label of bank:type=Account,name=main is a String, not a", "  number"}},
+	} {
+		var got []string
+		for _, l := range problemLines(tc.problems, tc.w, tc.room, &st) {
+			plain := ansi.Strip(l)
+			if widthOf(plain) > tc.w {
+				t.Errorf("%s: %q is wider than %d", tc.name, plain, tc.w)
+			}
+			got = append(got, plain)
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
 }
