@@ -253,21 +253,6 @@ func (r telemetryRows) Num(i, col int) int64 {
 
 // --- the pane ---
 
-// chartCellH is the height of a chart in the pane: its title and its rows.
-const chartCellH = 5
-
-// chartCellW is the width a chart aims at; the pane fits as many as it can.
-const chartCellW = 44
-
-// telemetryCharts says whether a pane of w×h cells draws charts rather
-// than one line per series.
-func telemetryCharts(w, h int) bool { return w >= 2*chartCellW && h >= 2*chartCellH+1 }
-
-// telemetryLayout is how many charts a pane of w×h shows: columns and rows.
-func telemetryLayout(w, h int) (cols, rows int) {
-	return max(w/chartCellW, 1), max(h/chartCellH, 1)
-}
-
 // renderTelemetry draws the pane's body: the problems with the user's
 // specs first, then the series, as a table or as charts.
 func (m *Model) renderTelemetry(w, h int, focused bool) []string {
@@ -288,51 +273,7 @@ func (m *Model) renderTelemetry(w, h int, focused bool) []string {
 	if !telemetryCharts(w, h) {
 		return append(lines, t.render(d, w, h, &m.st, focused)...)
 	}
-	cols, rows := telemetryLayout(w, h)
-	t.layout(d, cols*rows)
-	cw := w / cols
-	var grid []string
-	for r := 0; r*cols < len(t.order); r++ {
-		band := make([]string, chartCellH)
-		for c := range cols {
-			k := r*cols + c
-			cell := make([]string, chartCellH)
-			width := cw
-			if c == cols-1 {
-				width = w - cw*(cols-1)
-			}
-			if k < len(t.order) {
-				i := t.order[k]
-				cell = m.chartCell(entries[i], width-1, focused && t.hasSel && d.ID(i) == t.selID)
-			}
-			for j := range band {
-				band[j] += padRight(clip(cell[j], width-1), width-1)
-				if c < cols-1 {
-					band[j] += " "
-				}
-			}
-		}
-		grid = append(grid, band...)
-	}
-	return append(lines, grid...)
-}
-
-// chartCell is one entry's chart: its title line, then its rows.
-func (m *Model) chartCell(e *telemetryEntry, w int, selected bool) []string {
-	unit := e.unit()
-	lo, hi := chartRange(e.values, unit)
-	value := unitValue(e.last(), unit)
-	scale := m.st.Label.Render(" ↑" + unitValue(hi, unit))
-	name := fit(inert(e.label(m.cfg.ASCII)), max(w-widthOf(value)-widthOf(scale)-1, 1), false)
-	title := m.st.Label.Render(name) + " " + m.st.Value.Render(value) + scale
-	if selected {
-		title = m.st.Selected.Render(name + " " + value + ansi.Strip(scale))
-	}
-	out := []string{title}
-	for _, row := range areaChart(e.values, lo, hi, w, chartCellH-1, m.cfg.ASCII) {
-		out = append(out, m.st.Spark.Render(row))
-	}
-	return out
+	return append(lines, m.chartGrid(entries, t, d, w, h, focused)...)
 }
 
 // telemetryNeed is the height the pane would fill at width w.
@@ -344,7 +285,7 @@ func (m *Model) telemetryNeed(w int) int {
 		return 3 + max(extra, 3)
 	}
 	if telemetryCharts(w-2, 2*chartCellH+1) {
-		cols, _ := telemetryLayout(w-2, 2*chartCellH+1)
+		cols := max((w-2)/chartCellW, 1)
 		return 2 + extra + (n+cols-1)/cols*chartCellH
 	}
 	return 3 + extra + n

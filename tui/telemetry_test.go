@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,40 @@ func TestTelemetryProblemLines(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The chart grid: at the aimed size when every chart fits; else smaller
+// charts, so that more show, and no row left empty while some are hidden.
+func TestTelemetryChartLayout(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, w, h   int
+		cols      int
+		bands     []int
+		wantShown int
+	}{
+		{"all fit at the aimed size", 6, 132, 16, 3, []int{5, 5}, 6},
+		{"the grid's third row at 200×60: 26 series", 26, 132, 16, 4, []int{4, 3, 3, 3, 3}, 20},
+		{"13 problems' worth less room", 26, 132, 11, 4, []int{4, 4, 3}, 12},
+		{"narrower, not lower, when that shows them all", 8, 132, 10, 4, []int{5, 5}, 8},
+		{"a large pane: the aimed size, room to spare", 26, 198, 40, 4, []int{5, 5, 5, 5, 5, 5, 5}, 26},
+	} {
+		cols, bands := chartLayout(tc.n, tc.w, tc.h)
+		sum := 0
+		for _, b := range bands {
+			sum += b
+		}
+		shown := min(cols*len(bands), tc.n)
+		if cols != tc.cols || !slices.Equal(bands, tc.bands) || shown != tc.wantShown {
+			t.Errorf("%s: %d columns, bands %v (%d shown), want %d, %v (%d)", tc.name, cols, bands, shown, tc.cols, tc.bands, tc.wantShown)
+		}
+		if shown < tc.n && sum != tc.h {
+			t.Errorf("%s: %d of %d rows used while %d charts are hidden", tc.name, sum, tc.h, tc.n-shown)
+		}
+		if tc.w/cols < chartMinW && cols > 1 || slices.Min(bands) < chartMinH {
+			t.Errorf("%s: charts of %d×%d, smaller than the least", tc.name, tc.w/cols, slices.Min(bands))
 		}
 	}
 }
