@@ -32,30 +32,66 @@ func problemLines(problems []state.TelemetryProblem, w, room int, st *Styles) []
 	return out
 }
 
-// problemText is one problem: "⚠ SPEC: REASON" on a line when it fits,
-// else the spec's lines, then the reason's, indented under it.
+// problemText is one problem, "⚠ SPEC: REASON", wrapped at w cells
+// (continued lines indented): the spec in the warning's style, the reason
+// in the error's.
 func problemText(p state.TelemetryProblem, w int, st *Styles) []string {
-	spec, reason := "⚠ "+inert(p.Spec)+":", inert(p.Problem)
-	if widthOf(spec)+1+widthOf(reason) <= w {
-		return []string{st.Warn.Render(spec+" ") + st.Bad.Render(reason)}
+	spec, reason := "⚠ "+inert(p.Spec)+": ", inert(p.Problem)
+	if widthOf(spec)+widthOf(reason) <= w {
+		return []string{st.Warn.Render(spec) + st.Bad.Render(reason)}
 	}
+	// The sign stays with the spec: a non-space stands for the space between them while wrapping.
+	const glue = '\x00'
+	text := strings.Replace(spec, " ", string(glue), 1) + reason
+	wrapped := wrapNames(text, max(w-len(problemIndent), 8))
+	// Wrapping only breaks lines and drops the spaces it breaks at: each
+	// line's characters are found in order in the text, and those before
+	// the reason belong to the spec.
 	var out []string
-	for i, l := range wrapAt(spec, w-len(problemIndent)) {
-		if i > 0 {
-			l = problemIndent + l
+	pos := 0
+	for i, line := range wrapped {
+		var head, tail strings.Builder
+		for _, r := range line {
+			for pos < len(text) && !strings.HasPrefix(text[pos:], string(r)) {
+				pos++ // a space the wrap dropped
+			}
+			if r == glue {
+				r = ' '
+			}
+			if pos < len(spec) {
+				head.WriteRune(r)
+			} else {
+				tail.WriteRune(r)
+			}
+			pos += len(string(r))
 		}
-		out = append(out, st.Warn.Render(l))
-	}
-	for _, l := range wrapAt(reason, w-len(problemIndent)) {
-		out = append(out, st.Bad.Render(problemIndent+l))
+		l := ""
+		if i > 0 {
+			l = problemIndent
+		}
+		if head.Len() > 0 {
+			l += st.Warn.Render(head.String())
+		}
+		if tail.Len() > 0 {
+			l += st.Bad.Render(tail.String())
+		}
+		out = append(out, l)
 	}
 	return out
 }
 
 const problemIndent = "  "
 
-// wrapAt wraps plain text at w cells: at spaces and at the separators of
-// object names and specs, a long word anywhere.
-func wrapAt(text string, w int) []string {
-	return strings.Split(ansi.Wrap(text, max(w, 8), " ,:=/"), "\n")
+// wrapNames wraps plain text at w cells at spaces; a word wider than a
+// line (a long object name) breaks at its separators, or anywhere.
+func wrapNames(text string, w int) []string {
+	var out []string
+	for _, line := range strings.Split(ansi.Wordwrap(text, w, ""), "\n") {
+		if widthOf(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(line, w, ",:=/"), "\n")...)
+	}
+	return out
 }

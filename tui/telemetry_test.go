@@ -112,13 +112,13 @@ func TestTelemetryProblemLines(t *testing.T) {
 		{"a short one on one line", []state.TelemetryProblem{short}, 78, 4,
 			[]string{"⚠ bogus: unknown kind of probe"}},
 		{"a long one wrapped, not cut", []state.TelemetryProblem{long}, 60, 4,
-			[]string{"⚠ jmx:bank:type=Account,name=main:Label:", "  Label of bank:type=Account,name=main is a String, not a", "  number"}},
-		{"a spec wider than the pane", []state.TelemetryProblem{long}, 30, 10,
-			[]string{"⚠ jmx:bank:type=Account,", "  name=main:Label:", "  Label of bank:type=Account,", "  name=main is a String, not a", "  number"}},
-		{"more than the room: how many more", []state.TelemetryProblem{long, short, short}, 60, 4,
-			[]string{"⚠ jmx:bank:type=Account,name=main:Label:", "  Label of bank:type=Account,name=main is a String, not a", "  number", "⚠ and 2 more problems (--batch lists them all)"}},
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label: Label of", "  bank:type=Account,name=main is a String, not a number"}},
+		{"a spec wider than the pane: cut at its separators", []state.TelemetryProblem{long}, 30, 10,
+			[]string{"⚠ jmx:bank:type=Account,", "  name=main:Label:", "  Label of", "  bank:type=Account,name=main", "  is a String, not a number"}},
+		{"more than the room: how many more", []state.TelemetryProblem{long, short, short}, 60, 3,
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label: Label of", "  bank:type=Account,name=main is a String, not a number", "⚠ and 2 more problems (--batch lists them all)"}},
 		{"the first whole, whatever the room", []state.TelemetryProblem{long}, 60, 1,
-			[]string{"⚠ jmx:bank:type=Account,name=main:Label:", "  Label of bank:type=Account,name=main is a String, not a", "  number"}},
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label: Label of", "  bank:type=Account,name=main is a String, not a number"}},
 	} {
 		var got []string
 		for _, l := range problemLines(tc.problems, tc.w, tc.room, &st) {
@@ -131,6 +131,13 @@ func TestTelemetryProblemLines(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
+	}
+	// The spec in the warning's style, the reason in the error's, on every line.
+	lines := problemText(long, 60, &st)
+	want := []string{st.Warn.Render("⚠ jmx:bank:type=Account,name=main:Label: ") + st.Bad.Render("Label of"),
+		"  " + st.Bad.Render("bank:type=Account,name=main is a String, not a number")}
+	if !slices.Equal(lines, want) {
+		t.Errorf("styled:\n got %q\nwant %q", lines, want)
 	}
 }
 
