@@ -66,8 +66,8 @@ func TestTelemetryInBatchMode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, spec := range []string{"jmx:java.lang:type=Threading:ThreadCount", "jfr:bank.Transfer#state"} {
-		if want := fmt.Sprintf("proftop: telemetry %q: the simulated profiler has no MBeans", spec); strings.Count(errs, want) != 1 {
+	for spec, kind := range map[string]string{"jmx:java.lang:type=Threading:ThreadCount": "telemetry", "jfr:bank.Transfer#state": "probe"} {
+		if want := fmt.Sprintf("proftop: %s %q: the simulated profiler has no MBeans", kind, spec); strings.Count(errs, want) != 1 {
 			t.Fatalf("standard error should say once %q:\n%s", want, errs)
 		}
 	}

@@ -22,12 +22,14 @@ import (
 )
 
 // bank is a running testdata/bank/Bank.java, with what it last said of
-// itself ("jvm threads N daemon N classes N").
+// itself ("jvm threads N daemon N classes N") and the amounts it deposited
+// in each second ("deposits SECOND SUM").
 type bank struct {
 	*jvm
-	port int
-	mu   sync.Mutex
-	said [3]int64
+	port     int
+	mu       sync.Mutex
+	said     [3]int64
+	deposits map[int64]int64
 }
 
 func (b *bank) itself() [3]int64 {
@@ -42,7 +44,7 @@ func startBank(t *testing.T) *bank {
 	bankDir, jar := workload(t)
 	portFile := filepath.Join(t.TempDir(), "port")
 	cmd := exec.Command("java", fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile), "-cp", bankDir, "Bank", "300")
-	b := &bank{jvm: &jvm{cmd: cmd, done: make(chan error, 1), stderr: &syncbuf.Buffer{}}}
+	b := &bank{jvm: &jvm{cmd: cmd, done: make(chan error, 1), stderr: &syncbuf.Buffer{}}, deposits: map[int64]int64{}}
 	cmd.Stderr = b.stderr
 	b.stdin, _ = cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -51,16 +53,21 @@ func startBank(t *testing.T) *bank {
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	said := regexp.MustCompile(`^jvm threads (\d+) daemon (\d+) classes (\d+)$`)
+	deposits := regexp.MustCompile(`^deposits (\d+) (\d+)$`)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			b.mu.Lock()
 			if m := said.FindStringSubmatch(sc.Text()); m != nil {
-				b.mu.Lock()
 				for i := range b.said {
 					b.said[i], _ = strconv.ParseInt(m[i+1], 10, 64)
 				}
-				b.mu.Unlock()
 			}
+			if m := deposits.FindStringSubmatch(sc.Text()); m != nil {
+				second, _ := strconv.ParseInt(m[1], 10, 64)
+				b.deposits[second], _ = strconv.ParseInt(m[2], 10, 64)
+			}
+			b.mu.Unlock()
 		}
 		b.done <- cmd.Wait()
 	}()
@@ -70,6 +77,43 @@ func startBank(t *testing.T) *bank {
 	}
 	b.port = at.Port
 	return b
+}
+
+// depositsPerSecond compares proftop's "bank.Deposit amount/s", a point at
+// the end of each second, with what Bank says it deposited in that second
+// (none said: nothing), over the seconds Bank has finished: how many were
+// compared, the largest difference, and each pair for the log.
+func (b *bank) depositsPerSecond(s *state.Snapshot) (compared int, worst int64, pairs []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	first, last := int64(math.MaxInt64), int64(-1)
+	for second := range b.deposits {
+		first, last = min(first, second), max(last, second)
+	}
+	for i := range s.Telemetry {
+		sr := &s.Telemetry[i]
+		if sr.Name != "bank.Deposit amount/s" {
+			continue
+		}
+		for _, p := range sr.Points {
+			second := p.At.Unix() - 1
+			if p.At.Nanosecond() != 0 || second < first || second > last {
+				continue
+			}
+			truth := b.deposits[second]
+			compared++
+			worst = max(worst, abs(p.Value-truth))
+			pairs = append(pairs, fmt.Sprintf("%d:%d/%d", second%100, p.Value, truth))
+		}
+	}
+	return compared, worst, pairs
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // bankLine finds the line of Bank.java holding a marker comment.
@@ -151,6 +195,75 @@ func jstatColumn(t *testing.T, option string, pid int, column string) float64 {
 	return 0
 }
 
+// heapAgainstJstat compares the G1 pools of one poll with jstat -gc run
+// just before and just after it. The heap moves between the two (the
+// teller allocates megabytes a second, jstat takes a second to start on
+// a busy machine), so the poll is judged by what cannot move unseen:
+// without a collection between the two jstats, old gen and the survivors
+// are what both say and eden lies between them; with one, old gen and the
+// survivors are what one of them says (the collection came before the
+// poll, or after). With more, another poll is tried.
+func heapAgainstJstat(t *testing.T, agg *state.Aggregator, pid int) {
+	t.Helper()
+	const slack = 1 // KiB: jstat rounds to a tenth of one
+	// The first point of a pool taken after a moment (the poll's own time, not when it arrived).
+	pool := func(s *state.Snapshot, name string, after time.Time) (float64, time.Time, bool) {
+		for i := range s.Telemetry {
+			if sr := &s.Telemetry[i]; sr.Name == name {
+				for _, p := range sr.Points {
+					if p.At.After(after) {
+						return float64(p.Value) / 1024, p.At, true
+					}
+				}
+			}
+		}
+		return 0, time.Time{}, false
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= slack }
+	for attempt := 1; attempt <= 10; attempt++ {
+		before := jstatGC(t, pid)
+		var old, survivor, eden float64
+		var at time.Time
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			s := agg.Snapshot(time.Now(), state.Query{CallersOf: -1})
+			var ok1, ok2, ok3 bool
+			old, at, ok1 = pool(s, "Heap used (G1 Old Gen)", before.After)
+			survivor, _, ok2 = pool(s, "Heap used (G1 Survivor Space)", before.After)
+			eden, _, ok3 = pool(s, "Heap used (G1 Eden Space)", before.After)
+			if ok1 && ok2 && ok3 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no poll of the G1 pools within 10s of jstat")
+			}
+		}
+		after := jstatGC(t, pid)
+		if !at.Before(after.Before) {
+			continue // the second jstat began before the poll: it brackets nothing
+		}
+		between := after.YGC + after.FGC + after.CGC - before.YGC - before.FGC - before.CGC
+		figures := fmt.Sprintf("proftop: old %.1f survivors %.1f eden %.1f KiB; jstat before: %v %v %v, after: %v %v %v; %d collections between",
+			old, survivor, eden, before.OU, before.S0U+before.S1U, before.EU, after.OU, after.S0U+after.S1U, after.EU, between)
+		switch between {
+		case 0:
+			if !near(old, before.OU) || !near(old, after.OU) || !near(survivor, before.S0U+before.S1U) ||
+				eden < before.EU-slack || eden > after.EU+slack {
+				t.Errorf("the heap pools disagree with jstat, no collection between: %s", figures)
+			}
+		case 1:
+			if !(near(old, before.OU) && near(survivor, before.S0U+before.S1U)) && !(near(old, after.OU) && near(survivor, after.S0U+after.S1U)) {
+				t.Errorf("the heap pools disagree with jstat, one collection between: %s", figures)
+			}
+		default:
+			t.Logf("attempt %d: %s", attempt, figures)
+			continue
+		}
+		t.Logf("%s", figures)
+		return
+	}
+	t.Errorf("10 attempts, each with collections between the two jstats or a poll after the second")
+}
+
 // The JVM's standard series and the application's own, chosen without
 // changing the application: an MBean pattern (resolved at each poll: an
 // account registered later shows up), a key of a composite attribute, a
@@ -220,10 +333,10 @@ func TestTelemetryOfARealJVM(t *testing.T) {
 			v, ok := last(s, "Rate (bank:type=Account,name=checking)")
 			return ok && v == 0.25
 		}},
-		{"a JFR field summed per second, and its latest value", func(s *state.Snapshot) bool {
-			rate, ok1 := last(s, "bank.Deposit amount/s")
-			latest, ok2 := last(s, "bank.Deposit amount")
-			return ok1 && ok2 && rate > 100 && latest >= 1 && latest <= 100
+		{"a JFR field summed per second over 5 seconds, and its latest value", func(s *state.Snapshot) bool {
+			compared, _, _ := b.depositsPerSecond(s)
+			latest, ok := last(s, "bank.Deposit amount")
+			return compared >= 5 && ok && latest >= 1 && latest <= 100
 		}},
 		{"the probe's two states, with their durations and where they are committed", func(s *state.Snapshot) bool {
 			var w, r *state.ProbeRow
@@ -274,6 +387,14 @@ func TestTelemetryOfARealJVM(t *testing.T) {
 		t.Fatalf("%d decode errors: %s", st.DecodeErrors, st.LastError)
 	}
 	t.Logf("everything within %v of asking", time.Since(started).Round(time.Second))
+	// Each second's sum is the amounts deposited in it, however JFR
+	// delivered them; a deposit right at a second's edge may fall on
+	// either side (Bank reads the clock just before committing).
+	compared, worst, pairs := b.depositsPerSecond(snap)
+	t.Logf("bank.Deposit amount/s, second:proftop/Bank: %s", strings.Join(pairs, " "))
+	if worst > 200 {
+		t.Errorf("over %d seconds a per-second sum was %d off what Bank deposited in that second", compared, worst)
+	}
 	// The standard series against what the JVM says of itself, and jstat.
 	said := b.itself()
 	threads, _ := last(snap, "Live threads")
@@ -288,6 +409,7 @@ func TestTelemetryOfARealJVM(t *testing.T) {
 	if mu, _ := last(snap, "Non-heap used (Metaspace)"); math.Abs(mu/1024-jstatColumn(t, "-gc", pid, "MU")) > 0.25*mu/1024 {
 		t.Errorf("metaspace used %v KiB; jstat -gc says %v", mu/1024, jstatColumn(t, "-gc", pid, "MU"))
 	}
+	heapAgainstJstat(t, agg, pid)
 	for _, name := range []string{"Process CPU load", "Machine CPU load", "GC activity"} {
 		if v, _ := last(snap, name); v < 0 || v > 100 {
 			t.Errorf("%s is %v%%", name, v)

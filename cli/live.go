@@ -163,7 +163,7 @@ func runBatch(ctx context.Context, src client.Source, agg *state.Aggregator, s c
 	}()
 	ran := make(chan error, 1)
 	go func() { ran <- src.Run(ctx) }()
-	problems := newProblemReporter(v.Errors)
+	problems := newProblemReporter(v.Errors, s.Telemetry, s.Probes)
 	print := func() error {
 		if v.History {
 			return nil // the history is printed at the end instead

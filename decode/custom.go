@@ -10,7 +10,7 @@ import (
 	"unsafe"
 )
 
-// proftop's convention for custom messages (docs/trace-extensions.md):
+// proftop's convention for custom messages (docs/protocol.md, section 8):
 // a custom body
 //
 //	proftop:NAME/1?ATTRIBUTE=VALUE&ATTRIBUTE=VALUE…

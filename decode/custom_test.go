@@ -26,7 +26,7 @@ func telemetryEvents() []Event {
 	}
 }
 
-// The body of each message is what docs/trace-extensions.md shows.
+// The body of each message is what docs/protocol.md shows.
 func TestConventionBodies(t *testing.T) {
 	want := []string{
 		"proftop:telemetrySeries/1?time=1700000000.123456789&series=1&name=Threads+%28live%29&unit=plain&divisor=1",

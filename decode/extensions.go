@@ -281,7 +281,7 @@ func (*Collection) Kind() Kind   { return KindCollection }
 func (*GCTotals) Kind() Kind     { return KindGCTotals }
 
 // The messages below travel inside TPTP custom messages (1041), in
-// proftop's convention (custom.go, docs/trace-extensions.md), so that any
+// proftop's convention (custom.go, docs/protocol.md), so that any
 // agent that can send a custom message can publish them. Their ids (1130
 // and up) name them in proftop's table; a stream never carries them as
 // message ids of their own.

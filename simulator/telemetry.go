@@ -8,7 +8,7 @@ import (
 	"github.com/proftop/proftop/decode"
 )
 
-// Telemetry, as the JVM agent sends it (docs/trace-extensions.md): at each
+// Telemetry, as the JVM agent sends it (docs/protocol.md, section 8): at each
 // poll, the JVM's standard series and those of an Æminium-like task
 // runtime that publishes its own counters (../shared/seeds/
 // aeminium-jprofiler-probes.txt: ten global counters and four per worker),
@@ -19,8 +19,17 @@ import (
 // workers is the runtime's parallelism: series (1) … (4) per counter.
 const workers = 4
 
-// The task types the runtime counts.
-var taskTypes = [3]string{"Atomic", "Blocking", "Non-blocking"}
+// The task types the runtime counts, in the order of its counters.
+const (
+	atomicTask = iota
+	blockingTask
+	nonBlockingTask
+	taskKinds
+)
+
+// atomicShare is how many of the tasks a worker's queue receives are
+// atomic, in tenths; the rest are non-blocking.
+const atomicShare = 6
 
 // taskRuntime is the simulated runtime's state between polls.
 type taskRuntime struct {
@@ -29,10 +38,14 @@ type taskRuntime struct {
 	series   []seriesSpec
 	ticks    int
 
-	unscheduled, waitingDeps, waitingQueue, running, waitingChildren, blockingQueue int64
-	queues                                                                          [workers]int64
-	completed                                                                       [3]int64
-	handled                                                                         [workers][3]int64
+	// Tasks by state; from the queues on, by kind as well, so that every
+	// task a worker handles is counted once, in its kind, and completes
+	// in that kind: completed never exceeds handled.
+	unscheduled, waitingDeps, blockingQueue int64
+	queued                                  [workers][taskKinds]int64 // a worker's non-blocking queue: atomic and non-blocking tasks
+	running, waitingChildren                [taskKinds]int64
+	completed                               [taskKinds]int64
+	handled                                 [workers][taskKinds]int64
 
 	// The JVM's figures of the previous poll, for rates, and the process's
 	// CPU load (threads report their CPU time in bursts: it is smoothed).
@@ -151,70 +164,85 @@ func (w *World) jvmValues(rt *taskRuntime) []int64 {
 
 // step moves the runtime's tasks on by one second: tasks arrive in waves,
 // are scheduled once their dependencies are done, wait in a worker's queue
-// (or the blocking queue), run, wait for their children, complete. It
-// returns how many tasks left each state, for the probe.
+// (a blocking task in the blocking queue), are handled by a worker and
+// run, wait for their children, complete. It returns how many tasks left
+// each state, for the probe.
 func (rt *taskRuntime) step() [4]int64 {
 	load := 1 + 0.7*math.Sin(float64(rt.ticks)/9)
-	take := func(from *int64, lo, hi float64) int64 {
-		n := int64(float64(*from) * (lo + rt.rnd.Float64()*(hi-lo)))
+	share := func(lo, hi float64) float64 { return lo + rt.rnd.Float64()*(hi-lo) }
+	take := func(from *int64, f float64) int64 {
+		n := int64(float64(*from) * f)
 		*from -= n
 		return n
 	}
 	rt.unscheduled += int64(load * float64(150+rt.rnd.IntN(250)))
-	scheduled := take(&rt.unscheduled, 0.5, 0.9)
-	rt.waitingDeps += scheduled
-	ready := take(&rt.waitingDeps, 0.4, 0.7)
+	rt.waitingDeps += take(&rt.unscheduled, share(0.5, 0.9))
+	ready := take(&rt.waitingDeps, share(0.4, 0.7))
 	blocking := ready / 10
 	rt.blockingQueue += blocking
 	for n := ready - blocking; n > 0; {
 		i := rt.rnd.IntN(workers)
 		k := min(n, int64(1+rt.rnd.IntN(40)))
-		rt.queues[i] += k
+		atomic := k * atomicShare / 10
+		rt.queued[i][atomicTask] += atomic
+		rt.queued[i][nonBlockingTask] += k - atomic
 		n -= k
 	}
 	var started int64
-	for i := range rt.queues {
-		s := take(&rt.queues[i], 0.5, 0.95)
-		started += s
-		atomic := s * 6 / 10
-		rt.handled[i][0] += atomic
-		rt.handled[i][2] += s - atomic
+	handle := func(worker, kind int, n int64) {
+		rt.handled[worker][kind] += n
+		rt.running[kind] += n
+		started += n
 	}
-	fromBlocking := take(&rt.blockingQueue, 0.3, 0.8)
-	rt.handled[rt.rnd.IntN(workers)][1] += fromBlocking
-	started += fromBlocking
-	rt.waitingQueue = rt.blockingQueue
-	for _, q := range rt.queues {
-		rt.waitingQueue += q
+	for i := range rt.queued {
+		f := share(0.5, 0.95)
+		for _, kind := range []int{atomicTask, nonBlockingTask} {
+			handle(i, kind, take(&rt.queued[i][kind], f))
+		}
 	}
-	rt.running += started
-	ran := take(&rt.running, 0.7, 0.95)
-	forked := ran / 4
-	rt.waitingChildren += forked
-	done := ran - forked + take(&rt.waitingChildren, 0.5, 0.8)
-	atomic, blockingDone := done*6/10, fromBlocking
-	rt.completed[0] += atomic
-	rt.completed[1] += min(blockingDone, done-atomic)
-	rt.completed[2] += done - atomic - min(blockingDone, done-atomic)
+	handle(rt.rnd.IntN(workers), blockingTask, take(&rt.blockingQueue, share(0.3, 0.8)))
+	var ran, done int64
+	ranShare, childrenShare := share(0.7, 0.95), share(0.5, 0.8)
+	for kind := range taskKinds {
+		r := take(&rt.running[kind], ranShare)
+		forked := r / 4 // waits for its children; the rest have none and complete at once
+		rt.waitingChildren[kind] += forked
+		d := r - forked + take(&rt.waitingChildren[kind], childrenShare)
+		rt.completed[kind] += d
+		ran += r
+		done += d
+	}
 	return [4]int64{ready, started, ran, done}
 }
 
 // values are the runtime's counters, in the order of their declaration.
 func (rt *taskRuntime) values() []int64 {
-	occupied := int64(0)
-	for _, q := range rt.queues {
-		if q > 0 {
+	var occupied, waitingQueue, running, waitingChildren int64
+	queue := func(i int) int64 { return rt.queued[i][atomicTask] + rt.queued[i][nonBlockingTask] }
+	for i := range workers {
+		if queue(i) > 0 {
 			occupied++
 		}
+		waitingQueue += queue(i)
 	}
-	out := []int64{occupied, rt.blockingQueue, rt.unscheduled, rt.waitingDeps, rt.waitingQueue, rt.running, rt.waitingChildren,
-		rt.completed[0], rt.completed[1], rt.completed[2]}
+	waitingQueue += rt.blockingQueue
+	for kind := range taskKinds {
+		running += rt.running[kind]
+		waitingChildren += rt.waitingChildren[kind]
+	}
+	out := []int64{occupied, rt.blockingQueue, rt.unscheduled, rt.waitingDeps, waitingQueue, running, waitingChildren,
+		rt.completed[atomicTask], rt.completed[blockingTask], rt.completed[nonBlockingTask]}
 	for s := range workerSeries {
 		for i := range workers {
-			if s == 0 {
-				out = append(out, rt.queues[i])
-			} else {
-				out = append(out, rt.handled[i][s-1])
+			switch s {
+			case 0:
+				out = append(out, queue(i))
+			case 1:
+				out = append(out, rt.handled[i][atomicTask])
+			case 2:
+				out = append(out, rt.handled[i][blockingTask])
+			case 3:
+				out = append(out, rt.handled[i][nonBlockingTask])
 			}
 		}
 	}

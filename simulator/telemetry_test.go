@@ -108,3 +108,88 @@ func TestTheRuntimesSeriesThroughBothEncodings(t *testing.T) {
 		}
 	}
 }
+
+// The runtime's counters agree at every poll, as a real runtime's would:
+// a task a worker handled is counted once, in its kind, and has completed
+// or is running or waiting for its children; the queues add up.
+func TestTheRuntimesCountersAgree(t *testing.T) {
+	rt := newTaskRuntime(7)
+	names := map[string]int{}
+	for i, s := range rt.series[len(jvmSeries):] {
+		names[s.name] = i
+	}
+	kinds := []string{"Atomic", "Blocking", "Non-blocking"}
+	sumOfWorkers := func(v []int64, counter string) int64 {
+		var n int64
+		for i := range workers {
+			n += v[names[fmt.Sprintf("%s (%d)", counter, i+1)]]
+		}
+		return n
+	}
+	checks := []struct {
+		name  string
+		check func(v, before []int64) error
+	}{
+		{"a kind's completed tasks are at most the workers' handled", func(v, _ []int64) error {
+			for _, k := range kinds {
+				if c, h := v[names[k+" Tasks Completed"]], sumOfWorkers(v, "No of "+k+" Tasks Handled"); c > h {
+					return fmt.Errorf("%s: %d completed, %d handled", k, c, h)
+				}
+			}
+			return nil
+		}},
+		{"handled and not completed: running or waiting for children", func(v, _ []int64) error {
+			var open int64
+			for _, k := range kinds {
+				open += sumOfWorkers(v, "No of "+k+" Tasks Handled") - v[names[k+" Tasks Completed"]]
+			}
+			if r, w := v[names["Running Tasks"]], v[names["Tasks Waiting for Children"]]; open != r+w {
+				return fmt.Errorf("%d handled and not completed, %d running and %d waiting for children", open, r, w)
+			}
+			return nil
+		}},
+		{"the queues add up to the tasks waiting in them", func(v, _ []int64) error {
+			if q, b, all := sumOfWorkers(v, "Tasks in Non-blocking Queue"), v[names["Tasks in Blocking Queue"]], v[names["Tasks Waiting in Queue"]]; q+b != all {
+				return fmt.Errorf("workers' queues %d + blocking %d, waiting in queue %d", q, b, all)
+			}
+			return nil
+		}},
+		{"occupied queues are the workers' queues holding tasks", func(v, _ []int64) error {
+			var n int64
+			for i := range workers {
+				if v[names[fmt.Sprintf("Tasks in Non-blocking Queue (%d)", i+1)]] > 0 {
+					n++
+				}
+			}
+			if o := v[names["Occupied Queues"]]; o != n {
+				return fmt.Errorf("%d occupied, %d queues hold tasks", o, n)
+			}
+			return nil
+		}},
+		{"counts of tasks completed and handled never go down", func(v, before []int64) error {
+			for name, i := range names {
+				if (strings.HasSuffix(name, "Completed") || strings.Contains(name, "Handled")) && before != nil && v[i] < before[i] {
+					return fmt.Errorf("%s: %d, then %d", name, before[i], v[i])
+				}
+			}
+			return nil
+		}},
+	}
+	var before []int64
+	for tick := 1; tick <= 300; tick++ {
+		rt.ticks = tick
+		rt.step()
+		v := rt.values()
+		for _, c := range checks {
+			if err := c.check(v, before); err != nil {
+				t.Fatalf("second %d: %s: %v", tick, c.name, err)
+			}
+		}
+		before = v
+	}
+	for _, k := range kinds {
+		if before[names[k+" Tasks Completed"]] == 0 {
+			t.Fatalf("no %s task completed in 300 seconds", k)
+		}
+	}
+}

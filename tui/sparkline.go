@@ -1,6 +1,9 @@
 package tui
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 var (
 	blockRamp = []rune("▁▂▃▄▅▆▇█")
@@ -31,6 +34,36 @@ func sparkline(values []float64, width int, ceiling float64, ascii bool) string 
 			continue
 		}
 		i := int(v / top * float64(len(ramp)))
+		b.WriteRune(ramp[min(max(i, 0), len(ramp)-1)])
+	}
+	return b.String()
+}
+
+// rangeSparkline draws the last width values scaled from lo (the lowest
+// block) to hi (the highest), as btop scales its graphs to what they show:
+// a slow counter's growth shows, not a flat row of full blocks. A NaN is
+// no value: a blank.
+func rangeSparkline(values []float64, width int, lo, hi float64, ascii bool) string {
+	ramp := blockRamp
+	if ascii {
+		ramp = asciiRamp
+	}
+	if len(values) > width {
+		values = values[len(values)-width:]
+	}
+	var b strings.Builder
+	for i := len(values); i < width; i++ {
+		b.WriteByte(' ')
+	}
+	for _, v := range values {
+		if math.IsNaN(v) {
+			b.WriteRune(' ')
+			continue
+		}
+		i := 0
+		if hi > lo {
+			i = int((v - lo) / (hi - lo) * float64(len(ramp)))
+		}
 		b.WriteRune(ramp[min(max(i, 0), len(ramp)-1)])
 	}
 	return b.String()

@@ -202,14 +202,26 @@ func (r telemetryRows) Cell(i, col int) string {
 		lo, hi := minMax(e.values)
 		return unitValue([]float64{lo, hi}[col-2], e.unit())
 	case 4:
-		lo, hi := chartRange(e.values, e.unit())
-		shifted := make([]float64, len(e.values))
-		for j, v := range e.values {
-			shifted[j] = v - lo
-		}
-		return sparkline(shifted, min(len(shifted), 150), hi-lo, r.ascii)
+		return trend(e.values, e.unit(), min(len(e.values), 150), r.ascii)
 	}
 	return ""
+}
+
+// trend is a series' sparkline. It spans the window's least to most (the
+// MIN and MAX beside it), so that a counter that grows slowly does not
+// look flat; a percentage keeps its scale from 0 to at least 100, and a
+// series that has not moved its scale from 0, so that its level shows.
+func trend(vs []float64, unit string, width int, ascii bool) string {
+	lo, hi := minMax(vs)
+	if unit == decode.UnitPercent || !(hi > lo) {
+		lo, hi = chartRange(vs, unit)
+		shifted := make([]float64, len(vs))
+		for j, v := range vs {
+			shifted[j] = v - lo
+		}
+		return sparkline(shifted, width, hi-lo, ascii)
+	}
+	return rangeSparkline(vs, width, lo, hi, ascii)
 }
 
 // numKey orders values whatever their scale: a float's bits order as the
@@ -241,35 +253,13 @@ func (r telemetryRows) Num(i, col int) int64 {
 
 // --- the pane ---
 
-// chartCellH is the height of a chart in the pane: its title and its rows.
-const chartCellH = 5
-
-// chartCellW is the width a chart aims at; the pane fits as many as it can.
-const chartCellW = 44
-
-// telemetryCharts says whether a pane of w×h cells draws charts rather
-// than one line per series.
-func telemetryCharts(w, h int) bool { return w >= 2*chartCellW && h >= 2*chartCellH+1 }
-
-// telemetryLayout is how many charts a pane of w×h shows: columns and rows.
-func telemetryLayout(w, h int) (cols, rows int) {
-	return max(w/chartCellW, 1), max(h/chartCellH, 1)
-}
-
 // renderTelemetry draws the pane's body: the problems with the user's
 // specs first, then the series, as a table or as charts.
 func (m *Model) renderTelemetry(w, h int, focused bool) []string {
 	s := m.snap
-	var lines []string
-	problems := s.TelemetryProblems
-	room := max(h/3, 1)
-	for i, p := range problems {
-		if i == room-1 && len(problems) > room {
-			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("⚠ and %d more problems (--batch lists them all)", len(problems)-i)))
-			break
-		}
-		lines = append(lines, m.st.Warn.Render("⚠ "+inert(p.Spec)+": ")+m.st.Bad.Render(inert(p.Problem)))
-	}
+	// The problems take up to half the pane: what is wrong with what the
+	// user asked for comes before the series that are right.
+	lines := problemLines(s.TelemetryProblems, w, max(h/2, 2), &m.st)
 	if s.TelemetryDropped > 0 {
 		lines = append(lines, m.st.Warn.Render(fmt.Sprintf("⚠ %d series not kept: more than the %d this proftop keeps (telemetry-series)", s.TelemetryDropped, len(s.Telemetry))))
 	}
@@ -283,64 +273,19 @@ func (m *Model) renderTelemetry(w, h int, focused bool) []string {
 	if !telemetryCharts(w, h) {
 		return append(lines, t.render(d, w, h, &m.st, focused)...)
 	}
-	cols, rows := telemetryLayout(w, h)
-	t.layout(d, cols*rows)
-	cw := w / cols
-	var grid []string
-	for r := 0; r*cols < len(t.order); r++ {
-		band := make([]string, chartCellH)
-		for c := range cols {
-			k := r*cols + c
-			cell := make([]string, chartCellH)
-			width := cw
-			if c == cols-1 {
-				width = w - cw*(cols-1)
-			}
-			if k < len(t.order) {
-				i := t.order[k]
-				cell = m.chartCell(entries[i], width-1, focused && t.hasSel && d.ID(i) == t.selID)
-			}
-			for j := range band {
-				band[j] += padRight(clip(cell[j], width-1), width-1)
-				if c < cols-1 {
-					band[j] += " "
-				}
-			}
-		}
-		grid = append(grid, band...)
-	}
-	return append(lines, grid...)
-}
-
-// chartCell is one entry's chart: its title line, then its rows.
-func (m *Model) chartCell(e *telemetryEntry, w int, selected bool) []string {
-	unit := e.unit()
-	lo, hi := chartRange(e.values, unit)
-	value := unitValue(e.last(), unit)
-	scale := m.st.Label.Render(" ↑" + unitValue(hi, unit))
-	room := max(w-widthOf(value)-widthOf(scale)-1, 1)
-	name := fit(shortSeries(inert(e.label(m.cfg.ASCII)), room), room, false)
-	title := m.st.Label.Render(name) + " " + m.st.Value.Render(value) + scale
-	if selected {
-		title = m.st.Selected.Render(name + " " + value + ansi.Strip(scale))
-	}
-	out := []string{title}
-	for _, row := range areaChart(e.values, lo, hi, w, chartCellH-1, m.cfg.ASCII) {
-		out = append(out, m.st.Spark.Render(row))
-	}
-	return out
+	return append(lines, m.chartGrid(entries, t, d, w, h, focused)...)
 }
 
 // telemetryNeed is the height the pane would fill at width w.
 func (m *Model) telemetryNeed(w int) int {
 	s := m.snap
 	n := len(m.entries.of(s))
-	extra := len(s.TelemetryProblems)
+	extra := len(problemLines(s.TelemetryProblems, w-2, math.MaxInt, &m.st))
 	if n == 0 {
 		return 3 + max(extra, 3)
 	}
 	if telemetryCharts(w-2, 2*chartCellH+1) {
-		cols, _ := telemetryLayout(w-2, 2*chartCellH+1)
+		cols := max((w-2)/chartCellW, 1)
 		return 2 + extra + (n+cols-1)/cols*chartCellH
 	}
 	return 3 + extra + n

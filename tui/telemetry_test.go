@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/state"
 )
 
@@ -34,6 +37,140 @@ func TestTelemetryDrillInWrapsLongNames(t *testing.T) {
 		}
 		if got := heading.String(); got != "Series "+name {
 			t.Errorf("width %d: the heading reads %q", w, got)
+		}
+	}
+}
+
+// A series' sparkline spans the window's least to most, so that a slow
+// counter's growth shows; a percentage keeps 0 to 100, and a series that
+// has not moved keeps its level from 0.
+func TestTelemetryTrendScale(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []float64
+		unit   string
+		width  int
+		ascii  bool
+		want   string
+	}{
+		{"a slowly growing balance", []float64{40400, 40900, 41500, 42000, 42600, 43100, 43700, 44300}, "plain", 8, false, "▁▂▃▄▅▆▇█"},
+		{"bytes alike", []float64{10 << 20, 11 << 20, 12 << 20}, "bytes", 3, false, "▁▅█"},
+		{"ASCII", []float64{100, 150, 200}, "plain", 3, true, "_+@"},
+		{"a percentage from 0 to 100", []float64{50, 55, 60}, "percent", 3, false, "▅▅▅"},
+		{"a level that has not moved", []float64{47, 47, 47}, "plain", 3, false, "███"},
+		{"nothing, not moving", []float64{0, 0}, "plain", 2, false, "  "},
+		{"narrower than the window: its newest values, on the window's scale", []float64{1, 2, 3, 4}, "plain", 3, false, "▃▆█"},
+	} {
+		if got := trend(tc.values, tc.unit, tc.width, tc.ascii); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The problems with what the user asked for, on the Telemetry pane: each
+// whole, wrapped at 80 columns rather than cut, before the series.
+func TestTelemetryProblemsGoldenScreens(t *testing.T) {
+	agg := simulated(t, 200_000)
+	problems := []decode.Event{
+		&decode.TelemetryProblem{Spec: "jmx:bank:type=Account,name=main:Label", Problem: "Label of bank:type=Account,name=main is a String, not a number"},
+		&decode.TelemetryProblem{Spec: "jfr:bank.Nope#x", Problem: "no event bank.Nope is registered in this JVM (yet): its class is not loaded, or the name is wrong"},
+		&decode.TelemetryProblem{Spec: "bogus", Problem: "unknown kind of probe: jfr:EVENT[#FIELD]"},
+	}
+	agg.Apply(problems, 1, decode.Clock{}, t0)
+	for _, tc := range []struct {
+		name string
+		w, h int
+	}{
+		{"telemetry-problems-80x24", 80, 24},
+		{"telemetry-problems-200x60", 200, 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
+			m.Update(tea.WindowSizeMsg{Width: tc.w, Height: tc.h})
+			deliver(m, agg)
+			press(m, "7")
+			deliver(m, agg)
+			screen := m.View().Content
+			checkFrame(t, screen, tc.w, tc.h)
+			golden(t, tc.name, screen)
+		})
+	}
+}
+
+// problemLines keeps every reason whole at any width, shows as many
+// problems as its room holds, and says how many more there are.
+func TestTelemetryProblemLines(t *testing.T) {
+	st := NewStyles("dark")
+	long := state.TelemetryProblem{Spec: "jmx:bank:type=Account,name=main:Label", Problem: "Label of bank:type=Account,name=main is a String, not a number"}
+	short := state.TelemetryProblem{Spec: "bogus", Problem: "unknown kind of probe"}
+	for _, tc := range []struct {
+		name     string
+		problems []state.TelemetryProblem
+		w, room  int
+		want     []string
+	}{
+		{"a short one on one line", []state.TelemetryProblem{short}, 78, 4,
+			[]string{"⚠ bogus: unknown kind of probe"}},
+		{"a long one wrapped, not cut", []state.TelemetryProblem{long}, 60, 4,
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label: Label of", "  bank:type=Account,name=main is a String, not a number"}},
+		{"a spec wider than the pane: cut at its separators", []state.TelemetryProblem{long}, 30, 10,
+			[]string{"⚠ jmx:bank:type=Account,", "  name=main:Label:", "  Label of", "  bank:type=Account,name=main", "  is a String, not a number"}},
+		{"more than the room: how many more", []state.TelemetryProblem{long, short, short}, 60, 3,
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label: Label of", "  bank:type=Account,name=main is a String, not a number", "⚠ and 2 more problems (--batch lists them all)"}},
+		{"the first whole, whatever the room", []state.TelemetryProblem{long}, 60, 1,
+			[]string{"⚠ jmx:bank:type=Account,name=main:Label: Label of", "  bank:type=Account,name=main is a String, not a number"}},
+	} {
+		var got []string
+		for _, l := range problemLines(tc.problems, tc.w, tc.room, &st) {
+			plain := ansi.Strip(l)
+			if widthOf(plain) > tc.w {
+				t.Errorf("%s: %q is wider than %d", tc.name, plain, tc.w)
+			}
+			got = append(got, plain)
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+	// The spec in the warning's style, the reason in the error's, on every line.
+	lines := problemText(long, 60, &st)
+	want := []string{st.Warn.Render("⚠ jmx:bank:type=Account,name=main:Label: ") + st.Bad.Render("Label of"),
+		"  " + st.Bad.Render("bank:type=Account,name=main is a String, not a number")}
+	if !slices.Equal(lines, want) {
+		t.Errorf("styled:\n got %q\nwant %q", lines, want)
+	}
+}
+
+// The chart grid: at the aimed size when every chart fits; else smaller
+// charts, so that more show, and no row left empty while some are hidden.
+func TestTelemetryChartLayout(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, w, h   int
+		cols      int
+		bands     []int
+		wantShown int
+	}{
+		{"all fit at the aimed size", 6, 132, 16, 3, []int{5, 5}, 6},
+		{"the grid's third row at 200×60: 26 series", 26, 132, 16, 4, []int{4, 3, 3, 3, 3}, 20},
+		{"13 problems' worth less room", 26, 132, 11, 4, []int{4, 4, 3}, 12},
+		{"narrower, not lower, when that shows them all", 8, 132, 10, 4, []int{5, 5}, 8},
+		{"a large pane: the aimed size, room to spare", 26, 198, 40, 4, []int{5, 5, 5, 5, 5, 5, 5}, 26},
+	} {
+		cols, bands := chartLayout(tc.n, tc.w, tc.h)
+		sum := 0
+		for _, b := range bands {
+			sum += b
+		}
+		shown := min(cols*len(bands), tc.n)
+		if cols != tc.cols || !slices.Equal(bands, tc.bands) || shown != tc.wantShown {
+			t.Errorf("%s: %d columns, bands %v (%d shown), want %d, %v (%d)", tc.name, cols, bands, shown, tc.cols, tc.bands, tc.wantShown)
+		}
+		if shown < tc.n && sum != tc.h {
+			t.Errorf("%s: %d of %d rows used while %d charts are hidden", tc.name, sum, tc.h, tc.n-shown)
+		}
+		if tc.w/cols < chartMinW && cols > 1 || slices.Min(bands) < chartMinH {
+			t.Errorf("%s: charts of %d×%d, smaller than the least", tc.name, tc.w/cols, slices.Min(bands))
 		}
 	}
 }

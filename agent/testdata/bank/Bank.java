@@ -20,8 +20,10 @@ import jdk.jfr.Name;
  * Deposit (an amount) committed at each deposit, and a Transfer, a
  * duration event whose state is RUNNING or WAITING, committed at two
  * places. It prints, once a second, what the JVM itself says of its threads
- * and classes: "jvm threads N daemon N classes N". It runs until its
- * standard input closes or SECONDS pass.
+ * and classes: "jvm threads N daemon N classes N", and, after each second
+ * with deposits, their summed amounts: "deposits SECOND SUM" (SECOND in
+ * seconds since the epoch). It runs until its standard input closes or
+ * SECONDS pass.
  *
  * java Bank SECONDS
  */
@@ -98,6 +100,8 @@ public class Bank {
 
     static volatile boolean running = true;
     static final List<Object> garbage = new ArrayList<>();
+    // The teller's second and what it deposited in it so far.
+    static long depositSecond = -1, depositSum;
 
     public static void main(String[] args) throws Exception {
         long seconds = Long.parseLong(args[0]);
@@ -154,7 +158,16 @@ public class Bank {
         a.deposits.incrementAndGet();
         Deposit d = new Deposit();
         d.amount = amount;
+        long second = System.currentTimeMillis() / 1000; // the event's end is the commit's time
         d.commit();
+        if (second != depositSecond) {
+            if (depositSecond >= 0) {
+                System.out.println("deposits " + depositSecond + " " + depositSum);
+            }
+            depositSecond = second;
+            depositSum = 0;
+        }
+        depositSum += amount;
     }
 
     static void transfer(Account from, Account to) {

@@ -239,6 +239,7 @@ final class Collector {
                 contentions.release(now, false);
                 sampler.attribute(now, enc);
                 allocations.report(now, enc);
+                telemetry.sendSeconds(now, enc);
                 flushLocked();
             }));
         } catch (Throwable t) {

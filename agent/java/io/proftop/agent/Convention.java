@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * proftop's convention for custom messages (docs/trace-extensions.md): the
+ * proftop's convention for custom messages (docs/protocol.md, section 8): the
  * body "proftop:NAME/1?ATTRIBUTE=VALUE&..." carries a telemetry message
  * with its attributes as a URL query, values as in the XML encoding (times
  * in decimal seconds) and percent-encoded exactly as Go's url.QueryEscape

@@ -43,15 +43,18 @@ import jdk.jfr.consumer.RecordingStream;
  * from which the client derives theirs), and the series the user chose
  * (TelemetryChoice): MBean attributes, read at each poll (a pattern is
  * resolved each time: MBeans come and go), and numeric fields of the
- * application's JFR events, summed per second. A series is declared once a
- * stream; a spec that cannot be read says why in a telemetryProblem, and
- * again, empty, when it can. Bounded: at most MAX_SERIES of the user's.
+ * application's JFR events, summed per second by the events' own time
+ * (PerSecond) and sent as each second is complete. A series is declared
+ * once a stream; a spec that cannot be read says why in a telemetryProblem,
+ * and again, empty, when it can. Bounded: at most MAX_SERIES of the user's.
  */
 final class Telemetry {
     /** The user's series, all specs together; more are said to be beyond the bound. */
     static final int MAX_SERIES = 256;
     /** How long a poll waits for the MBeans the user chose: an MBean is the application's code, and may hang. */
     private static final long JMX_WAIT_MS = 500;
+    /** JFR's event at each flush: what began before it has been delivered once it is. */
+    static final String FLUSH = "jdk.Flush";
 
     /** One value of a series, with what its declaration says; spec is the user's that asked for it, null for the JVM's. */
     record Value(String name, String unit, double divisor, long value, String spec) {
@@ -67,6 +70,7 @@ final class Telemetry {
     private final Map<String, Long> declared = new HashMap<>();
     private int userDeclared; // the user's series among the declared
     private final Map<String, String> toldProblems = new HashMap<>();
+    private final Set<String> beyondBound = new java.util.HashSet<>(); // specs whose series the bound kept out since the last report
     private final Probes probes = new Probes();
     private ExecutorService jmxReader;
     private Future<Reading> pendingJmx; // a read that has not finished by its poll
@@ -77,20 +81,23 @@ final class Telemetry {
     private final OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     private final List<GarbageCollectorMXBean> collectors = ManagementFactory.getGarbageCollectorMXBeans();
     private long lastAt;
-    private long lastReport;
     private long lastGcMillis = -1;
     private Map<Long, Long> lastAllocated = new HashMap<>();
 
-    // The user's JFR fields: what their events brought since the previous poll.
+    // The user's JFR fields: their sums by second, and their latest values.
     private final Map<String, FieldState> fields = new LinkedHashMap<>();
+    // What the recording has delivered: everything that ended before horizon
+    // (epoch ns; 0 before the first event), and the first second it saw whole.
+    private long horizon;
+    private long firstSecond = PerSecond.NONE;
 
-    /** A JFR field's sum since the previous poll and latest value, in the series' scale. */
+    /** A JFR field's sums by second and latest value, in the series' scale. */
     private static final class FieldState {
         final TelemetryChoice.JfrField spec;
         String unit;
         double scale; // what a value is multiplied by: the divisor, and a unit's conversion
         double divisor;
-        double sum;
+        final PerSecond perSecond = new PerSecond();
         long last;
         boolean seen, typed;
         String problem;
@@ -114,9 +121,13 @@ final class Telemetry {
         jmxReader = Executors.newSingleThreadExecutor(r -> Collector.daemon(r, "proftop-jmx"));
         pendingJmx = null;
         lastAt = 0;
-        lastReport = 0;
         lastGcMillis = -1;
         lastAllocated = new HashMap<>();
+        horizon = 0;
+        firstSecond = PerSecond.NONE;
+        for (FieldState f : fields.values()) {
+            f.perSecond.reset();
+        }
     }
 
     void stop() {
@@ -136,6 +147,21 @@ final class Telemetry {
             }
             rs.onEvent(event, e -> handle.accept(() -> onEvent(event, e)));
         }
+        if (!fields.isEmpty()) {
+            // A flush's event comes after what it flushed (the stream is
+            // ordered): its start is a horizon even while the application
+            // commits nothing. One small event a second.
+            rs.enable(FLUSH).withoutThreshold();
+            rs.onEvent(FLUSH, e -> handle.accept(() -> delivered(Collector.nanos(e.getStartTime()))));
+        }
+    }
+
+    /** The recording has delivered everything that ended before t. */
+    private void delivered(long t) {
+        if (firstSecond == PerSecond.NONE) {
+            firstSecond = PerSecond.secondAfter(t); // the recording began before t, at some moment in a second before it
+        }
+        horizon = Math.max(horizon, t);
     }
 
     /** Why the application's events of a type could not be read, by event: a problem of every spec on it. */
@@ -144,6 +170,8 @@ final class Telemetry {
     /** One of the application's events (under the collector's lock). */
     private void onEvent(String event, RecordedEvent e) {
         try {
+            // The stream is ordered: an event comes after every one that ended before it.
+            delivered(Collector.nanos(e.getEndTime()));
             for (FieldState f : fields.values()) {
                 if (f.spec.event().equals(event)) {
                     field(f, e);
@@ -195,7 +223,7 @@ final class Telemetry {
         Object v = e.getValue(f.spec.field());
         if (v instanceof Number n) {
             double x = n.doubleValue() * f.scale;
-            f.sum += x;
+            f.perSecond.add(Collector.nanos(e.getEndTime()), x, firstSecond);
             f.last = Math.round(x);
             f.seen = true;
         }
@@ -370,14 +398,28 @@ final class Telemetry {
         return new Reading(values, problems);
     }
 
-    /** Sends what a poll read, the JFR fields' and the probes' since the previous poll, and what changed of the problems. */
+    /** Sends the JFR fields' seconds the recording has delivered whole (at each of its flushes, and each poll). */
+    void sendSeconds(long now, TraceEncoder enc) {
+        for (FieldState f : fields.values()) {
+            if (!f.typed) {
+                continue;
+            }
+            String name = f.spec.event() + " " + f.spec.field() + "/s";
+            f.perSecond.complete(horizon, (second, sum) -> {
+                // At the second's end, as a rate is told at the end of what it measures.
+                long at = (second + 1) * 1_000_000_000L;
+                send(now, at, new Value(name, f.unit, f.divisor, Math.round(sum), f.spec.spec()), enc);
+            });
+        }
+    }
+
+    /** Sends what a poll read, the JFR fields' latest values and complete seconds, the probes' records, and what changed of the problems. */
     void report(long now, Reading r, TraceEncoder enc) {
-        long interval = lastReport == 0 ? 0 : now - lastReport;
-        lastReport = now;
         Map<String, String> problems = new HashMap<>(r.problems());
         for (Value v : r.values()) {
-            send(now, v, enc, problems);
+            send(now, now, v, enc);
         }
+        sendSeconds(now, enc);
         Set<String> registered = null;
         for (FieldState f : fields.values()) {
             if (!f.typed) {
@@ -393,13 +435,14 @@ final class Telemetry {
                 }
                 continue;
             }
-            String base = f.spec.event() + " " + f.spec.field();
-            send(now, new Value(base + "/s", f.unit, f.divisor, interval > 0 ? Math.round(f.sum * 1e9 / interval) : 0, f.spec.spec()), enc, problems);
             if (f.seen) {
-                send(now, new Value(base, f.unit, f.divisor, f.last, f.spec.spec()), enc, problems);
+                send(now, now, new Value(f.spec.event() + " " + f.spec.field(), f.unit, f.divisor, f.last, f.spec.spec()), enc);
             }
-            f.sum = 0;
         }
+        for (String spec : beyondBound) {
+            problems.putIfAbsent(spec, "not every series sent: this agent sends at most " + MAX_SERIES + " of the application's");
+        }
+        beyondBound.clear();
         probes.report(now, enc, problems, Telemetry::registeredEvents);
         for (Map.Entry<String, String> f : eventFailures.entrySet()) {
             for (TelemetryChoice.JfrField s : choice.jfr) {
@@ -428,12 +471,12 @@ final class Telemetry {
         toldProblems.putAll(problems);
     }
 
-    /** Sends a value, declaring its series the first time; the user's beyond the bound are not sent, and said so. */
-    private void send(long now, Value v, TraceEncoder enc, Map<String, String> problems) {
+    /** Sends a value of time at, declaring its series (now) the first time; the user's beyond the bound are not sent, and said so at the report. */
+    private void send(long now, long at, Value v, TraceEncoder enc) {
         Long id = declared.get(v.name());
         if (id == null) {
             if (v.spec() != null && userDeclared >= MAX_SERIES) {
-                problems.putIfAbsent(v.spec(), "not every series sent: this agent sends at most " + MAX_SERIES + " of the application's");
+                beyondBound.add(v.spec());
                 return;
             }
             id = (long) declared.size() + 1;
@@ -443,7 +486,7 @@ final class Telemetry {
             }
             enc.custom(Convention.series(now, id, v.name(), v.unit(), v.divisor()));
         }
-        enc.custom(Convention.value(now, id, v.value()));
+        enc.custom(Convention.value(at, id, v.value()));
     }
 
     /** The names of the JFR event types registered in this JVM now. */
