@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	jinsightTrace     = "testdata/jinsight/trace-linux-x86_64-tagobjects.trc"
+	jinsightTrace     = "jinsight/trace-linux-x86_64-tagobjects.trc" // of ../shared/fixtures
 	profilerJSnapshot = "testdata/profilerj/snapshot-synthetic.xml"
 )
 
@@ -31,7 +31,7 @@ func TestReplayOtherFormats(t *testing.T) {
 		os.WriteFile(p, data, 0o644)
 		return p
 	}
-	trace, snap := copyTo(jinsightTrace, "recording.trcxml"), copyTo(profilerJSnapshot, "snapshot.trcbin")
+	trace, snap := copyTo(sharedFixture(t, jinsightTrace), "recording.trcxml"), copyTo(profilerJSnapshot, "snapshot.trcbin")
 
 	out, errs, code := run(t, nil, "replay", snap, "--batch")
 	for _, want := range []string{"profilerj snapshot", "a still picture", "call-tree times taken as µs", "HOT METHODS · CUMULATIVE · CALL TREE (12)",
@@ -93,7 +93,7 @@ func TestReplayRefusesAMalformedSnapshot(t *testing.T) {
 // replay --follow shows a file that is still being written: the first
 // snapshots hold what was there, later ones what was added.
 func TestReplayFollowsAGrowingFile(t *testing.T) {
-	data, err := os.ReadFile(jinsightTrace)
+	data, err := os.ReadFile(sharedFixture(t, jinsightTrace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestReplayFollowsAGrowingFile(t *testing.T) {
 // shown as a still picture with its two views of the methods and its
 // coverage.
 func TestFollowInTmux(t *testing.T) {
-	trace, err := os.ReadFile(jinsightTrace)
+	trace, err := os.ReadFile(sharedFixture(t, jinsightTrace))
 	if err != nil {
 		t.Fatal(err)
 	}

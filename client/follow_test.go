@@ -131,7 +131,7 @@ func TestFollowReadsAsTheFileGrows(t *testing.T) {
 // Following works for every format: a Jinsight trace written in two
 // parts, then replaced by a ProfilerJ snapshot (a still picture).
 func TestFollowAnyFormat(t *testing.T) {
-	trace, err := os.ReadFile("../testdata/jinsight/trace-linux-x86_64-tagobjects.trc")
+	trace, err := os.ReadFile(sharedFixture(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,21 +188,28 @@ func TestFollowRefusesAZip(t *testing.T) {
 func TestFileNotesAndStillPictures(t *testing.T) {
 	for _, tc := range []struct {
 		path, note string
+		shared     bool // a file of ../shared/fixtures
 		still      bool
 		end        string
 	}{
-		{"../testdata/profilerj/snapshot-synthetic.xml", "a still picture", true, "a still picture: the snapshot as it was taken"},
-		{"../testdata/jinsight/trace-linux-x86_64-tagobjects.trc", "times approximate", false, "end of file"},
+		{"../testdata/profilerj/snapshot-synthetic.xml", "a still picture", false, true, "a still picture: the snapshot as it was taken"},
+		{"jinsight/trace-linux-x86_64-tagobjects.trc", "times approximate", true, false, "end of file"},
 	} {
-		src := NewFileSource(tc.path, 0, decode.Options{})
-		c := collect(src)
-		if err := src.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		<-c.done
-		st := src.Status()
-		if st.Still != tc.still || st.Cause != tc.end || !strings.Contains(strings.Join(st.Notes, " "), tc.note) {
-			t.Errorf("%s: %+v", tc.path, st)
-		}
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			path := tc.path
+			if tc.shared {
+				path = sharedFixture(t, tc.path)
+			}
+			src := NewFileSource(path, 0, decode.Options{})
+			c := collect(src)
+			if err := src.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			<-c.done
+			st := src.Status()
+			if st.Still != tc.still || st.Cause != tc.end || !strings.Contains(strings.Join(st.Notes, " "), tc.note) {
+				t.Errorf("%s: %+v", path, st)
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -13,17 +12,6 @@ import (
 	"testing"
 	"testing/iotest"
 )
-
-const jinsightFixture = "../testdata/jinsight/trace-linux-x86_64-tagobjects.trc"
-
-func readFixture(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
 
 // jinsightRecords decodes every record of a trace, cloned as JSON lines,
 // with the error that ended it (nil at a clean end).
@@ -210,7 +198,7 @@ func reencodeJinsight(t testing.TB, data []byte, platform uint32) []byte {
 // 0x0a x4"), by event id.
 func sourceCounts(t *testing.T) map[byte]int {
 	t.Helper()
-	src := string(readFixture(t, "../testdata/jinsight/SOURCE.txt"))
+	src := string(readFixture(t, sharedFixtures+"/jinsight/SOURCE.txt"))
 	i := strings.Index(src, "events:")
 	j := strings.Index(src, "followed by")
 	if i < 0 || j < i {

@@ -162,7 +162,7 @@ func TestCoverageReplacesAndShares(t *testing.T) {
 // as the trace's enters per method, and the same picture from its
 // big-endian copy.
 func TestJinsightPicture(t *testing.T) {
-	data, err := os.ReadFile("../testdata/jinsight/trace-linux-x86_64-tagobjects.trc")
+	data, err := os.ReadFile(sharedFixture(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
 	if err != nil {
 		t.Fatal(err)
 	}

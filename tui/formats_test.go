@@ -60,7 +60,8 @@ func fileModel(t *testing.T, path string, w, h int) (*Model, *state.Aggregator) 
 }
 
 func TestGoldenScreensOfFiles(t *testing.T) {
-	const snapshot, trace = "../testdata/profilerj/snapshot-synthetic.xml", "../testdata/jinsight/trace-linux-x86_64-tagobjects.trc"
+	// The trace is of ../shared/fixtures: its cases skip without it.
+	const snapshot, trace = "../testdata/profilerj/snapshot-synthetic.xml", jinsightTrace
 	for _, tc := range []struct {
 		name, path string
 		w, h       int
@@ -76,7 +77,11 @@ func TestGoldenScreensOfFiles(t *testing.T) {
 		{"jinsight-objects-80x24", trace, 80, 24, []string{"5"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, agg := fileModel(t, tc.path, tc.w, tc.h)
+			path := tc.path
+			if path == jinsightTrace {
+				path = sharedFixture(t, jinsightTrace)
+			}
+			m, agg := fileModel(t, path, tc.w, tc.h)
 			press(m, tc.keys...)
 			deliver(m, agg)
 			screen := m.render()
