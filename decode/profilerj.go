@@ -130,6 +130,7 @@ type profilerJSnapshot struct {
 // pjParser reads a snapshot document.
 type pjParser struct {
 	x       *xml.Decoder
+	growing bool // Options.Growing: nothing after </doc> is read
 	in      *countingLimit
 	max     int
 	snap    *profilerJSnapshot
@@ -171,7 +172,7 @@ func (c *countingLimit) Read(p []byte) (int, error) {
 // readProfilerJ reads and checks a whole snapshot.
 func readProfilerJ(r io.Reader, opts Options) (*profilerJSnapshot, int64, error) {
 	in := &countingLimit{r: r, max: int64(opts.maxSize()) + 1}
-	p := &pjParser{in: in, max: opts.maxSize(), snap: &profilerJSnapshot{}, intern: newInterner(), thread: -1, seen: map[string]int{}}
+	p := &pjParser{in: in, max: opts.maxSize(), snap: &profilerJSnapshot{}, intern: newInterner(), thread: -1, seen: map[string]int{}, growing: opts.Growing}
 	p.x = xml.NewDecoder(in)
 	p.x.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
 		enc, err := lookupCharset(label)
@@ -189,9 +190,12 @@ func (p *pjParser) fail(kind error, element, field, detail string) error {
 	return &Error{Err: kind, Offset: p.off, Line: p.line, Column: p.col, Element: element, Field: field, Detail: detail, Fatal: true}
 }
 
+// byteOrderMark may begin a UTF-8 document; encoding/xml reads it as text.
+const byteOrderMark = "\ufeff"
+
 func (p *pjParser) run() error {
 	depth := 0 // elements open
-	for {
+	for first := true; ; first = false {
 		stack := p.stack
 		p.line, p.col = p.x.InputPos()
 		p.off = p.x.InputOffset()
@@ -207,6 +211,9 @@ func (p *pjParser) run() error {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if err := p.distinctAttrs(t); err != nil {
+				return err
+			}
 			if depth == 0 && t.Name.Local != profilerJRoot {
 				return p.fail(ErrUnknownInput, t.Name.Local, "", fmt.Sprintf("the root element is <%s>; a ProfilerJ snapshot's is <doc>", t.Name.Local))
 			}
@@ -222,7 +229,7 @@ func (p *pjParser) run() error {
 			p.stack = p.stack[:len(p.stack)-1]
 			depth--
 			if depth == 0 {
-				return nil // the end of <doc>: nothing after it is read
+				return p.afterRoot()
 			}
 		case xml.CharData:
 			if len(stack) > 0 && stack[len(stack)-1] == "footprints" {
@@ -230,6 +237,8 @@ func (p *pjParser) run() error {
 					return p.fail(ErrBound, "footprints", "", fmt.Sprintf("more than %d bytes of footprints", 16*maxFootprints))
 				}
 				p.text = append(p.text, t...)
+			} else if first && strings.TrimSpace(strings.TrimPrefix(string(t), byteOrderMark)) == "" {
+				// A byte-order mark, and white space, before the prologue.
 			} else if strings.TrimSpace(string(t)) != "" {
 				where := "outside <doc>"
 				if len(stack) > 0 {
@@ -239,6 +248,52 @@ func (p *pjParser) run() error {
 			}
 		}
 	}
+}
+
+// afterRoot reads what follows </doc> to the end of the input: comments,
+// processing instructions and white space, nothing else (a second root
+// element is no longer one document). A file being followed is not read
+// past </doc>: its end is not there yet.
+func (p *pjParser) afterRoot() error {
+	if p.growing {
+		return nil
+	}
+	for {
+		p.line, p.col = p.x.InputPos()
+		p.off = p.x.InputOffset()
+		tok, err := p.x.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return p.xmlErr(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			return p.fail(ErrSyntax, t.Name.Local, "", fmt.Sprintf("a second root element <%s> after </doc>: a document has one root", t.Name.Local))
+		case xml.CharData:
+			if text := strings.TrimSpace(string(t)); text != "" {
+				return p.fail(ErrSyntax, "", "", fmt.Sprintf("text %s after </doc>: a document ends with its root", quoteDetail(text)))
+			}
+		case xml.Directive:
+			return p.fail(ErrSyntax, "", "", "a declaration <!…> after </doc>: a document ends with its root")
+		}
+	}
+}
+
+// distinctAttrs refuses an element that gives an attribute twice, which
+// XML does not allow: which of the two values would be meant?
+func (p *pjParser) distinctAttrs(t xml.StartElement) error {
+	for i := 1; i < len(t.Attr); i++ {
+		for j := range i {
+			if t.Attr[i].Name == t.Attr[j].Name {
+				name := t.Attr[i].Name.Local
+				return p.fail(ErrSyntax, t.Name.Local, name, fmt.Sprintf("attribute %s given twice (%s=%s, then %s=%s)",
+					name, name, quoteDetail(t.Attr[j].Value), name, quoteDetail(t.Attr[i].Value)))
+			}
+		}
+	}
+	return nil
 }
 
 // xmlErr turns a failure of the XML reader into an *Error.

@@ -145,6 +145,10 @@ func TestProfilerJRefusesBadDocuments(t *testing.T) {
 		{"too deep", thread(strings.Repeat("<profile name=\"a\">", 1100)), "beyond this reader's bounds: a call tree deeper than 1024", 0},
 		{"too large", thread(strings.Repeat("<profile name=\"a\"/>\n", 200)), "message larger than the configured maximum: the snapshot is larger than 1000 bytes", 1000},
 		{"entity", "<!DOCTYPE doc [<!ENTITY x \"y\">]><doc>&x;</doc>", "malformed XML", 0},
+		{"second root", doc("") + "<doc></doc>\n", "(line 5, column 1): element <doc>: malformed XML: a second root element <doc> after </doc>", 0},
+		{"text after the root", doc("") + "\nbye", "(line 4, column 7): malformed XML: text \"bye\" after </doc>", 0},
+		{"attribute twice", thread("<profile name=\"a\" count=\"5000\" count=\"1\"/>"),
+			"(line 5, column 1): element <profile>: field count: malformed XML: attribute count given twice (count=\"5000\", then count=\"1\")", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := NewProfilerJDecoder(strings.NewReader(tc.in), Options{MaxMessageSize: tc.max})
@@ -154,6 +158,32 @@ func TestProfilerJRefusesBadDocuments(t *testing.T) {
 			}
 			if _, again := d.Next(); again == nil {
 				t.Fatal("the error does not stick")
+			}
+		})
+	}
+}
+
+// What XML allows around the root is read: a byte-order mark, comments
+// and processing instructions after </doc>. A file being followed is not
+// read past </doc> (its end is where its writer has got to).
+func TestProfilerJAcceptsWhatSurroundsTheRoot(t *testing.T) {
+	body := `<doc><profile><thread name="t" cpuTime="1"/></profile></doc>`
+	for _, tc := range []struct {
+		name, in string
+		growing  bool
+	}{
+		{"byte-order mark", "\ufeff<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + body, false},
+		{"byte-order mark, no declaration", "\ufeff" + body, false},
+		{"comment and instruction after", body + "\n<!-- written by ProfilerJ -->\n<?done?>\n", false},
+		{"followed: a second root not read", body + "<doc>", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Open(strings.NewReader(tc.in), Options{Growing: tc.growing})
+			if err != nil || d.Format() != FormatProfilerJ {
+				t.Fatalf("%v", err)
+			}
+			if ev, err := d.Next(); err != nil || ev.Kind() != KindThreadStart {
+				t.Fatalf("%v %v", ev, err)
 			}
 		})
 	}
@@ -175,11 +205,14 @@ func TestSniffProfilerJ(t *testing.T) {
 		"\ufeff <!-- x --><?pi?><doc>":              FormatProfilerJ,
 		"<!DOCTYPE doc [<!ELEMENT doc ANY>]><doc/>": FormatProfilerJ,
 		"<document>":                                FormatXML,
-		"<doc":                                      FormatXML, // the name never ends: read as XML, refused there
 	} {
 		if f, _, _, err := SniffStream(strings.NewReader(in)); err != nil || f != want {
 			t.Errorf("%q: %v %v, want %v", in, f, err, want)
 		}
+	}
+	// The root's name not ended yet: too short to tell, more may come.
+	if _, _, _, err := SniffStream(strings.NewReader("<?xml version=\"1.0\"?>\n<doc")); !errors.Is(err, ErrTooShort) || !MoreMayCome(err) {
+		t.Errorf("a root's name cut short: %v", err)
 	}
 }
 
