@@ -177,6 +177,9 @@ func sourceItems(stt client.Status, cmds []client.Command, st *Styles) []item {
 func stateBadge(stt client.Status, now time.Time, st *Styles) string {
 	switch stt.State {
 	case client.StateStreaming:
+		if stt.Waiting != "" {
+			return st.Good.Render("● streaming") + st.Muted.Render(" · "+inert(stt.Waiting))
+		}
 		return st.Good.Render("● streaming")
 	case client.StateEnded:
 		return st.Muted.Render("■ " + stt.State.String() + ": " + inert(stt.Cause))

@@ -167,6 +167,9 @@ func (m *Model) waitingLines(h int) []string {
 		what = "no data yet: " + inert(m.status.Cause)
 	case client.StateStreaming:
 		what = "streaming from " + inert(m.status.Source) + "; waiting for the first events…"
+		if m.status.Waiting != "" {
+			what = inert(m.status.Waiting) + "…"
+		}
 	}
 	body := []string{"", "  " + m.st.Muted.Render(what)}
 	return frame("proftop", body, m.width, h, true, &m.st, m.cfg.ASCII)
