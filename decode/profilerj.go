@@ -86,10 +86,16 @@ type ProfilerJNode struct {
 	// cumulated hits (its cumulated and cumulatedElapsed attributes).
 	SampleCumulated, SampleCumulatedElapsed int64
 
-	thread   int32 // index of its thread
-	parent   int32 // index of its parent node, -1 at the top
-	children int64 // the children's cumulatedElapsed, µs
-	frame    string
+	thread int32 // index of its thread
+	parent int32 // index of its parent node, -1 at the top
+	frame  string
+	// Where the element begins, for what is found wrong with it once its
+	// children are read.
+	off       int64
+	line, col int32
+	// Of the instrumented tree, once the node is closed (profilerj_totals.go).
+	total, totalCPU       int64 // its cumulated time and CPU, µs; computed when the file leaves them out (totalCPU may stay absent)
+	children, childrenCPU int64 // its calls' cumulated time and CPU, µs
 }
 
 // ProfilerJMemory is a <memory> row: objects of a class a thread allocated.
@@ -395,8 +401,8 @@ func (p *pjParser) end(stack []string) error {
 	case name == "profile" && len(p.path) > 0:
 		n := p.snap.nodes[p.path[len(p.path)-1]]
 		p.path = p.path[:len(p.path)-1]
-		if n.parent >= 0 && n.CumulatedElapsed > 0 {
-			p.snap.nodes[n.parent].children += n.CumulatedElapsed
+		if n.Section == sectionProfile {
+			return p.nodeClosed(n)
 		}
 	case name == "footprints":
 		return p.footprints()
@@ -520,6 +526,7 @@ func (p *pjParser) startNode(t xml.StartElement) error {
 	a := attrs{p, "profile", t.Attr}
 	th := p.snap.threads[p.thread]
 	n := &ProfilerJNode{Section: p.section, ID: int64(len(p.snap.nodes) + 1), Thread: th.Name, thread: p.thread, parent: -1,
+		off: p.off, line: int32(p.line), col: int32(p.col),
 		Count: absent, CumulatedElapsed: absent, Cumulated: absent, MethodElapsed: absent, Method: absent,
 		OverheadCumulated: absent, OverheadMethod: absent, Exceptions: absent, Hits: absent, Elapsed: absent,
 		SampleCumulated: absent, SampleCumulatedElapsed: absent}
@@ -560,16 +567,33 @@ func (p *pjParser) startNode(t xml.StartElement) error {
 
 // frameOf names a node's method as a stack frame: the qualified name
 // before its readable parameter list, then the JVM signature when the node
-// has one, so that overloads stay apart ("java.awt.AWTEvent(Ljava/lang/Object;I)V").
+// has one, so that overloads stay apart ("java.awt.AWTEvent.<init>(Ljava/lang/Object;I)V").
+// ProfilerJ names a constructor by its class alone
+// ("java.awt.AWTEvent(java.lang.Object,int)"): it becomes <init>, as
+// Java names constructors.
 func (p *pjParser) frameOf(n *ProfilerJNode) string {
-	if n.Signature == "" {
-		return n.Name
-	}
-	name := n.Name
+	name, params := n.Name, ""
 	if i := strings.IndexByte(name, '('); i > 0 {
-		name = name[:i]
+		name, params = name[:i], name[i:]
+	}
+	if constructor(name, n.Signature) {
+		name += ".<init>"
+	}
+	if n.Signature == "" {
+		return p.intern.str(name + params)
 	}
 	return p.intern.str(name + n.Signature)
+}
+
+// constructor says a node's qualified name is a class's, not a method's:
+// its last part begins with a capital letter (Java's classes do, its
+// methods do not), and what it returns, when the signature says, is void.
+func constructor(name, signature string) bool {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	if last == "" || last[0] < 'A' || last[0] > 'Z' {
+		return false
+	}
+	return signature == "" || strings.HasSuffix(signature, ")V")
 }
 
 func (p *pjParser) memoryRow(t xml.StartElement) error {

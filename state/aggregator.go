@@ -292,7 +292,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 			cpu = max(t.cpu-c.cpuStart, 0)
 		}
 		if c.slot >= 0 {
-			a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+			total, totalCPU := dur, cpu
+			if c.inner {
+				// A recursive call: its time is inside the outermost one's.
+				total, totalCPU = 0, min(cpu, 0)
+			}
+			a.methods.record(c.slot, 1, self, total, dur, dur, totalCPU)
 		}
 		a.tree.exit(&c, self)
 	case *decode.AgMethodEntry:
@@ -418,11 +423,17 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Sample:
 		a.at(e.Time)
 		if e.Flags&decode.SampleCalls != 0 {
-			calls, self := max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0)
-			a.methods.callTreeNode(&e.Stack, calls, self)
+			n := treeNodeOf(e, func(t decode.Ticks) int64 { return int64(a.clock.Duration(t)) })
+			if e.Flags&decode.SampleUnprofiled != 0 {
+				// Time in callees the source did not profile: for the call
+				// tree (under the method that spent it), not a method of its own.
+				a.methods.frameSlots(&e.Stack, true)
+			} else {
+				a.methods.callTreeNode(&e.Stack, n)
+			}
 			if len(e.Stack.Methods) > 0 {
 				// The node's path, as callTreeNode left it, is a stack of the call tree too.
-				a.tree.addStack(a.threads.get(e.ThreadIDRef, a.stream), a.methods.stackBuf, self, calls)
+				a.tree.addStack(a.threads.get(e.ThreadIDRef, a.stream), a.methods.stackBuf, n.self, n.calls)
 			}
 			break
 		}
@@ -633,7 +644,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.MethodCPU = a.methods.cpuMeasured
+	s.MethodCPU, s.MethodOwnCPU = a.methods.cpuMeasured, a.methods.ownCPUMeasured
 	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)

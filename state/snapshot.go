@@ -97,14 +97,17 @@ func (t *Thread) UnmarshalJSON(b []byte) error {
 
 // Thread is one row of the threads pane.
 type Thread struct {
-	ID         int64         `json:"id"`
-	Name       string        `json:"name"`
-	Group      string        `json:"group"`
-	State      ThreadState   `json:"state"`
-	Started    int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
-	Ended      int64         `json:"endedNs,omitempty"`
-	CPU        time.Duration `json:"cpuNs"`
-	CPUPercent Percent       `json:"cpuPercent,omitzero"` // over the last 2 to 4 s, unknown before two polls; for a source that samples stacks without times, its share of the samples
+	ID      int64         `json:"id"`
+	Name    string        `json:"name"`
+	Group   string        `json:"group"`
+	State   ThreadState   `json:"state"`
+	Started int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
+	Ended   int64         `json:"endedNs,omitempty"`
+	CPU     time.Duration `json:"cpuNs"` // left out of JSON unless CPUKnown
+	// CPUKnown says the source measures the thread's CPU time: else CPU
+	// is unknown, not 0.
+	CPUKnown   bool    `json:"-"`
+	CPUPercent Percent `json:"cpuPercent,omitzero"` // over the last 2 to 4 s, unknown before two polls; for a source that samples stacks without times, its share of the samples
 	// Samples counts the thread's stack samples that stood for no known time.
 	Samples     int64         `json:"samples,omitempty"`
 	Method      string        `json:"method,omitempty"`
@@ -153,9 +156,16 @@ type Method struct {
 	Min          time.Duration `json:"minNs"`
 	Max          time.Duration `json:"maxNs"`
 	CPU          time.Duration `json:"cpuNs"`
+	// OwnCPU is the CPU time in the method itself, apart from its
+	// callees', where the source says it (Snapshot.MethodOwnCPU).
+	OwnCPU time.Duration `json:"ownCpuNs"`
 	// Sampler marks the rows of the second view (stack samples) of a
 	// source that has two (see Snapshot.Views).
 	Sampler bool `json:"sampler,omitempty"`
+	// Timed says single calls were timed (entries and exits): Min and Max
+	// are theirs. Else (a call tree's nodes, aggregated reports without
+	// them, samples) no single call's time is known.
+	Timed bool `json:"-"`
 }
 
 // Caller is a method seen calling another, with how often.
@@ -352,6 +362,9 @@ type Snapshot struct {
 	// MethodCPU says calls' CPU time is measured (the source reads threads'
 	// CPU time): else a method's CPU is unknown, not 0.
 	MethodCPU bool `json:"methodCpu,omitempty"`
+	// MethodOwnCPU says the source tells a method's own CPU time apart
+	// from its callees' (a ProfilerJ snapshot's call tree).
+	MethodOwnCPU bool `json:"methodOwnCpu,omitempty"`
 	// Views says the methods come in two views: measured calls (an
 	// instrumented call tree) and, marked Sampler, stack samples (a
 	// sampler's hits) of the same source; SamplerSelf is the self time of
@@ -443,6 +456,7 @@ type NamedMethod struct {
 	Min          int64   `json:"minNs,omitempty"`
 	Max          int64   `json:"maxNs,omitempty"`
 	CPU          *int64  `json:"cpuNs,omitempty"`
+	OwnCPU       *int64  `json:"ownCpuNs,omitempty"`
 }
 
 // namedMonitor is a monitor row as JSON shows it: with its name as the
@@ -465,6 +479,10 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 		if s.MethodCPU && m.Calls > 0 {
 			cpu := int64(m.CPU)
 			n.CPU = &cpu
+		}
+		if s.MethodOwnCPU && m.Calls > 0 {
+			own := int64(m.OwnCPU)
+			n.OwnCPU = &own
 		}
 		if m.Line > 0 {
 			n.Line = m.Line

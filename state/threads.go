@@ -16,6 +16,10 @@ type openCall struct {
 	cpuStart int64 // the thread's CPU time at entry, ns
 	node     int32 // its node in the call tree (-1: none)
 	cut      bool  // the call tree's bound cut it: node is its caller's
+	// inner: its method was already open below it (a recursive call):
+	// its time is inside the outermost call's, which alone counts it in
+	// the method's total.
+	inner bool
 }
 
 // maxOpenCalls bounds a thread's stack of open calls: a stream that loses
@@ -106,6 +110,11 @@ func (t *thread) cpuMark() int64 {
 }
 
 func (t *thread) push(c openCall) {
+	if c.slot >= 0 {
+		for i := len(t.calls) - 1; i >= 0 && !c.inner; i-- {
+			c.inner = t.calls[i].slot == c.slot
+		}
+	}
 	if len(t.calls) >= maxOpenCalls {
 		t.calls = t.calls[:copy(t.calls, t.calls[1:])]
 	}

@@ -10,8 +10,9 @@ import (
 
 // detailLines renders the drill-in of a row: a monitor with its owner and
 // waiters and their stacks, a thread with its contention and stack, or a
-// method with its figures and callers.
-func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string {
+// method with its figures and callers. still says the source is a still
+// picture (a snapshot file): its figures have no window.
+func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles, still bool) []string {
 	switch kind {
 	case paneMonitors:
 		for i := range s.Monitors {
@@ -34,7 +35,7 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 	case paneMethods:
 		for i := range s.Methods {
 			if int64(s.Methods[i].Slot) == key {
-				return methodDetail(&s.Methods[i], s, st)
+				return methodDetail(&s.Methods[i], s, st, still)
 			}
 		}
 		return []string{st.Muted.Render("no calls of this method in the current view")}
@@ -216,13 +217,20 @@ func lockLine(t *state.Thread, s *state.Snapshot, st *Styles) string {
 	return st.Blocked.Render(verb) + " " + value(inert(name)) + owner
 }
 
-func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
+func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []string {
 	label, value := st.Label.Render, st.Value.Render
 	name := inert(s.MethodName(m))
 	sampled := m.Calls == 0 && m.Samples+m.TotalSamples > 0
 	out := []string{st.Title.Render("Method ") + value(name)}
 	if m.Line > 0 && !sampled {
 		out[0] += label(fmt.Sprintf(" (line %d)", m.Line))
+	}
+	// What the source does not measure reads –, as in the pane.
+	measured := func(known bool, d time.Duration) string {
+		if !known {
+			return "–"
+		}
+		return dur(d)
 	}
 	span := func(title string, f *state.Method) {
 		out = append(out, "", st.Title.Render(title))
@@ -236,17 +244,27 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 		if f.Calls > 0 {
 			avg = f.Self / time.Duration(f.Calls)
 		}
+		cpu := fmt.Sprintf("  %s %s", label("CPU"), value(measured(s.MethodCPU, f.CPU)))
+		if s.MethodOwnCPU {
+			cpu += fmt.Sprintf("  %s %s", label("own CPU"), value(dur(f.OwnCPU)))
+		}
 		out = append(out,
-			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(f.Calls)), label("self"), value(dur(f.Self)),
-				label("total"), value(dur(f.Total)), label("CPU"), value(dur(f.CPU))),
-			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(f.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(f.Max))))
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("calls"), value(count(f.Calls)), label("self"), value(dur(f.Self)),
+				label("total"), value(measured(f.Total >= 0, f.Total)))+cpu,
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(measured(f.Timed, f.Min)), label("avg self"), value(dur(avg)),
+				label("max"), value(measured(f.Timed, f.Max))))
 	}
 	recent, cumulative := s.FocusRecent, s.FocusCumulative
 	if recent.Slot != m.Slot || cumulative.Slot != m.Slot {
 		recent, cumulative = *m, *m // figures of one span only
 	}
-	span("Over the last "+dur(s.Window), &recent)
-	span("Since watching began", &cumulative)
+	if still {
+		// A snapshot's figures are one moment's, cumulative: no window.
+		span("As the snapshot has them", &cumulative)
+	} else {
+		span("Over the last "+dur(s.Window), &recent)
+		span("Since watching began", &cumulative)
+	}
 	if s.TotalSelf > 0 {
 		out = append(out, "  "+label("of all self time, in the pane's span: ")+value(pct(s.Percent(m))))
 	}

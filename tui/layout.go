@@ -445,7 +445,7 @@ func (m *Model) detailBody(h int) []string {
 			lines = telemetryDetail(e, m.width-2, h-2, &m.st, m.cfg.ASCII, m.snap.TelemetryWindow)
 		}
 	} else {
-		lines = wrapLines(detailLines(d.kind, d.key, m.snap, &m.st), m.width-2)
+		lines = wrapLines(detailLines(d.kind, d.key, m.snap, &m.st, m.status.Still), m.width-2)
 	}
 	d.offset = min(d.offset, max(len(lines)-(h-2), 0))
 	body := lines[d.offset:]

@@ -334,17 +334,16 @@ func (r methodRows) Cell(i, col int) string {
 			return count(m.TotalSamples)
 		}
 		return dur(m.Total)
-	case 6, 7, 8:
-		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
-			return "–" // sampled: no single call is measured
+	case 6, 7:
+		if !m.Timed {
+			return "–" // sampled, or a call tree's nodes: no single call is timed
 		}
-		if m.Max == 0 && m.Total > 0 {
-			return "–" // a call tree's totals: no single call is measured
+		return dur([]time.Duration{m.Min, m.Max}[col-6])
+	case 8:
+		if !r.cpu || m.Calls == 0 {
+			return "–" // the source measures no CPU time of calls (sampled: the time is CPU)
 		}
-		if col == 8 && !r.cpu {
-			return "–" // the source measures no CPU time
-		}
-		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
+		return dur(m.CPU)
 	}
 	return ""
 }
