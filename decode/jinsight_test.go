@@ -594,9 +594,36 @@ func TestJinsightClosesFramesAtBurstEnd(t *testing.T) {
 		t.Fatalf("closed at %d: want the burst's end, 10 µs after the start", exits[1].Time)
 	}
 	notes := strings.Join(d.Notes(), "\n")
-	if !strings.Contains(notes, "2 frames open at a burst's end closed there") || !strings.Contains(notes, "1 leaves without an enter") ||
+	if !strings.Contains(notes, "2 frames open at a burst's end closed there") || !strings.Contains(notes, "1 leave without an enter on its thread ignored") ||
 		!strings.Contains(notes, "times approximate") {
 		t.Fatalf("notes: %s", notes)
+	}
+}
+
+// Frames open when their thread exits are closed at its exit, those open
+// at the trace's end at its end, each counted as such; the end of the
+// trace (TRACE_END) comes last, after them.
+func TestJinsightFramesClosedAtExitAndAtTheEnd(t *testing.T) {
+	data := smallTrace(44,
+		classLoad(2, "a/B", "m", "n"),
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 4, ThreadName: "main"},
+		enter(1_001_000, 3, 2, 0),
+		enter(1_002_000, 4, 2, 0),
+		enter(1_003_000, 4, 2, 1),
+		&JinsightThreadEvent{id: jiThreadExit, Ticks: 1_005_000, ThreadID: 3},
+		&JinsightEnd{id: jiTraceEnd},
+	)
+	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+	evs := drain(t, d)
+	if _, ok := evs[len(evs)-1].(*TraceEnd); !ok {
+		t.Fatalf("the last event is %T", evs[len(evs)-1])
+	}
+	notes := strings.Join(d.Notes(), "\n")
+	for _, want := range []string{"1 frame open when its thread exited closed there", "2 frames open at the end of the trace closed there"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
 	}
 }
 

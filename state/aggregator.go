@@ -466,6 +466,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if t := a.threads.get(e.ThreadIDRef, a.stream); t != nil && e.CPUTime >= 0 {
 			t.setCPU(int64(a.clock.Duration(e.CPUTime)))
 		}
+	case *decode.TraceEnd:
+		a.at(e.Time)
+		a.threads.traceEnded()
 	case *decode.Coverage:
 		a.coverage.add(e, a.at(e.Time))
 	case *decode.Collection:
@@ -646,6 +649,12 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.Sampled = a.methods.sampled
 	s.MethodCPU, s.MethodOwnCPU = a.methods.cpuMeasured, a.methods.ownCPUMeasured
 	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	for i := range s.Threads {
+		if s.Threads[i].CPUKnown {
+			s.ThreadCPU = true
+			break
+		}
+	}
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	buf := methodBuffer{gen: noGen}

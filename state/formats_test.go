@@ -2,8 +2,10 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,6 +198,38 @@ func TestJinsightPicture(t *testing.T) {
 	}
 	if !s.HasObjects || s.Objects.CensusTotal != 252 {
 		t.Fatalf("objects %+v", s.Objects)
+	}
+	// The trace has no CPU time, and ended (TRACE_END) with its threads
+	// alive: what they did after is unknown, not running.
+	if s.ThreadCPU || s.MethodCPU {
+		t.Fatal("CPU time told of a trace that has none")
+	}
+	for _, th := range s.Threads {
+		if th.State != ThreadUnknown || th.CPUKnown {
+			t.Fatalf("thread %+v", th)
+		}
+	}
+	doc, err := json.Marshal(s)
+	if err != nil || strings.Contains(string(doc), `"cpuNs"`) {
+		t.Fatalf("CPU time in the JSON: %v %.300s", err, doc)
+	}
+}
+
+// A thread's CPU time is in JSON when the source measures it, and read
+// back as measured; left out, and read back as unknown, when not.
+func TestThreadCPUInJSON(t *testing.T) {
+	for _, th := range []Thread{{ID: 1, CPU: 0, CPUKnown: true}, {ID: 2, CPU: 5, CPUKnown: true}, {ID: 3}} {
+		b, err := json.Marshal(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"cpuNs"`) != th.CPUKnown {
+			t.Fatalf("%s", b)
+		}
+		var back Thread
+		if err := json.Unmarshal(b, &back); err != nil || back.CPU != th.CPU || back.CPUKnown != th.CPUKnown || back.ID != th.ID {
+			t.Fatalf("%s read back as %+v (%v)", b, back, err)
+		}
 	}
 }
 

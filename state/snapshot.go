@@ -23,10 +23,13 @@ const (
 	ThreadTimedWaiting             // in Object.wait (or join) with a timeout
 	ThreadSleeping                 // in Thread.sleep
 	ThreadEnded
+	// ThreadUnknown: the trace ended with the thread alive and not held
+	// up by a lock: what it did from then on is not known.
+	ThreadUnknown
 	numThreadStates
 )
 
-var threadStateNames = [numThreadStates]string{"running", "native", "blocked", "parked", "waiting", "timed-waiting", "sleeping", "ended"}
+var threadStateNames = [numThreadStates]string{"running", "native", "blocked", "parked", "waiting", "timed-waiting", "sleeping", "ended", "unknown"}
 
 func (s ThreadState) String() string {
 	if s < numThreadStates {
@@ -83,15 +86,34 @@ func (p Percent) Known() bool { return !math.IsNaN(float64(p)) }
 // IsZero makes JSON's omitzero leave an unknown share out (and keep a 0).
 func (p Percent) IsZero() bool { return !p.Known() }
 
-// UnmarshalJSON reads a thread whose CPU rate JSON leaves out as unknown,
-// not as 0: a picture read back from a bundle says what it said.
+// MarshalJSON leaves a CPU time the source does not measure out.
+func (t Thread) MarshalJSON() ([]byte, error) {
+	type plain Thread // without these methods
+	out := struct {
+		plain
+		CPU *time.Duration `json:"cpuNs,omitempty"` // over plain's
+	}{plain: plain(t)}
+	if t.CPUKnown {
+		out.CPU = &t.CPU
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a thread whose CPU time and rate JSON leaves out as
+// unknown, not as 0: a picture read back from a bundle says what it said.
 func (t *Thread) UnmarshalJSON(b []byte) error {
-	type plain Thread // without this method
-	p := plain{CPUPercent: UnknownPercent}
-	if err := json.Unmarshal(b, &p); err != nil {
+	type plain Thread // without these methods
+	in := struct {
+		plain
+		CPU *time.Duration `json:"cpuNs"`
+	}{plain: plain{CPUPercent: UnknownPercent}}
+	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	*t = Thread(p)
+	*t = Thread(in.plain)
+	if in.CPU != nil {
+		t.CPU, t.CPUKnown = *in.CPU, true
+	}
 	return nil
 }
 
@@ -359,6 +381,9 @@ type Snapshot struct {
 	PolledAt time.Time `json:"polledAt,omitzero"`
 	// Sampled says the method figures come from stack samples.
 	Sampled bool `json:"sampled,omitempty"`
+	// ThreadCPU says the source measures threads' CPU time (some thread's
+	// is known).
+	ThreadCPU bool `json:"threadCpu,omitempty"`
 	// MethodCPU says calls' CPU time is measured (the source reads threads'
 	// CPU time): else a method's CPU is unknown, not 0.
 	MethodCPU bool `json:"methodCpu,omitempty"`

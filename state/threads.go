@@ -364,6 +364,17 @@ func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
 }
 
 // endAll ends the threads of a finished stream.
+// traceEnded says the trace ended (its end event): a thread still
+// running is from then on of unknown state; one held up by a lock says
+// what held it up when the trace ended.
+func (tt *threadTable) traceEnded() {
+	for _, t := range tt.byID {
+		if t.state == ThreadRunning || t.state == ThreadNative {
+			t.state = ThreadUnknown
+		}
+	}
+}
+
 func (tt *threadTable) endAll(now int64) {
 	for _, t := range tt.byID {
 		tt.endThread(t, now)
@@ -432,7 +443,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *method
 	for i, t := range tt.all {
 		r := &out[i]
 		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
-			CPU: time.Duration(t.cpu - t.cpuBase), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
+			CPU: time.Duration(t.cpu - t.cpuBase), CPUKnown: t.cpuKnown, Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
 			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
 			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon,
 			VirtualCarrier: t.carrier, VirtualMounted: t.carries}

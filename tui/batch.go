@@ -26,7 +26,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteByte('\n')
 	}
 	tables := []batchTable{
-		{paneThreads, newTable(threadCols, 4), newThreadRows(s), ""},
+		{paneThreads, newTable(threadCols, threadSort(s)), newThreadRows(s), ""},
 		{paneMethods, newTable(methodCols, 3), methodViewRows(s, false), methodsViewTitle(s, false, false)},
 	}
 	if s.Views {

@@ -149,7 +149,7 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	label, value := st.Label.Render, st.Value.Render
 	out := []string{
 		st.Title.Render("Thread ") + value(inert(t.Name)) + label(fmt.Sprintf(" (id %d, group %s, stream %d)", t.ID, inert(t.Group), t.Stream)),
-		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("state"), value(t.State.String()), label("CPU"), value(dur(t.CPU)),
+		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("state"), value(t.State.String()), label("CPU"), value(threadCPU(t)),
 			label("blocked"), value(dur(t.Blocked)), label("waiting"), value(dur(t.Waiting)), label("contentions"), value(count(t.Contentions))),
 	}
 	if t.Started > 0 {
@@ -191,6 +191,14 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	out = append(out, st.Title.Render("Stack ")+label("("+from+", innermost first)"))
 	out = append(out, stackLines(t.Stack, st)...)
 	return out
+}
+
+// threadCPU is a thread's CPU time, – where the source measures none.
+func threadCPU(t *state.Thread) string {
+	if !t.CPUKnown {
+		return "–"
+	}
+	return dur(t.CPU)
 }
 
 // lockLine says what a thread waits for: the lock, its class and owner.
@@ -272,11 +280,16 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 		out = append(out, "", label("Sampled: times are the CPU time of the threads sampled in it, shared among"),
 			label("their samples; calls, min and max are not measured."))
 	}
-	from := "from method entries"
-	if sampled {
-		from = "from sampled stacks, in samples"
+	from := "since watching began, from method entries"
+	switch {
+	case sampled && still:
+		from = "from the snapshot's sampled stacks, in samples"
+	case sampled:
+		from = "since watching began, from sampled stacks, in samples"
+	case still:
+		from = "from the snapshot's call tree, in calls"
 	}
-	out = append(out, "", st.Title.Render("Callers ")+label("(since watching began, "+from+"; the most frequent kept)"))
+	out = append(out, "", st.Title.Render("Callers ")+label("("+from+"; the most frequent kept)"))
 	if len(s.Callers) == 0 && s.IsPicture() {
 		out = append(out, "  "+st.Muted.Render("not kept in the history: t shows the call tree of this moment"))
 	} else if len(s.Callers) == 0 {

@@ -73,8 +73,13 @@ func TestGoldenScreensOfFiles(t *testing.T) {
 		{"profilerj-coverage-drill-in-80x24", snapshot, 80, 24, []string{"6", "enter"}},
 		{"profilerj-objects-80x24", snapshot, 80, 24, []string{"5"}},
 		{"profilerj-grid-200x60", snapshot, 200, 60, nil},
+		{"profilerj-method-drill-in-80x24", snapshot, 80, 24, []string{"2", "down", "down", "enter"}},
 		{"jinsight-methods-80x24", trace, 80, 24, []string{"2"}},
 		{"jinsight-objects-80x24", trace, 80, 24, []string{"5"}},
+		{"jinsight-threads-80x24", trace, 80, 24, nil},
+		{"jinsight-thread-drill-in-80x24", trace, 80, 24, []string{"enter"}},
+		{"jinsight-method-drill-in-80x24", trace, 80, 24, []string{"2", "enter"}},
+		{"jinsight-help-200x60", trace, 200, 60, []string{"?"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.path

@@ -16,6 +16,7 @@ import (
 func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	switch p {
 	case paneThreads:
+		m.tables[paneThreads].sortByDefault(threadSort(s))
 		return newThreadRows(s)
 	case paneMethods:
 		return m.methodRows(s)

@@ -45,6 +45,27 @@ var threadCols = []column{
 	{title: "STARTED", width: 8, right: true, asc: true, drop: 6, name: "start"},
 }
 
+// Columns of the threads table the default sort may be.
+const (
+	threadColID         = 0
+	threadColCPU        = 4
+	threadColCPUPercent = 5
+)
+
+// threadSort is the threads' default sort: by CPU time where the source
+// measures it; else by share of the samples (a source that samples stacks
+// without times, rbkit); else by id, the order the threads came in (a
+// Jinsight trace measures no CPU: a sort over zeros would say nothing).
+func threadSort(s *state.Snapshot) int {
+	switch {
+	case s.ThreadCPU || len(s.Threads) == 0:
+		return threadColCPU
+	case s.Sampled:
+		return threadColCPUPercent
+	}
+	return threadColID
+}
+
 // threadRows are the platform threads, then the rows of virtual threads
 // (virtual.go).
 type threadRows struct {
@@ -112,8 +133,8 @@ func (r threadRows) Cell(i, col int) string {
 	case 3:
 		return stateLabel(t.State)
 	case 4:
-		if t.CPU == 0 && t.Samples > 0 {
-			return "–" // sampled without times: %CPU is its share of the samples
+		if !t.CPUKnown {
+			return "–" // not measured (sampled without times: %CPU is its share of the samples)
 		}
 		return dur(t.CPU)
 	case 5:
@@ -152,6 +173,9 @@ func (r threadRows) Num(i, col int) int64 {
 	case 3:
 		return int64(t.State)
 	case 4:
+		if !t.CPUKnown {
+			return -1
+		}
 		return int64(t.CPU)
 	case 5:
 		if !t.CPUPercent.Known() {
