@@ -292,10 +292,12 @@ func (a *Aggregator) apply(ev decode.Event) {
 			cpu = max(t.cpu-c.cpuStart, 0)
 		}
 		if c.slot >= 0 {
-			total, totalCPU := dur, cpu
+			total, totalCPU := max(dur-c.credited, 0), cpu
 			if c.inner {
-				// A recursive call: its time is inside the outermost one's.
-				total, totalCPU = 0, min(cpu, 0)
+				// A recursive call: its time is inside the outermost one's,
+				// of which its own time counts now.
+				total, totalCPU = self, min(cpu, 0)
+				t.creditOutermost(c.slot, self)
 			}
 			a.methods.record(c.slot, 1, self, total, dur, dur, totalCPU)
 		}

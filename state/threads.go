@@ -17,9 +17,13 @@ type openCall struct {
 	node     int32 // its node in the call tree (-1: none)
 	cut      bool  // the call tree's bound cut it: node is its caller's
 	// inner: its method was already open below it (a recursive call):
-	// its time is inside the outermost call's, which alone counts it in
-	// the method's total.
-	inner bool
+	// its time is inside the outermost call's. credited: of an outermost
+	// call, the time its recursive calls, once done, gave the method's
+	// total already (their own time, so that the total never reads less
+	// than the self time while the outermost call is open); it gives the
+	// rest of its time when it ends.
+	inner    bool
+	credited int64
 }
 
 // maxOpenCalls bounds a thread's stack of open calls: a stream that loses
@@ -119,6 +123,17 @@ func (t *thread) push(c openCall) {
 		t.calls = t.calls[:copy(t.calls, t.calls[1:])]
 	}
 	t.calls = append(t.calls, c)
+}
+
+// creditOutermost notes that a recursive call of slot gave the method's
+// total ns already: the outermost open call of slot gives that much less.
+func (t *thread) creditOutermost(slot int32, ns int64) {
+	for i := range t.calls {
+		if t.calls[i].slot == slot {
+			t.calls[i].credited += ns
+			return
+		}
+	}
 }
 
 // pop removes the call with this ticket, and any calls above it whose exits
