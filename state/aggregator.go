@@ -47,6 +47,12 @@ type Options struct {
 	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
 	// about 18 MB at most); stacks beyond are cut, and counted.
 	MaxTreeNodes int
+	// TraceTime runs the window of the methods and the call tree on the
+	// trace's time (a recorded file): its now is the latest event's, so
+	// that a replay that has ended keeps showing the window that ends
+	// with the recording. Else it runs on the wall clock (a live source:
+	// methods that stop being called leave it).
+	TraceTime bool
 }
 
 func (o Options) withDefaults() Options {
@@ -194,8 +200,9 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 		a.newStream(stream)
 	}
 	a.clock = clock
-	a.methods.rotate(now)
-	a.tree.rotate(now)
+	if !a.opts.TraceTime {
+		a.rotate(now)
+	}
 	for _, ev := range events {
 		a.apply(ev)
 		// Deadlocks are looked for between snapshots too, every so often
@@ -238,14 +245,37 @@ func (a *Aggregator) newStream(stream int) {
 
 func (a *Aggregator) ns(t decode.Ticks) int64 { return a.clock.Nanos(t) }
 
-// at records the latest event time seen.
+// at records the latest event time seen, which moves a window that runs
+// on trace time.
 func (a *Aggregator) at(t decode.Ticks) int64 {
 	n := a.clock.Nanos(t)
 	a.eventAt = n
 	if n > a.latest {
 		a.latest = n
+		if a.opts.TraceTime {
+			a.rotate(time.Unix(0, n))
+		}
 	}
 	return n
+}
+
+// rotate closes the seconds of the windows (methods, call tree) that have
+// passed by now.
+func (a *Aggregator) rotate(now time.Time) {
+	a.methods.rotate(now)
+	a.tree.rotate(now)
+}
+
+// windowNow is the now of the windows: the wall clock's, or, on trace
+// time, the latest event's (zero before any: nothing to rotate).
+func (a *Aggregator) windowNow(wall time.Time) time.Time {
+	if !a.opts.TraceTime {
+		return wall
+	}
+	if a.latest == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, a.latest)
 }
 
 func (a *Aggregator) apply(ev decode.Event) {
@@ -620,8 +650,9 @@ func (a *Aggregator) className(id int64) string {
 func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.methods.rotate(now)
-	a.tree.rotate(now)
+	if w := a.windowNow(now); !w.IsZero() {
+		a.rotate(w)
+	}
 	nowNS := a.latest
 	if nowNS == 0 {
 		nowNS = now.UnixNano()
