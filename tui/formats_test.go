@@ -158,3 +158,30 @@ func TestMethodViewsAndCoverageTab(t *testing.T) {
 		t.Fatalf("tab from objects passes the hidden coverage: %d", sim.focus)
 	}
 }
+
+// Batch text wraps the notes, never cuts them: their end is as much
+// what the data is as their start.
+func TestBatchTextWrapsNotes(t *testing.T) {
+	notes := []string{"times approximate: 2319 ticks per µs, the agent's own calibration, overstated on a busy machine",
+		"2 frames open at a burst's end closed there", "1 frame open when its thread exited closed there"}
+	st := client.Status{Source: "syn.trc", State: client.StateEnded, Cause: "end of file", Notes: notes}
+	agg := state.New(state.Options{})
+	snap := agg.Snapshot(t0, state.Query{CallersOf: -1})
+	for _, width := range []int{80, 132, 300} {
+		text := RenderText(snap, st, width, 20, false)
+		var noted []string
+		inNote := false
+		for i, l := range strings.Split(text, "\n") {
+			inNote = strings.HasPrefix(l, "note: ") || inNote && strings.HasPrefix(l, "      ")
+			if inNote {
+				noted = append(noted, strings.TrimSpace(strings.TrimPrefix(l, "note: ")))
+			}
+			if widthOf(l) > width {
+				t.Fatalf("width %d: line %d is %d wide: %q", width, i, widthOf(l), l)
+			}
+		}
+		if got := strings.Join(noted, " "); got != strings.Join(notes, " · ") {
+			t.Fatalf("width %d: the notes read %q", width, got)
+		}
+	}
+}

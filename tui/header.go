@@ -21,6 +21,10 @@ type headerInfo struct {
 	moment   string        // the moment of the history shown ("-2m14s, 03:12:05"), "" for the present
 	refresh  time.Duration // 0 in batch output, which has neither refresh nor own CPU
 	now      time.Time
+	// wrapNotes wraps the notes instead of cutting them at the width:
+	// batch text, which has the lines to spare and whose reader cannot
+	// widen the terminal to see the rest.
+	wrapNotes bool
 }
 
 // item is one piece of a header line; when the line is too narrow the
@@ -134,7 +138,19 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	}
 	if len(stt.Notes) > 0 {
 		// What the data is beyond its format: approximate times, a still picture…
-		lines = append(lines, clip(st.Warn.Render("note: ")+st.Label.Render(inert(strings.Join(stt.Notes, " · "))), width))
+		notes := inert(strings.Join(stt.Notes, " · "))
+		if h.wrapNotes {
+			const indent = "      " // as wide as "note: "
+			for i, l := range wrapWords(notes, width-len(indent), len(notes)) {
+				head := st.Warn.Render("note: ")
+				if i > 0 {
+					head = indent
+				}
+				lines = append(lines, head+st.Label.Render(l))
+			}
+		} else {
+			lines = append(lines, clip(st.Warn.Render("note: ")+st.Label.Render(notes), width))
+		}
 	}
 	if s != nil && !s.Process.Exited.IsZero() {
 		who := "the JVM"
