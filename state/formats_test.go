@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,6 +213,22 @@ func TestJinsightPicture(t *testing.T) {
 	doc, err := json.Marshal(s)
 	if err != nil || strings.Contains(string(doc), `"cpuNs"`) {
 		t.Fatalf("CPU time in the JSON: %v %.300s", err, doc)
+	}
+	// The objects are known from the census alone: live as it counted
+	// them, allocations unknown; no sentinel for what it does not say.
+	node := s.Objects.Classes[slices.IndexFunc(s.Objects.Classes, func(c ObjectClass) bool { return c.Class == "Demo$Node" })]
+	if node.Live != 250 || !node.Counted {
+		t.Fatalf("Demo$Node %+v", node)
+	}
+	objects, _ := json.Marshal(s.Objects)
+	for _, absent := range []string{`"allocated"`, `"bytes":-1`, `"maxCount":-1`, `"live":0`} {
+		if strings.Contains(string(objects), absent) {
+			t.Fatalf("%s in the JSON: %s", absent, objects)
+		}
+	}
+	var back Objects
+	if err := json.Unmarshal(objects, &back); err != nil || back.Census[0].Bytes != -1 || back.Census[0].MaxCount != -1 {
+		t.Fatalf("read back: %+v (%v)", back.Census, err)
 	}
 }
 

@@ -337,6 +337,25 @@ type ObjectClass struct {
 	BytesRate float64 `json:"bytesPerSec"`
 	Sampled   bool    `json:"sampled,omitempty"`
 	History   []int64 `json:"liveHistory"`
+	// Counted says the class is known from a census alone (a snapshot's
+	// memory, the objects a Jinsight trace saw) of a source that reports
+	// no allocations: Live is the census's count; what was allocated and
+	// freed is unknown, and left out of JSON.
+	Counted bool `json:"counted,omitempty"`
+}
+
+// MarshalJSON leaves out what a class known from a census alone does not
+// tell: allocations, frees, bytes, rates, a history of live counts.
+func (c ObjectClass) MarshalJSON() ([]byte, error) {
+	type plain ObjectClass // without this method
+	if !c.Counted {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		Class   string `json:"class"`
+		Live    int64  `json:"live"`
+		Counted bool   `json:"counted"`
+	}{c.Class, c.Live, true})
 }
 
 // CensusRow is one line of a census: the objects of a class allocated at
@@ -345,8 +364,35 @@ type CensusRow struct {
 	Class    string `json:"class"`
 	Site     string `json:"site,omitempty"`
 	Count    int64  `json:"count"`
-	Bytes    int64  `json:"bytes"` // -1: unknown
-	MaxCount int64  `json:"maxCount,omitempty"`
+	Bytes    int64  `json:"bytes"`              // -1: unknown, left out of JSON
+	MaxCount int64  `json:"maxCount,omitempty"` // the most there were at once; -1: unknown, left out of JSON
+}
+
+// MarshalJSON leaves the figures the census does not give out, rather
+// than writing their sentinel.
+func (r CensusRow) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Class    string `json:"class"`
+		Site     string `json:"site,omitempty"`
+		Count    int64  `json:"count"`
+		Bytes    *int64 `json:"bytes,omitempty"`
+		MaxCount int64  `json:"maxCount,omitempty"`
+	}{Class: r.Class, Site: r.Site, Count: r.Count, MaxCount: max(r.MaxCount, 0)}
+	if r.Bytes >= 0 {
+		out.Bytes = &r.Bytes
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads the figures JSON leaves out as unknown.
+func (r *CensusRow) UnmarshalJSON(b []byte) error {
+	type plain CensusRow // without these methods
+	p := plain{Bytes: -1, MaxCount: -1}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = CensusRow(p)
+	return nil
 }
 
 // Process describes the profiled JVM, from the stream's first events.

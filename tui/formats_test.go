@@ -77,6 +77,8 @@ func TestGoldenScreensOfFiles(t *testing.T) {
 		{"jinsight-methods-80x24", trace, 80, 24, []string{"2"}},
 		{"jinsight-objects-80x24", trace, 80, 24, []string{"5"}},
 		{"jinsight-threads-80x24", trace, 80, 24, nil},
+		{"jinsight-object-drill-in-80x24", trace, 80, 24, []string{"5", "enter"}},
+		{"profilerj-object-drill-in-80x24", snapshot, 80, 24, []string{"5", "enter"}},
 		{"jinsight-thread-drill-in-80x24", trace, 80, 24, []string{"enter"}},
 		{"jinsight-method-drill-in-80x24", trace, 80, 24, []string{"2", "enter"}},
 		{"jinsight-help-200x60", trace, 200, 60, []string{"?"}},
