@@ -37,6 +37,12 @@ func profilerJSeeds(t testing.TB) [][]byte {
 		[]byte(`<doc><coverage><class name="C" source="C.java"><method name="m" firstline="4" count="2"><footprints>2 -1 0 7</footprints></method></class></coverage></doc>`),
 		[]byte(`<?xml version="1.0" encoding="ISO-8859-1"?><doc><profile><thread name="` + "\xe9" + `"/></profile></doc>`),
 		[]byte(`<doc><profile><thread name="t"><profile name="a" count="-1"/></thread></profile></doc>`),
+		[]byte("\ufeff<?xml version=\"1.0\"?><doc><profile><thread name=\"t\" cpuTime=\"1\"/></profile></doc>\n<!-- end -->"),
+		[]byte(`<doc></doc><doc></doc>`),
+		[]byte(`<doc><profile><thread name="t"><profile name="a" count="5000" count="1"/></thread></profile></doc>`),
+		[]byte(`<doc><profile><thread name="t"><profile name="p.A(int)" signature="(I)V" count="1" cumulatedElapsed="100" methodElapsed="30" cumulated="9" method="2">` +
+			`<profile name="p.A.b()" count="2" cumulatedElapsed="60" cumulated="3"><profile name="p.A(int)" count="1" methodElapsed="10"/></profile></profile></thread></profile></doc>`),
+		[]byte(`<doc><profile><thread name="t"><profile name="a" cumulatedElapsed="5" methodElapsed="6"><profile name="b" cumulatedElapsed="9"/></profile></thread></profile></doc>`),
 	}
 }
 
