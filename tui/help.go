@@ -81,7 +81,7 @@ func (m *Model) threadsNote() string {
 	case still:
 		note = "Threads: running or ended, as the snapshot says (isAlive)"
 	default:
-		note = "Threads: the state is derived from the trace's events (running unless a contention, wait or sleep is under way; unknown once the trace has ended)"
+		note = "Threads: the state is derived from the source's events (running unless a contention, wait or sleep is under way; unknown after a trace's end)"
 	}
 	switch {
 	case s.ThreadCPU && s.Polled:
