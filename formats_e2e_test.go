@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	jinsightTrace     = "testdata/jinsight/trace-linux-x86_64-tagobjects.trc"
+	jinsightTrace     = "jinsight/trace-linux-x86_64-tagobjects.trc" // of ../shared/fixtures
 	profilerJSnapshot = "testdata/profilerj/snapshot-synthetic.xml"
 )
 
@@ -31,7 +31,7 @@ func TestReplayOtherFormats(t *testing.T) {
 		os.WriteFile(p, data, 0o644)
 		return p
 	}
-	trace, snap := copyTo(jinsightTrace, "recording.trcxml"), copyTo(profilerJSnapshot, "snapshot.trcbin")
+	trace, snap := copyTo(sharedFixture(t, jinsightTrace), "recording.trcxml"), copyTo(profilerJSnapshot, "snapshot.trcbin")
 
 	out, errs, code := run(t, nil, "replay", snap, "--batch")
 	for _, want := range []string{"profilerj snapshot", "a still picture", "call-tree times taken as µs", "HOT METHODS · CUMULATIVE · CALL TREE (12)",
@@ -91,14 +91,15 @@ func TestReplayRefusesAMalformedSnapshot(t *testing.T) {
 }
 
 // replay --follow shows a file that is still being written: the first
-// snapshots hold what was there, later ones what was added.
+// snapshots say it waits for the file while its header is not whole,
+// then hold what was there, later ones what was added.
 func TestReplayFollowsAGrowingFile(t *testing.T) {
-	data, err := os.ReadFile(jinsightTrace)
+	data, err := os.ReadFile(sharedFixture(t, jinsightTrace))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "growing.trc")
-	os.WriteFile(p, data[:30000], 0o644)
+	os.WriteFile(p, data[:10], 0o644)
 	cmd := exec.Command(proftopBin, "replay", "--follow", p, "--batch", "--json", "--refresh", "200ms")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -118,7 +119,7 @@ func TestReplayFollowsAGrowingFile(t *testing.T) {
 		close(lines)
 	}()
 	// Events of the snapshots as they come, until want is reached.
-	next := func(want func(events int64, state, cause string) bool) int64 {
+	next := func(want func(events int64, state, cause, waiting string) bool) int64 {
 		deadline := time.After(30 * time.Second)
 		for {
 			select {
@@ -127,12 +128,13 @@ func TestReplayFollowsAGrowingFile(t *testing.T) {
 					t.Fatal("proftop stopped")
 				}
 				var doc struct {
-					Events int64
-					State  string
-					Cause  string
+					Events  int64
+					State   string
+					Cause   string
+					Waiting string
 				}
 				json.Unmarshal([]byte(l), &doc)
-				if want(doc.Events, doc.State, doc.Cause) {
+				if want(doc.Events, doc.State, doc.Cause, doc.Waiting) {
 					return doc.Events
 				}
 			case <-deadline:
@@ -140,11 +142,18 @@ func TestReplayFollowsAGrowingFile(t *testing.T) {
 			}
 		}
 	}
-	first := next(func(n int64, state, _ string) bool { return n > 0 && state == "streaming" })
-	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-	f.Write(data[30000:])
-	f.Close()
-	all := next(func(n int64, state, cause string) bool {
+	next(func(n int64, state, _, waiting string) bool {
+		return n == 0 && state == "streaming" && waiting == "waiting for "+p+" to be written"
+	})
+	appendTo := func(b []byte) {
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		f.Write(b)
+		f.Close()
+	}
+	appendTo(data[10:30000])
+	first := next(func(n int64, state, _, waiting string) bool { return n > 0 && state == "streaming" && waiting == "" })
+	appendTo(data[30000:])
+	all := next(func(n int64, state, cause, _ string) bool {
 		return state == "ended" && strings.Contains(cause, "following the file for a new one")
 	})
 	if all <= first {
@@ -157,7 +166,7 @@ func TestReplayFollowsAGrowingFile(t *testing.T) {
 // shown as a still picture with its two views of the methods and its
 // coverage.
 func TestFollowInTmux(t *testing.T) {
-	trace, err := os.ReadFile(jinsightTrace)
+	trace, err := os.ReadFile(sharedFixture(t, jinsightTrace))
 	if err != nil {
 		t.Fatal(err)
 	}

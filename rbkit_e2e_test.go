@@ -36,7 +36,7 @@ func TestRbkitInterfaceInTmux(t *testing.T) {
 // proftop rbkit --batch against a recording's replay and a fake server:
 // the same picture in text, with no terminal.
 func TestRbkitBatchAndReplay(t *testing.T) {
-	out, err := exec.Command(proftopBin, "replay", "decode/testdata/rbkit/memory_profile.msgpack", "--batch").CombinedOutput()
+	out, err := exec.Command(proftopBin, "replay", sharedFixture(t, "rbkit/memory_profile.msgpack"), "--batch").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -34,6 +34,8 @@ func javaState(t *state.Thread) string {
 		return "TIMED_WAITING (on object monitor)"
 	case state.ThreadSleeping:
 		return "TIMED_WAITING (sleeping)"
+	case state.ThreadUnknown:
+		return "UNKNOWN (the trace ended)"
 	}
 	return "TERMINATED"
 }
@@ -108,7 +110,9 @@ func WriteThreadDump(w io.Writer, s *state.Snapshot, source string) error {
 		if t.Daemon {
 			b.WriteString(" daemon")
 		}
-		fmt.Fprintf(&b, " cpu=%.2fms", float64(t.CPU)/1e6)
+		if t.CPUKnown {
+			fmt.Fprintf(&b, " cpu=%.2fms", float64(t.CPU)/1e6)
+		}
 		if t.Started > 0 && !at.IsZero() {
 			fmt.Fprintf(&b, " elapsed=%.2fs", at.Sub(time.Unix(0, t.Started)).Seconds())
 		}

@@ -129,7 +129,7 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 		}
 	}
 	if opts.stats {
-		printStats(out, name, d, &counts, recordCounts, events, failed, time.Since(start))
+		printStats(out, name, d, &counts, recordCounts, events, records != nil, failed, time.Since(start))
 	}
 	if failed > 0 {
 		return errDecodeFailed
@@ -137,7 +137,10 @@ func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeO
 	return nil
 }
 
-func printStats(w io.Writer, name string, d decode.Decoder, counts *[256]int, recordCounts map[string]int, events, failed int, elapsed time.Duration) {
+// printStats prints the counts. A format with records of its own counts
+// those (records), which are not the events of proftop's picture that
+// replay's header counts: the two are labelled apart.
+func printStats(w io.Writer, name string, d decode.Decoder, counts *[256]int, recordCounts map[string]int, events int, ownRecords bool, failed int, elapsed time.Duration) {
 	bytesRead := d.InputOffset()
 	secs := elapsed.Seconds()
 	fmt.Fprintf(w, "file      %s\n", name)
@@ -146,12 +149,18 @@ func printStats(w io.Writer, name string, d decode.Decoder, counts *[256]int, re
 	} else {
 		fmt.Fprintf(w, "format    %s\n", d.Format())
 	}
-	fmt.Fprintf(w, "events    %d\n", events)
+	unit := "events"
+	if ownRecords {
+		unit = "records"
+		fmt.Fprintf(w, "records   %d (the format's own; replay's header counts the events proftop makes of them)\n", events)
+	} else {
+		fmt.Fprintf(w, "events    %d\n", events)
+	}
 	fmt.Fprintf(w, "bytes     %d\n", bytesRead)
 	fmt.Fprintf(w, "errors    %d\n", failed)
 	fmt.Fprintf(w, "time      %s\n", elapsed.Round(time.Microsecond))
 	if secs > 0 {
-		fmt.Fprintf(w, "rate      %.1f MB/s, %.0f events/s\n", float64(bytesRead)/secs/1e6, float64(events)/secs)
+		fmt.Fprintf(w, "rate      %.1f MB/s, %.0f %s/s\n", float64(bytesRead)/secs/1e6, float64(events)/secs, unit)
 	}
 	fmt.Fprintln(w)
 	type count struct {

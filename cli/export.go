@@ -80,7 +80,7 @@ func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, e
 		}
 		return tree, span, nil
 	}
-	if err := checkTrace(path, s); err != nil {
+	if err := checkTrace(path, s, false); err != nil {
 		return nil, export.Span{}, err
 	}
 	src := newFileSource(path, 0, false, s)

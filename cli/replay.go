@@ -15,8 +15,11 @@ import (
 
 // checkTrace refuses, before anything is shown, a file that is not a trace:
 // one that cannot be read, a directory, bytes of no trace format, or a
-// document whose first element is no event proftop knows.
-func checkTrace(path string, s config.Settings) error {
+// document whose first element is no event proftop knows. A file to be
+// followed may still be being written: one that ends before its format
+// can be told, inside its header or first message, or (a snapshot) inside
+// its document, is no refusal but a wait, which the interface shows.
+func checkTrace(path string, s config.Settings, follow bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -26,11 +29,16 @@ func checkTrace(path string, s config.Settings) error {
 		return fmt.Errorf("%s: not a trace (a directory)", path)
 	}
 	dec, err := decode.Open(f, decode.Options{MaxMessageSize: s.MaxMessageSize})
+	if follow && decode.MoreMayCome(err) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("%s: not a trace (%v)", path, err)
 	}
 	ev, err := dec.Next()
 	switch {
+	case follow && (errors.Is(err, io.EOF) || decode.MoreMayCome(err)):
+		return nil // its first event is still to be written
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("%s: not a trace (it holds no event)", path)
 	case err != nil:
@@ -77,7 +85,7 @@ played.`,
 				}
 				opts = append(opts, WithHistory(b.History(historyOptions(*s))))
 			}
-			if err := checkTrace(args[0], *s); err != nil {
+			if err := checkTrace(args[0], *s, follow); err != nil {
 				return err
 			}
 			ctx, stop := Interruptible()

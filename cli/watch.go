@@ -51,7 +51,13 @@ func newWatching(src client.Source, s config.Settings, opts []WatchOption) *watc
 	for _, f := range opts {
 		f(&o)
 	}
-	w := &watching{agg: state.New(StateOptions(s)), step: max(s.Refresh, time.Second)}
+	so := StateOptions(s)
+	if _, file := src.(*client.FileSource); file {
+		// A recording's "last N seconds" are its own, not the wall
+		// clock's: once it has been read, its end stays in the window.
+		so.TraceTime = true
+	}
+	w := &watching{agg: state.New(so), step: max(s.Refresh, time.Second)}
 	var ring *client.StreamRing
 	if s.StreamRing > 0 {
 		ring = client.NewStreamRing(int64(s.StreamRing)<<20, int64(s.StreamRing)<<18)

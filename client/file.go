@@ -87,7 +87,9 @@ func (f *FileSource) play(ctx context.Context) error {
 	file, err := os.Open(f.path)
 	for f.Follow && f.restarts > 0 && errors.Is(err, os.ErrNotExist) {
 		// Replaced by removing and writing anew: wait for the new file.
-		f.track.setState(StateStreaming, "waiting for "+f.path+" to be written again")
+		f.track.update(func(st *Status) {
+			st.State, st.Cause, st.Waiting = StateStreaming, "", "waiting for "+f.path+" to be written again"
+		})
 		select {
 		case <-time.After(f.poll()):
 		case <-ctx.Done():
@@ -119,14 +121,20 @@ func (f *FileSource) play(ctx context.Context) error {
 	}
 	f.stream++
 	f.pump.stream = f.stream
+	// Until its first event, a followed file may hold too little to tell
+	// its format, or to read its header or (a snapshot) its whole
+	// document: the reader waits for the writer, and says so.
+	waiting := ""
 	if f.Follow {
+		opts.Growing = true
+		waiting = "waiting for " + f.path + " to be written"
 		follow = &followReader{f: file, path: f.path, ctx: ctx, poll: f.poll(), beforeWait: func() { f.pump.flush(ctx) }}
 		in = countingReader{follow, f.track}
-		f.track.update(func(st *Status) { st.State, st.Cause, st.Streams = StateStreaming, "waiting for data", f.stream })
+		f.track.update(func(st *Status) { st.State, st.Cause, st.Waiting, st.Streams = StateStreaming, "", waiting, f.stream })
 	}
 	dec, err := decode.Open(in, opts)
 	if err != nil {
-		return f.stopped(err, follow)
+		return f.stopped(err, follow, waiting != "")
 	}
 	f.dec = dec
 	still := false
@@ -134,7 +142,7 @@ func (f *FileSource) play(ctx context.Context) error {
 		still = d.Still()
 	}
 	f.track.update(func(st *Status) {
-		st.State, st.Cause, st.Format, st.Negotiation, st.Streams, st.Still = StateStreaming, "", dec.Format(), OutcomeFile, f.stream, still
+		st.State, st.Cause, st.Waiting, st.Format, st.Negotiation, st.Streams, st.Still = StateStreaming, "", waiting, dec.Format(), OutcomeFile, f.stream, still
 	})
 	pacer := newPacer(f.speed)
 	began := false // an event beyond the definitions has come
@@ -155,7 +163,11 @@ func (f *FileSource) play(ctx context.Context) error {
 				f.track.decodeError(err)
 				continue
 			}
-			return f.stopped(err, follow)
+			return f.stopped(err, follow, waiting != "")
+		}
+		if waiting != "" {
+			waiting = ""
+			f.track.update(func(st *Status) { st.Waiting = "" })
 		}
 		f.pump.clock = dec.Clock()
 		// The definitions a trace begins with are not paced: a bundle's
@@ -204,8 +216,11 @@ func (f *FileSource) poll() time.Duration {
 
 // stopped ends a pass on an error: what was decoded stays shown. A
 // followed file is then watched for a new content, unless it changed
-// already.
-func (f *FileSource) stopped(err error, follow *followReader) error {
+// already, or unless it turned out not to be a trace before its first
+// event (early: it was waited for, being too short to tell): it is then
+// refused, as a complete file would have been, and the pass counts as no
+// stream received.
+func (f *FileSource) stopped(err error, follow *followReader, early bool) error {
 	var so *startOver
 	if errors.As(err, &so) || errors.Is(err, context.Canceled) {
 		f.pump.flush(context.Background())
@@ -213,8 +228,16 @@ func (f *FileSource) stopped(err error, follow *followReader) error {
 	}
 	f.pump.flush(context.Background())
 	var de *decode.Error
-	if errors.As(err, &de) {
+	isDecode := errors.As(err, &de)
+	if isDecode {
 		f.track.decodeError(err)
+	}
+	if follow != nil && early && f.restarts == 0 && isDecode {
+		refused := fmt.Errorf("%s: not a trace (%w)", f.path, err)
+		f.track.update(func(st *Status) {
+			st.State, st.Cause, st.Waiting, st.Streams = StateEnded, refused.Error(), "", f.stream-1
+		})
+		return refused
 	}
 	f.track.setState(StateEnded, err.Error())
 	if follow != nil {

@@ -131,7 +131,7 @@ func TestFollowReadsAsTheFileGrows(t *testing.T) {
 // Following works for every format: a Jinsight trace written in two
 // parts, then replaced by a ProfilerJ snapshot (a still picture).
 func TestFollowAnyFormat(t *testing.T) {
-	trace, err := os.ReadFile("../testdata/jinsight/trace-linux-x86_64-tagobjects.trc")
+	trace, err := os.ReadFile(sharedFixture(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,21 +188,110 @@ func TestFollowRefusesAZip(t *testing.T) {
 func TestFileNotesAndStillPictures(t *testing.T) {
 	for _, tc := range []struct {
 		path, note string
+		shared     bool // a file of ../shared/fixtures
 		still      bool
 		end        string
 	}{
-		{"../testdata/profilerj/snapshot-synthetic.xml", "a still picture", true, "a still picture: the snapshot as it was taken"},
-		{"../testdata/jinsight/trace-linux-x86_64-tagobjects.trc", "times approximate", false, "end of file"},
+		{"../testdata/profilerj/snapshot-synthetic.xml", "a still picture", false, true, "a still picture: the snapshot as it was taken"},
+		{"jinsight/trace-linux-x86_64-tagobjects.trc", "times approximate", true, false, "end of file"},
 	} {
-		src := NewFileSource(tc.path, 0, decode.Options{})
-		c := collect(src)
-		if err := src.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		<-c.done
-		st := src.Status()
-		if st.Still != tc.still || st.Cause != tc.end || !strings.Contains(strings.Join(st.Notes, " "), tc.note) {
-			t.Errorf("%s: %+v", tc.path, st)
-		}
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			path := tc.path
+			if tc.shared {
+				path = sharedFixture(t, tc.path)
+			}
+			src := NewFileSource(path, 0, decode.Options{})
+			c := collect(src)
+			if err := src.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			<-c.done
+			st := src.Status()
+			if st.Still != tc.still || st.Cause != tc.end || !strings.Contains(strings.Join(st.Notes, " "), tc.note) {
+				t.Errorf("%s: %+v", path, st)
+			}
+		})
 	}
+}
+
+// A followed file its writer has not filled yet is waited for, whatever
+// its format, and says so: empty, too short to tell its format, inside its
+// header or first message, or (a snapshot) inside its document, which
+// shows once it is complete.
+func TestFollowWaitsForTheFileToBeWritten(t *testing.T) {
+	xmlTrace := "<?xml version=\"1.0\"?>\n<TRACE>\n<threadStart threadId=\"1\" time=\"1.0\" threadName=\"main\"/>\n"
+	snapshot, err := os.ReadFile("../testdata/profilerj/snapshot-synthetic.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		data   func(t *testing.T) []byte
+		first  int    // bytes there when following starts
+		thread string // the first thread started once the rest is written
+	}{
+		{"empty binary", func(t *testing.T) []byte { return traceOf(t, true, "a") }, 0, "a"},
+		{"binary magic cut", func(t *testing.T) []byte { return traceOf(t, true, "a") }, 3, "a"},
+		{"binary header cut", func(t *testing.T) []byte { return traceOf(t, true, "a") }, decode.HeaderSize - 1, "a"},
+		{"XML prologue", func(*testing.T) []byte { return []byte(xmlTrace) }, 30, "main"},
+		{"XML element cut", func(*testing.T) []byte { return []byte(xmlTrace) }, 40, "main"},
+		{"Jinsight header cut", func(t *testing.T) []byte { return readShared(t, "jinsight/trace-linux-x86_64-tagobjects.trc") }, 10, "main"},
+		{"rbkit map's first byte", func(t *testing.T) []byte { return readShared(t, "rbkit/cpu_sampling.msgpack") }, 1, "main"},
+		{"ProfilerJ prologue", func(*testing.T) []byte { return snapshot }, 200, "AWT-Windows"},
+		{"ProfilerJ inside <profile>", func(*testing.T) []byte { return snapshot }, 3000, "AWT-Windows"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tc.data(t)
+			path := filepath.Join(t.TempDir(), "growing")
+			os.WriteFile(path, data[:tc.first], 0o644)
+			src, c, cancel, ran := followed(t, path)
+			defer func() { cancel(); <-ran; <-c.done }()
+			waitFor(t, "the wait to be said", 20*time.Second, func() bool {
+				return src.Status().Waiting == "waiting for "+path+" to be written"
+			})
+			time.Sleep(50 * time.Millisecond) // a few polls of the file
+			if st := src.Status(); c.seen() != "" || st.State != StateStreaming || st.Waiting == "" {
+				t.Fatalf("before the rest is written: %q, %+v", c.seen(), st)
+			}
+			appendTo(t, path, data[tc.first:])
+			waitFor(t, "the first thread", 20*time.Second, func() bool { return strings.HasPrefix(c.seen(), tc.thread) })
+			if st := src.Status(); st.Waiting != "" {
+				t.Fatalf("still waiting: %+v", st)
+			}
+		})
+	}
+}
+
+// A followed file that turns out, once written, not to be a trace is
+// refused as a complete one is: Run returns why, with the place, and no
+// stream counts as received.
+func TestFollowRefusesWhatTurnsOutNoTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.xml")
+	os.WriteFile(path, []byte("<?xml version=\"1.0\"?>\n<ro"), 0o644)
+	src, c, cancel, ran := followed(t, path)
+	defer cancel()
+	waitFor(t, "the wait to be said", 20*time.Second, func() bool { return src.Status().Waiting != "" })
+	appendTo(t, path, []byte("ot><a/></root>"))
+	select {
+	case err := <-ran:
+		if err == nil || !strings.Contains(err.Error(), "not a trace") || !strings.Contains(err.Error(), "line 2, column 1") {
+			t.Fatalf("%v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still following a file that is no trace")
+	}
+	<-c.done
+	if st := src.Status(); st.State != StateEnded || st.Streams != 0 || !strings.Contains(st.Cause, "<root>") {
+		t.Fatalf("%+v", st)
+	}
+}
+
+// readShared reads a file of ../shared/fixtures, or skips.
+func readShared(t *testing.T, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(sharedFixture(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

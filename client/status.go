@@ -59,7 +59,10 @@ type Status struct {
 	// proftop then decodes what the bytes are.
 	Mismatch string
 	// Cause says why the source is disconnected, reconnecting or ended.
-	Cause     string
+	Cause string
+	// Waiting says what a streaming source waits for before it can show
+	// anything: a followed file its writer has not filled yet.
+	Waiting   string
 	Attempt   int       // reconnection attempts since the last good stream
 	RetryAt   time.Time // when the next attempt starts
 	Streams   int       // streams received so far
@@ -152,6 +155,7 @@ func (t *tracker) setState(s State, cause string) {
 	t.update(func(st *Status) {
 		st.State = s
 		st.Cause = cause
+		st.Waiting = ""
 	})
 }
 

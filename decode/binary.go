@@ -24,6 +24,10 @@ type Options struct {
 	// time): the moment of a snapshot, which records none of its own.
 	// Zero: the moment it is decoded.
 	Modified time.Time
+	// Growing says the input is a file still being written (followed):
+	// its end is only where the writer has got to, so what may follow a
+	// complete document (a ProfilerJ snapshot's </doc>) is not waited for.
+	Growing bool
 }
 
 // DefaultMaxMessageSize is the default limit on one message (16 MiB).

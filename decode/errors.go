@@ -23,6 +23,7 @@ var (
 	ErrSyntax       = errors.New("malformed XML")
 	ErrValue        = errors.New("invalid attribute value")
 	ErrUnknownInput = errors.New("unrecognized stream format")
+	ErrTooShort     = errors.New("stream too short to tell its format")
 	ErrNoWireForm   = errors.New("kind has no binary message")
 )
 
@@ -77,6 +78,13 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// MoreMayCome says the input ended where more bytes could still make it
+// readable: inside a message, or before its format could be told. A file
+// still being written is not refused for it: it is waited for.
+func MoreMayCome(err error) bool {
+	return errors.Is(err, ErrTruncated) || errors.Is(err, ErrTooShort)
+}
 
 // IsFatal reports whether err ends the stream: any error but a non-fatal
 // *Error (one bad message that the decoder skipped).

@@ -53,14 +53,19 @@ const (
 // With SampleCalls in Flags it is a node of an instrumented call tree (a
 // ProfilerJ profile) instead: the stack is the node's path, Count the calls
 // measured of its innermost frame from the frame below, Weight the time
-// spent in that frame itself.
+// spent in that frame itself; and, as its flags say, Total its cumulated
+// time (its own and its callees', profiled or not), CPU the CPU time of the
+// frame itself, TotalCPU its cumulated CPU time.
 type Sample struct {
 	ThreadIDRef int64 `tptp:"threadIdRef"`
 	Time        Ticks `tptp:"time"`
 	Count       int64 `tptp:"count"` // 0 means 1
 	Weight      Ticks `tptp:"weight"`
 	Stack       Stack `tptp:"stack"`
-	Flags       int32 `tptp:"flags,optional"` // SampleCalls, SampleAggregate
+	Flags       int32 `tptp:"flags,optional"`    // SampleCalls, SampleAggregate, SampleTotal…
+	Total       Ticks `tptp:"total,optional"`    // with SampleTotal
+	CPU         Ticks `tptp:"cpu,optional"`      // with SampleCPU
+	TotalCPU    Ticks `tptp:"totalCpu,optional"` // with SampleTotalCPU
 }
 
 // Flags of a Sample.
@@ -71,7 +76,23 @@ const (
 	// SampleAggregate: the stack is a profile summed over a span, not
 	// where the thread is now.
 	SampleAggregate
+	// SampleTotal: Total is the node's cumulated time, as the source
+	// measured it: its method's total time where the method is not already
+	// on the path below it.
+	SampleTotal
+	// SampleCPU: CPU is the CPU time of the node's method itself.
+	SampleCPU
+	// SampleTotalCPU: TotalCPU is the node's cumulated CPU time.
+	SampleTotalCPU
+	// SampleUnprofiled: the node stands for the time the frame below it
+	// spent in callees the source did not profile (its cumulated time less
+	// its own and its profiled calls'): the call tree shows it, the
+	// methods do not.
+	SampleUnprofiled
 )
+
+// UnprofiledFrame names a SampleUnprofiled node's frame.
+const UnprofiledFrame = "(unprofiled callees)"
 
 // ThreadCPU is a thread's CPU time so far, as a source that reports it
 // apart from any poll or call (a ProfilerJ snapshot) says.

@@ -14,16 +14,19 @@ import (
 // bytes, the decoders end (cleanly or with a fatal *Error that sticks),
 // never panic, and every record renders as valid JSON.
 
-func jinsightSeeds(t testing.TB) [][]byte {
-	data := readFixture(t, jinsightFixture)
-	return [][]byte{
-		data[:4096],
-		data[len(data)-2048:], // no header: refused
+// jinsightSeeds are the real trace's first bytes and its last (no header:
+// refused), when ../shared is beside the project, and small traces.
+func jinsightSeeds() [][]byte {
+	var seeds [][]byte
+	if data := optionalFixture(jinsightFixture); len(data) > 4096 {
+		seeds = append(seeds, data[:4096], data[len(data)-2048:])
+	}
+	return append(seeds,
 		smallTrace(44, everyEvent()...),
 		smallTrace(22, everyEvent()...),
 		smallTrace(44, classLoad(2, "a/B", "m"), enter(1, 3, 2, 0), enter(2, 3, 2, 0), &JinsightMoment{id: jiEndBurst, Ticks: 3}),
 		append(smallTrace(44, enter(1, 3, 2, 0)), 0x37),
-	}
+	)
 }
 
 func profilerJSeeds(t testing.TB) [][]byte {
@@ -34,6 +37,12 @@ func profilerJSeeds(t testing.TB) [][]byte {
 		[]byte(`<doc><coverage><class name="C" source="C.java"><method name="m" firstline="4" count="2"><footprints>2 -1 0 7</footprints></method></class></coverage></doc>`),
 		[]byte(`<?xml version="1.0" encoding="ISO-8859-1"?><doc><profile><thread name="` + "\xe9" + `"/></profile></doc>`),
 		[]byte(`<doc><profile><thread name="t"><profile name="a" count="-1"/></thread></profile></doc>`),
+		[]byte("\ufeff<?xml version=\"1.0\"?><doc><profile><thread name=\"t\" cpuTime=\"1\"/></profile></doc>\n<!-- end -->"),
+		[]byte(`<doc></doc><doc></doc>`),
+		[]byte(`<doc><profile><thread name="t"><profile name="a" count="5000" count="1"/></thread></profile></doc>`),
+		[]byte(`<doc><profile><thread name="t"><profile name="p.A(int)" signature="(I)V" count="1" cumulatedElapsed="100" methodElapsed="30" cumulated="9" method="2">` +
+			`<profile name="p.A.b()" count="2" cumulatedElapsed="60" cumulated="3"><profile name="p.A(int)" count="1" methodElapsed="10"/></profile></profile></thread></profile></doc>`),
+		[]byte(`<doc><profile><thread name="t"><profile name="a" cumulatedElapsed="5" methodElapsed="6"><profile name="b" cumulatedElapsed="9"/></profile></thread></profile></doc>`),
 	}
 }
 
@@ -55,7 +64,7 @@ func drainRecords(t *testing.T, rs RecordSource) {
 }
 
 func FuzzJinsightDecoder(f *testing.F) {
-	for _, s := range jinsightSeeds(f) {
+	for _, s := range jinsightSeeds() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -86,7 +95,8 @@ func TestWriteFormatFuzzCorpus(t *testing.T) {
 	if !*writeCorpus {
 		t.Skip("only with -write-fuzz-corpus")
 	}
-	for name, seeds := range map[string][][]byte{"FuzzJinsightDecoder": jinsightSeeds(t), "FuzzProfilerJDecoder": profilerJSeeds(t)} {
+	readFixture(t, jinsightFixture) // the real trace's bytes are seeds too
+	for name, seeds := range map[string][][]byte{"FuzzJinsightDecoder": jinsightSeeds(), "FuzzProfilerJDecoder": profilerJSeeds(t)} {
 		dir := filepath.Join("testdata", "fuzz", name)
 		os.RemoveAll(dir)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -131,6 +131,8 @@ func xmlSeeds(t testing.TB) [][]byte {
 		[]byte(`<TRACE><threadEnd threadIdRef=1/>`),
 		encodeXML(t, append(telemetryEvents(), &Custom{Body: "proftop:probe/1?probe=p&frame=x"})),
 		encodeXML(t, virtualEvents()),
+		[]byte("<?xml version=\"1.0\"?>\n<root><threadEnd threadIdRef=\"1\"/></root>"),
+		[]byte(`<TRACE><threadEnd threadIdRef="1" threadIdRef="2" time="1.0"/><threadEnd threadIdRef="3"/>`),
 	}
 }
 

@@ -38,6 +38,7 @@ type JinsightDecoder struct {
 	free    ObjFree
 	coll    Collection
 	custom  Custom
+	end     TraceEnd
 	arrDef  ClassDef
 	process ProcessCreate
 	err     error // returned once the queue drains
@@ -61,6 +62,7 @@ type JinsightDecoder struct {
 
 	// Counted for the notes.
 	closedAtBurst   int64
+	closedAtExit    int64
 	closedAtEnd     int64
 	unmatchedLeaves int64
 	tooDeep         int64
@@ -118,13 +120,16 @@ func (d *JinsightDecoder) Notes() []string {
 		out = append(out, fmt.Sprintf("times approximate: %d ticks per µs, the agent's own calibration, overstated on a busy machine", d.perMicro))
 	}
 	if d.closedAtBurst > 0 {
-		out = append(out, fmt.Sprintf("%d frames open at a burst's end closed there", d.closedAtBurst))
+		out = append(out, counted(d.closedAtBurst, "frame", "frames")+" open at a burst's end closed there")
+	}
+	if d.closedAtExit > 0 {
+		out = append(out, counted(d.closedAtExit, "frame", "frames")+" open when "+pick(d.closedAtExit, "its thread", "their threads")+" exited closed there")
 	}
 	if d.closedAtEnd > 0 {
-		out = append(out, fmt.Sprintf("%d frames open at the end of the trace closed there", d.closedAtEnd))
+		out = append(out, counted(d.closedAtEnd, "frame", "frames")+" open at the end of the trace closed there")
 	}
 	if d.unmatchedLeaves > 0 {
-		out = append(out, fmt.Sprintf("%d leaves without an enter on their thread ignored", d.unmatchedLeaves))
+		out = append(out, counted(d.unmatchedLeaves, "leave", "leaves")+" without an enter on "+pick(d.unmatchedLeaves, "its", "their")+" thread ignored")
 	}
 	if d.tooDeep > 0 {
 		out = append(out, fmt.Sprintf("%d calls deeper than %d frames not shown", d.tooDeep, d.limit.depth))
@@ -136,6 +141,19 @@ func (d *JinsightDecoder) Notes() []string {
 		out = append(out, "the trace ends without TRACE_END: its writer stopped early")
 	}
 	return out
+}
+
+// counted says how many of a thing: "1 frame", "2 frames".
+func counted(n int64, one, many string) string {
+	return strconv.FormatInt(n, 10) + " " + pick(n, one, many)
+}
+
+// pick is the word for one, or for many.
+func pick(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Next returns the next event. At the end of the input (or at a fatal
@@ -167,12 +185,18 @@ func (d *JinsightDecoder) Next() (Event, error) {
 }
 
 // finish ends the decoding: the frames still open are closed and the
-// census taken, so that what was read is shown; err comes after them.
+// census taken, so that what was read is shown, and, when the trace says
+// it ended (TRACE_END), the end of the trace: what its threads did after
+// is not known. err comes after them.
 func (d *JinsightDecoder) finish(err error) {
 	if !d.finished {
 		d.finished = true
 		d.closeAll(d.lastTicks, &d.closedAtEnd)
 		d.takeCensus(d.lastTicks)
+		if d.r.Ended() {
+			d.end = TraceEnd{Time: d.ns(d.lastTicks)}
+			d.push(&d.end)
+		}
 	}
 	d.err = err
 }
@@ -320,7 +344,7 @@ func (d *JinsightDecoder) apply(rec Record) error {
 			d.started(r.ThreadID, t, r.Ticks)
 			break
 		}
-		d.closeFrames(r.ThreadID, t, r.Ticks, &d.closedAtEnd)
+		d.closeFrames(r.ThreadID, t, r.Ticks, &d.closedAtExit)
 		d.tend = ThreadEnd{ThreadMoment{ThreadIDRef: int64(r.ThreadID), Time: d.ns(r.Ticks)}}
 		d.push(&d.tend)
 	case *JinsightThreadNameChange:

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -13,17 +12,6 @@ import (
 	"testing"
 	"testing/iotest"
 )
-
-const jinsightFixture = "../testdata/jinsight/trace-linux-x86_64-tagobjects.trc"
-
-func readFixture(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
 
 // jinsightRecords decodes every record of a trace, cloned as JSON lines,
 // with the error that ended it (nil at a clean end).
@@ -210,7 +198,7 @@ func reencodeJinsight(t testing.TB, data []byte, platform uint32) []byte {
 // 0x0a x4"), by event id.
 func sourceCounts(t *testing.T) map[byte]int {
 	t.Helper()
-	src := string(readFixture(t, "../testdata/jinsight/SOURCE.txt"))
+	src := string(readFixture(t, sharedFixtures+"/jinsight/SOURCE.txt"))
 	i := strings.Index(src, "events:")
 	j := strings.Index(src, "followed by")
 	if i < 0 || j < i {
@@ -340,37 +328,14 @@ func TestJinsightResumesAfterEveryRead(t *testing.T) {
 	}
 }
 
-// Truncated anywhere, a trace ends with a clean end (between events) or a
-// fatal error naming where (inside the header or an event), never a panic
-// or a hang; what came before is read. The fixture is cut at every offset
-// of its first 2 KiB (the header, every kind of its events) and last 512
-// bytes, and at one event boundary in twenty and the byte after it; a small
-// trace with every kind of event the fixture lacks, at every offset.
+// Cut anywhere, a trace reads as its whole records up to the cut, then
+// io.EOF when the cut falls between two records, else a fatal
+// ErrTruncated at the offset of the record it falls in: at every offset of
+// the real trace and of a small one with every kind of record.
 func TestJinsightTruncatedAnywhere(t *testing.T) {
-	data := readFixture(t, jinsightFixture)
-	cuts := map[int]bool{}
-	for i := 0; i <= 2<<10; i++ {
-		cuts[i] = true
+	for name, data := range map[string][]byte{"fixture": readFixture(t, jinsightFixture), "every kind": smallTrace(44, everyEvent()...)} {
+		checkTruncations(t, name, data)
 	}
-	for i := 0; i <= 512; i++ {
-		cuts[len(data)-i] = true
-	}
-	d := NewJinsightReader(bytes.NewReader(data), Options{})
-	for i := 0; ; i++ {
-		if i%20 == 0 {
-			cuts[int(d.InputOffset())], cuts[int(d.InputOffset())+1] = true, true
-		}
-		if _, err := d.NextRecord(); err != nil {
-			break
-		}
-	}
-	checkTruncations(t, data, cuts)
-	every := smallTrace(44, everyEvent()...)
-	cuts = map[int]bool{}
-	for i := range len(every) + 1 {
-		cuts[i] = true
-	}
-	checkTruncations(t, every, cuts)
 }
 
 // everyEvent is one event of each kind the reader knows.
@@ -401,11 +366,15 @@ func everyEvent() []Record {
 	}
 }
 
-// checkTruncations cuts data at each offset of cuts: the reader reads
-// exactly the records that end before the cut, and then ends cleanly when
-// the cut falls between two events, or else with ErrTruncated at the
-// offset of the event cut.
-func checkTruncations(t *testing.T, data []byte, cuts map[int]bool) {
+// checkTruncations cuts data at every offset. Reading data[:cut] whole
+// for each cut would read the trace len(data) times over; the reader
+// resumes after a read error, so one reader is fed a byte more at a time
+// instead (a gate), and at each cut a fork of it, given the bytes it
+// holds, meets the end of its input there, as it would in data[:cut]. The
+// mapping (the decoder) is checked on a sample of cuts, reading each
+// prefix whole: one in seven of the first 2 KiB and last 512 bytes (the
+// header, every kind of record), and around one record boundary in twenty.
+func checkTruncations(t *testing.T, name string, data []byte) {
 	t.Helper()
 	var ends []int64 // where each record ends
 	d := NewJinsightReader(bytes.NewReader(data), Options{})
@@ -419,26 +388,30 @@ func checkTruncations(t *testing.T, data []byte, cuts map[int]bool) {
 		}
 		ends = append(ends, d.InputOffset())
 	}
-	for cut := range cuts {
-		if cut < 0 || cut > len(data) {
-			continue
-		}
-		want := sort.Search(len(ends), func(i int) bool { return ends[i] > int64(cut) })
-		d := NewJinsightReader(bytes.NewReader(data[:cut]), Options{})
-		n := 0
-		var err error
-		for ; n <= len(ends); n++ {
-			if _, err = d.NextRecord(); err != nil {
+	gate := &gateReader{data: data}
+	r := NewJinsightReader(gate, Options{})
+	read := 0 // records the gated reader returned
+	for cut := 0; cut <= len(data); cut++ {
+		gate.limit = cut
+		for {
+			_, err := r.NextRecord()
+			if err == errGate || err == io.EOF {
 				break
 			}
+			if err != nil {
+				t.Fatalf("%s: gated at %d: %v", name, cut, err)
+			}
+			read++
 		}
-		if n != want {
-			t.Fatalf("cut at %d: %d records, want %d", cut, n, want)
+		want := sort.Search(len(ends), func(i int) bool { return ends[i] > int64(cut) })
+		if read != want {
+			t.Fatalf("%s: cut at %d: %d records, want %d", name, cut, read, want)
 		}
-		between := want == len(ends) || (want > 0 && ends[want-1] == int64(cut)) || (want == 0 && cut == 0)
+		_, err := r.forkAtEnd().NextRecord()
+		between := want == len(ends) || (want > 0 && ends[want-1] == int64(cut)) || cut == 0
 		if between {
 			if err != io.EOF {
-				t.Fatalf("cut at %d, between events: %v", cut, err)
+				t.Fatalf("%s: cut at %d, between records: %v", name, cut, err)
 			}
 			continue
 		}
@@ -448,23 +421,70 @@ func checkTruncations(t *testing.T, data []byte, cuts map[int]bool) {
 		}
 		var de *Error
 		if !errors.As(err, &de) || !de.Fatal || !errors.Is(err, ErrTruncated) || de.Offset != start {
-			t.Fatalf("cut at %d: %v, want the event at %d truncated", cut, err, start)
+			t.Fatalf("%s: cut at %d: %v, want the record at %d truncated", name, cut, err, start)
 		}
-		// The mapping shows what was read, then the error.
-		if cut%7 != 0 {
+	}
+	// The mapping shows what was read, then the error.
+	cuts := map[int64]bool{}
+	for i := int64(0); i <= 2<<10; i += 7 {
+		cuts[i] = true
+	}
+	for i := int64(0); i <= 512; i += 7 {
+		cuts[int64(len(data))-i] = true
+	}
+	for i := 0; i < len(ends); i += 20 {
+		cuts[ends[i]], cuts[ends[i]+1] = true, true
+	}
+	for cut := range cuts {
+		if cut < 0 || cut > int64(len(data)) {
 			continue
 		}
 		m := NewJinsightDecoder(bytes.NewReader(data[:cut]), Options{})
 		for range 10000 {
 			if _, err := m.Next(); err != nil {
-				if !errors.Is(err, ErrTruncated) {
-					t.Fatalf("cut at %d: the mapping ends with %v", cut, err)
+				if err != io.EOF && !errors.Is(err, ErrTruncated) {
+					t.Fatalf("%s: cut at %d: the mapping ends with %v", name, cut, err)
 				}
 				break
 			}
 		}
 	}
 }
+
+// errGate is a gateReader at its limit: a read error the reader resumes
+// after.
+var errGate = errors.New("no more bytes yet")
+
+// gateReader serves data up to limit, then errGate until limit moves.
+type gateReader struct {
+	data       []byte
+	pos, limit int
+}
+
+func (g *gateReader) Read(p []byte) (int, error) {
+	if g.pos >= g.limit {
+		return 0, errGate
+	}
+	n := copy(p, g.data[g.pos:g.limit])
+	g.pos += n
+	return n, nil
+}
+
+// forkAtEnd is a copy of the reader whose input ends after the bytes it
+// holds: what the reader would do had its input ended here.
+func (d *JinsightReader) forkAtEnd() *JinsightReader {
+	f := *d
+	// Room after the bytes held, so that the fork meets its end without
+	// growing a buffer of its own.
+	held := make([]byte, len(d.in.unread())+1)
+	n := copy(held, d.in.unread())
+	f.in = chunkReader{src: eofReader{}, buf: held, w: n, base: d.in.offset()}
+	return &f
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 // A small trace, written by the test writer.
 func smallTrace(platform uint32, body ...Record) []byte {
@@ -574,9 +594,36 @@ func TestJinsightClosesFramesAtBurstEnd(t *testing.T) {
 		t.Fatalf("closed at %d: want the burst's end, 10 µs after the start", exits[1].Time)
 	}
 	notes := strings.Join(d.Notes(), "\n")
-	if !strings.Contains(notes, "2 frames open at a burst's end closed there") || !strings.Contains(notes, "1 leaves without an enter") ||
+	if !strings.Contains(notes, "2 frames open at a burst's end closed there") || !strings.Contains(notes, "1 leave without an enter on its thread ignored") ||
 		!strings.Contains(notes, "times approximate") {
 		t.Fatalf("notes: %s", notes)
+	}
+}
+
+// Frames open when their thread exits are closed at its exit, those open
+// at the trace's end at its end, each counted as such; the end of the
+// trace (TRACE_END) comes last, after them.
+func TestJinsightFramesClosedAtExitAndAtTheEnd(t *testing.T) {
+	data := smallTrace(44,
+		classLoad(2, "a/B", "m", "n"),
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 4, ThreadName: "main"},
+		enter(1_001_000, 3, 2, 0),
+		enter(1_002_000, 4, 2, 0),
+		enter(1_003_000, 4, 2, 1),
+		&JinsightThreadEvent{id: jiThreadExit, Ticks: 1_005_000, ThreadID: 3},
+		&JinsightEnd{id: jiTraceEnd},
+	)
+	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+	evs := drain(t, d)
+	if _, ok := evs[len(evs)-1].(*TraceEnd); !ok {
+		t.Fatalf("the last event is %T", evs[len(evs)-1])
+	}
+	notes := strings.Join(d.Notes(), "\n")
+	for _, want := range []string{"1 frame open when its thread exited closed there", "2 frames open at the end of the trace closed there"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
 	}
 }
 

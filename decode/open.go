@@ -81,14 +81,21 @@ func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error
 			zero++
 		}
 	}
+	if (readErr == nil || readErr == io.EOF) && undecided(prefix) {
+		// The input ended (or stalled) before its format could be told:
+		// more bytes could still make it a trace.
+		detail := "the stream is empty"
+		if len(prefix) > 0 {
+			detail = fmt.Sprintf("it ends after %d bytes, %s", len(prefix), quoteDetail(string(prefix[:min(len(prefix), 16)])))
+		}
+		return 0, false, nil, &Error{Err: ErrTooShort, Offset: int64(len(prefix)), Fatal: true, Detail: detail}
+	}
 	f, zipped, ok := Sniff(prefix)
 	switch {
 	case ok:
 		return f, zipped, io.MultiReader(bytes.NewReader(prefix), r), nil
 	case readErr != nil && readErr != io.EOF:
 		return 0, false, nil, readErr
-	case len(prefix) == 0:
-		return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "the stream is empty"}
 	}
 	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true,
 		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip), gzip, 'b' (Jinsight), '<' (XML) or a msgpack map (rbkit)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}

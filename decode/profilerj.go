@@ -86,10 +86,16 @@ type ProfilerJNode struct {
 	// cumulated hits (its cumulated and cumulatedElapsed attributes).
 	SampleCumulated, SampleCumulatedElapsed int64
 
-	thread   int32 // index of its thread
-	parent   int32 // index of its parent node, -1 at the top
-	children int64 // the children's cumulatedElapsed, µs
-	frame    string
+	thread int32 // index of its thread
+	parent int32 // index of its parent node, -1 at the top
+	frame  string
+	// Where the element begins, for what is found wrong with it once its
+	// children are read.
+	off       int64
+	line, col int32
+	// Of the instrumented tree, once the node is closed (profilerj_totals.go).
+	total, totalCPU       int64 // its cumulated time and CPU, µs; computed when the file leaves them out (totalCPU may stay absent)
+	children, childrenCPU int64 // its calls' cumulated time and CPU, µs
 }
 
 // ProfilerJMemory is a <memory> row: objects of a class a thread allocated.
@@ -130,6 +136,7 @@ type profilerJSnapshot struct {
 // pjParser reads a snapshot document.
 type pjParser struct {
 	x       *xml.Decoder
+	growing bool // Options.Growing: nothing after </doc> is read
 	in      *countingLimit
 	max     int
 	snap    *profilerJSnapshot
@@ -171,7 +178,7 @@ func (c *countingLimit) Read(p []byte) (int, error) {
 // readProfilerJ reads and checks a whole snapshot.
 func readProfilerJ(r io.Reader, opts Options) (*profilerJSnapshot, int64, error) {
 	in := &countingLimit{r: r, max: int64(opts.maxSize()) + 1}
-	p := &pjParser{in: in, max: opts.maxSize(), snap: &profilerJSnapshot{}, intern: newInterner(), thread: -1, seen: map[string]int{}}
+	p := &pjParser{in: in, max: opts.maxSize(), snap: &profilerJSnapshot{}, intern: newInterner(), thread: -1, seen: map[string]int{}, growing: opts.Growing}
 	p.x = xml.NewDecoder(in)
 	p.x.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
 		enc, err := lookupCharset(label)
@@ -189,9 +196,12 @@ func (p *pjParser) fail(kind error, element, field, detail string) error {
 	return &Error{Err: kind, Offset: p.off, Line: p.line, Column: p.col, Element: element, Field: field, Detail: detail, Fatal: true}
 }
 
+// byteOrderMark may begin a UTF-8 document; encoding/xml reads it as text.
+const byteOrderMark = "\ufeff"
+
 func (p *pjParser) run() error {
 	depth := 0 // elements open
-	for {
+	for first := true; ; first = false {
 		stack := p.stack
 		p.line, p.col = p.x.InputPos()
 		p.off = p.x.InputOffset()
@@ -207,6 +217,9 @@ func (p *pjParser) run() error {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if err := p.distinctAttrs(t); err != nil {
+				return err
+			}
 			if depth == 0 && t.Name.Local != profilerJRoot {
 				return p.fail(ErrUnknownInput, t.Name.Local, "", fmt.Sprintf("the root element is <%s>; a ProfilerJ snapshot's is <doc>", t.Name.Local))
 			}
@@ -222,7 +235,7 @@ func (p *pjParser) run() error {
 			p.stack = p.stack[:len(p.stack)-1]
 			depth--
 			if depth == 0 {
-				return nil // the end of <doc>: nothing after it is read
+				return p.afterRoot()
 			}
 		case xml.CharData:
 			if len(stack) > 0 && stack[len(stack)-1] == "footprints" {
@@ -230,6 +243,8 @@ func (p *pjParser) run() error {
 					return p.fail(ErrBound, "footprints", "", fmt.Sprintf("more than %d bytes of footprints", 16*maxFootprints))
 				}
 				p.text = append(p.text, t...)
+			} else if first && strings.TrimSpace(strings.TrimPrefix(string(t), byteOrderMark)) == "" {
+				// A byte-order mark, and white space, before the prologue.
 			} else if strings.TrimSpace(string(t)) != "" {
 				where := "outside <doc>"
 				if len(stack) > 0 {
@@ -239,6 +254,52 @@ func (p *pjParser) run() error {
 			}
 		}
 	}
+}
+
+// afterRoot reads what follows </doc> to the end of the input: comments,
+// processing instructions and white space, nothing else (a second root
+// element is no longer one document). A file being followed is not read
+// past </doc>: its end is not there yet.
+func (p *pjParser) afterRoot() error {
+	if p.growing {
+		return nil
+	}
+	for {
+		p.line, p.col = p.x.InputPos()
+		p.off = p.x.InputOffset()
+		tok, err := p.x.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return p.xmlErr(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			return p.fail(ErrSyntax, t.Name.Local, "", fmt.Sprintf("a second root element <%s> after </doc>: a document has one root", t.Name.Local))
+		case xml.CharData:
+			if text := strings.TrimSpace(string(t)); text != "" {
+				return p.fail(ErrSyntax, "", "", fmt.Sprintf("text %s after </doc>: a document ends with its root", quoteDetail(text)))
+			}
+		case xml.Directive:
+			return p.fail(ErrSyntax, "", "", "a declaration <!…> after </doc>: a document ends with its root")
+		}
+	}
+}
+
+// distinctAttrs refuses an element that gives an attribute twice, which
+// XML does not allow: which of the two values would be meant?
+func (p *pjParser) distinctAttrs(t xml.StartElement) error {
+	for i := 1; i < len(t.Attr); i++ {
+		for j := range i {
+			if t.Attr[i].Name == t.Attr[j].Name {
+				name := t.Attr[i].Name.Local
+				return p.fail(ErrSyntax, t.Name.Local, name, fmt.Sprintf("attribute %s given twice (%s=%s, then %s=%s)",
+					name, name, quoteDetail(t.Attr[j].Value), name, quoteDetail(t.Attr[i].Value)))
+			}
+		}
+	}
+	return nil
 }
 
 // xmlErr turns a failure of the XML reader into an *Error.
@@ -340,8 +401,8 @@ func (p *pjParser) end(stack []string) error {
 	case name == "profile" && len(p.path) > 0:
 		n := p.snap.nodes[p.path[len(p.path)-1]]
 		p.path = p.path[:len(p.path)-1]
-		if n.parent >= 0 && n.CumulatedElapsed > 0 {
-			p.snap.nodes[n.parent].children += n.CumulatedElapsed
+		if n.Section == sectionProfile {
+			return p.nodeClosed(n)
 		}
 	case name == "footprints":
 		return p.footprints()
@@ -465,6 +526,7 @@ func (p *pjParser) startNode(t xml.StartElement) error {
 	a := attrs{p, "profile", t.Attr}
 	th := p.snap.threads[p.thread]
 	n := &ProfilerJNode{Section: p.section, ID: int64(len(p.snap.nodes) + 1), Thread: th.Name, thread: p.thread, parent: -1,
+		off: p.off, line: int32(p.line), col: int32(p.col),
 		Count: absent, CumulatedElapsed: absent, Cumulated: absent, MethodElapsed: absent, Method: absent,
 		OverheadCumulated: absent, OverheadMethod: absent, Exceptions: absent, Hits: absent, Elapsed: absent,
 		SampleCumulated: absent, SampleCumulatedElapsed: absent}
@@ -505,16 +567,33 @@ func (p *pjParser) startNode(t xml.StartElement) error {
 
 // frameOf names a node's method as a stack frame: the qualified name
 // before its readable parameter list, then the JVM signature when the node
-// has one, so that overloads stay apart ("java.awt.AWTEvent(Ljava/lang/Object;I)V").
+// has one, so that overloads stay apart ("java.awt.AWTEvent.<init>(Ljava/lang/Object;I)V").
+// ProfilerJ names a constructor by its class alone
+// ("java.awt.AWTEvent(java.lang.Object,int)"): it becomes <init>, as
+// Java names constructors.
 func (p *pjParser) frameOf(n *ProfilerJNode) string {
-	if n.Signature == "" {
-		return n.Name
-	}
-	name := n.Name
+	name, params := n.Name, ""
 	if i := strings.IndexByte(name, '('); i > 0 {
-		name = name[:i]
+		name, params = name[:i], name[i:]
+	}
+	if constructor(name, n.Signature) {
+		name += ".<init>"
+	}
+	if n.Signature == "" {
+		return p.intern.str(name + params)
 	}
 	return p.intern.str(name + n.Signature)
+}
+
+// constructor says a node's qualified name is a class's, not a method's:
+// its last part begins with a capital letter (Java's classes do, its
+// methods do not), and what it returns, when the signature says, is void.
+func constructor(name, signature string) bool {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	if last == "" || last[0] < 'A' || last[0] > 'Z' {
+		return false
+	}
+	return signature == "" || strings.HasSuffix(signature, ")V")
 }
 
 func (p *pjParser) memoryRow(t xml.StartElement) error {

@@ -27,6 +27,7 @@ type ProfilerJDecoder struct {
 	rec     int // records returned
 	stage   int // of the events: see Next
 	idx     int
+	rest    int32      // a node whose unprofiled callees' time is to be sent next, -1: none
 	threads []pjThread // of the picture
 	ofRow   []int      // a section's thread -> index in threads
 
@@ -52,7 +53,7 @@ type pjThread struct {
 
 // NewProfilerJDecoder returns a decoder of the snapshot in r.
 func NewProfilerJDecoder(r io.Reader, opts Options) *ProfilerJDecoder {
-	return &ProfilerJDecoder{r: r, opts: opts}
+	return &ProfilerJDecoder{r: r, opts: opts, rest: -1}
 }
 
 func (d *ProfilerJDecoder) Offset() int64      { return 0 }
@@ -157,6 +158,11 @@ func (d *ProfilerJDecoder) Next() (Event, error) {
 				}
 			}
 		case 2, 3:
+			if d.rest >= 0 {
+				i := d.rest
+				d.rest = -1
+				return d.unprofiledSample(i), nil
+			}
 			for d.idx < len(d.snap.nodes) {
 				i := d.idx
 				d.idx++
@@ -211,11 +217,23 @@ func (d *ProfilerJDecoder) nodeSample(i int32, calls bool) Event {
 	if calls {
 		self := n.MethodElapsed
 		if self == absent {
-			self = max(n.CumulatedElapsed-n.children, 0) // cumulatedElapsed absent: -1, hence 0
+			self = n.total - n.children
 		}
-		s.Flags |= SampleCalls
+		s.Flags |= SampleCalls | SampleTotal
 		s.Count = max(n.Count, 0)
 		s.Weight = Ticks(self * 1000)
+		s.Total = Ticks(n.total * 1000)
+		if n.Method != absent {
+			s.Flags |= SampleCPU
+			s.CPU = Ticks(n.Method * 1000)
+		}
+		if n.totalCPU != absent {
+			s.Flags |= SampleTotalCPU
+			s.TotalCPU = Ticks(n.totalCPU * 1000)
+		}
+		if n.total > self+n.children {
+			d.rest = i
+		}
 	} else {
 		if n.Hits <= 0 {
 			return nil
@@ -227,11 +245,31 @@ func (d *ProfilerJDecoder) nodeSample(i int32, calls bool) Event {
 		}
 	}
 	s.Stack.Methods, s.Stack.Lines = s.Stack.Methods[:0], s.Stack.Lines[:0]
+	d.path(s, i)
+	return s
+}
+
+// unprofiledSample is the time a node's method spent in callees the
+// snapshot did not profile: its cumulated time less its own and its
+// profiled calls', under it in the call tree.
+func (d *ProfilerJDecoder) unprofiledSample(i int32) Event {
+	n := d.snap.nodes[i]
+	rest := n.total - n.MethodElapsed - n.children
+	t := &d.threads[d.ofRow[n.thread]]
+	s := &d.sample
+	*s = Sample{ThreadIDRef: t.id, Time: d.at, Flags: SampleCalls | SampleAggregate | SampleUnprofiled | SampleTotal,
+		Weight: Ticks(rest * 1000), Total: Ticks(rest * 1000), Stack: s.Stack}
+	s.Stack.Methods, s.Stack.Lines = append(s.Stack.Methods[:0], UnprofiledFrame), append(s.Stack.Lines[:0], 0)
+	d.path(s, i)
+	return s
+}
+
+// path appends a node's path to a sample's stack, innermost first.
+func (d *ProfilerJDecoder) path(s *Sample, i int32) {
 	for ; i >= 0; i = d.snap.nodes[i].parent {
 		s.Stack.Methods = append(s.Stack.Methods, d.snap.nodes[i].frame)
 		s.Stack.Lines = append(s.Stack.Lines, 0)
 	}
-	return s
 }
 
 // footprintText writes footprints as ProfilerJ does: blank-separated.

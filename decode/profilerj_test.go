@@ -102,14 +102,34 @@ func TestProfilerJEvents(t *testing.T) {
 	if calls != 11195 || hits != 10 || census != 307 {
 		t.Fatalf("%d calls, %d hits, %d objects", calls, hits, census)
 	}
-	// A node's stack is its path, innermost first, with the JVM signature.
+	// A node's stack is its path, innermost first, with the JVM signature
+	// (a constructor named <init>, as Java names it); its own time, its
+	// cumulated time and CPU times as the file says them.
+	unprofiled := 0
 	for _, ev := range evs {
-		if s, ok := ev.(*Sample); ok && s.Count == 12 {
-			want := []string{"java.awt.AWTEvent(Ljava/lang/Object;I)V", "sun.awt.windows.WToolkit.eventLoop()V"}
-			if strings.Join(s.Stack.Methods, "|") != strings.Join(want, "|") || s.Weight != 1_000_000 {
+		s, ok := ev.(*Sample)
+		switch {
+		case ok && s.Count == 12:
+			want := []string{"java.awt.AWTEvent.<init>(Ljava/lang/Object;I)V", "sun.awt.windows.WToolkit.eventLoop()V"}
+			if strings.Join(s.Stack.Methods, "|") != strings.Join(want, "|") || s.Weight != 1_000_000 || s.Total != 1_000_000 ||
+				s.Flags != SampleCalls|SampleAggregate|SampleTotal|SampleCPU|SampleTotalCPU || s.CPU != 0 || s.TotalCPU != 0 {
+				t.Fatalf("%+v", s)
+			}
+		case ok && s.Count == 4999: // dispatchEvent: method="15625" cumulated="453125"
+			if s.Weight != 180_000_000 || s.Total != 880_000_000 || s.CPU != 15_625_000 || s.TotalCPU != 453_125_000 {
+				t.Fatalf("%+v", s)
+			}
+		case ok && s.Flags&SampleUnprofiled != 0:
+			// WToolkit.eventLoop: cumulatedElapsed 900000, its own 850000, its call's 1000.
+			unprofiled++
+			want := []string{UnprofiledFrame, "sun.awt.windows.WToolkit.eventLoop()V"}
+			if strings.Join(s.Stack.Methods, "|") != strings.Join(want, "|") || s.Weight != 49_000_000 || s.Count != 0 {
 				t.Fatalf("%+v", s)
 			}
 		}
+	}
+	if unprofiled != 1 {
+		t.Fatalf("%d nodes of unprofiled callees", unprofiled)
 	}
 }
 
@@ -145,6 +165,22 @@ func TestProfilerJRefusesBadDocuments(t *testing.T) {
 		{"too deep", thread(strings.Repeat("<profile name=\"a\">", 1100)), "beyond this reader's bounds: a call tree deeper than 1024", 0},
 		{"too large", thread(strings.Repeat("<profile name=\"a\"/>\n", 200)), "message larger than the configured maximum: the snapshot is larger than 1000 bytes", 1000},
 		{"entity", "<!DOCTYPE doc [<!ENTITY x \"y\">]><doc>&x;</doc>", "malformed XML", 0},
+		{"second root", doc("") + "<doc></doc>\n", "(line 5, column 1): element <doc>: malformed XML: a second root element <doc> after </doc>", 0},
+		{"text after the root", doc("") + "\nbye", "(line 4, column 7): malformed XML: text \"bye\" after </doc>", 0},
+		{"own time above cumulated", thread("<profile name=\"a\" count=\"1\" cumulatedElapsed=\"5000\" methodElapsed=\"6000\"/>"),
+			"(line 5, column 1): element <profile>: field methodElapsed: invalid attribute value: methodElapsed=6000 is above cumulatedElapsed=5000", 0},
+		{"calls above cumulated", thread("<profile name=\"a\" count=\"1\" cumulatedElapsed=\"5000\">\n  <profile name=\"b\" count=\"2\" cumulatedElapsed=\"4000\"/>\n  <profile name=\"c\" count=\"2\" methodElapsed=\"2000\"/>\n</profile>"),
+			"(line 5, column 1): element <profile>: field cumulatedElapsed: invalid attribute value: cumulatedElapsed=5000 is below its calls' cumulatedElapsed, which add up to 6000", 0},
+		{"own and calls above cumulated", thread("<profile name=\"a\" count=\"1\" cumulatedElapsed=\"5000\" methodElapsed=\"2000\"><profile name=\"b\" count=\"1\" cumulatedElapsed=\"4000\"/></profile>"),
+			"field cumulatedElapsed: invalid attribute value: cumulatedElapsed=5000 is below methodElapsed=2000 and its calls' cumulatedElapsed (4000) together", 0},
+		{"own CPU above cumulated", thread("<profile name=\"a\" count=\"1\" cumulated=\"10\" method=\"11\"/>"),
+			"field method: invalid attribute value: method=11 is above cumulated=10", 0},
+		{"calls' CPU above cumulated", thread("<profile name=\"a\" count=\"1\" cumulated=\"10\"><profile name=\"b\" count=\"1\" method=\"7\"/><profile name=\"b\" count=\"1\" cumulated=\"7\"/></profile>"),
+			"field cumulated: invalid attribute value: cumulated=10 is below its calls' cumulated, which add up to 14", 0},
+		{"calls beyond a century", thread("<profile name=\"a\"><profile name=\"b\" cumulatedElapsed=\"3000000000000000\"/><profile name=\"c\" cumulatedElapsed=\"3000000000000000\"/></profile>"),
+			"(line 5, column 1): element <profile>: invalid attribute value: its calls' times add up to more than a century", 0},
+		{"attribute twice", thread("<profile name=\"a\" count=\"5000\" count=\"1\"/>"),
+			"(line 5, column 1): element <profile>: field count: malformed XML: attribute count given twice (count=\"5000\", then count=\"1\")", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := NewProfilerJDecoder(strings.NewReader(tc.in), Options{MaxMessageSize: tc.max})
@@ -154,6 +190,32 @@ func TestProfilerJRefusesBadDocuments(t *testing.T) {
 			}
 			if _, again := d.Next(); again == nil {
 				t.Fatal("the error does not stick")
+			}
+		})
+	}
+}
+
+// What XML allows around the root is read: a byte-order mark, comments
+// and processing instructions after </doc>. A file being followed is not
+// read past </doc> (its end is where its writer has got to).
+func TestProfilerJAcceptsWhatSurroundsTheRoot(t *testing.T) {
+	body := `<doc><profile><thread name="t" cpuTime="1"/></profile></doc>`
+	for _, tc := range []struct {
+		name, in string
+		growing  bool
+	}{
+		{"byte-order mark", "\ufeff<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + body, false},
+		{"byte-order mark, no declaration", "\ufeff" + body, false},
+		{"comment and instruction after", body + "\n<!-- written by ProfilerJ -->\n<?done?>\n", false},
+		{"followed: a second root not read", body + "<doc>", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Open(strings.NewReader(tc.in), Options{Growing: tc.growing})
+			if err != nil || d.Format() != FormatProfilerJ {
+				t.Fatalf("%v", err)
+			}
+			if ev, err := d.Next(); err != nil || ev.Kind() != KindThreadStart {
+				t.Fatalf("%v %v", ev, err)
 			}
 		})
 	}
@@ -175,11 +237,14 @@ func TestSniffProfilerJ(t *testing.T) {
 		"\ufeff <!-- x --><?pi?><doc>":              FormatProfilerJ,
 		"<!DOCTYPE doc [<!ELEMENT doc ANY>]><doc/>": FormatProfilerJ,
 		"<document>":                                FormatXML,
-		"<doc":                                      FormatXML, // the name never ends: read as XML, refused there
 	} {
 		if f, _, _, err := SniffStream(strings.NewReader(in)); err != nil || f != want {
 			t.Errorf("%q: %v %v, want %v", in, f, err, want)
 		}
+	}
+	// The root's name not ended yet: too short to tell, more may come.
+	if _, _, _, err := SniffStream(strings.NewReader("<?xml version=\"1.0\"?>\n<doc")); !errors.Is(err, ErrTooShort) || !MoreMayCome(err) {
+		t.Errorf("a root's name cut short: %v", err)
 	}
 }
 

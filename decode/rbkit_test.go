@@ -5,8 +5,6 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,15 +12,12 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// The captures in testdata/rbkit come from a real rbkit 0.1.10 server
+// The captures in ../shared/fixtures/rbkit come from a real rbkit 0.1.10 server
 // (see SOURCE.txt there); the counts checked here are the ones it states.
 
 func rbkitFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "rbkit", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFixture(t, sharedFixtures+"/rbkit/"+name)
 	if strings.HasSuffix(name, ".gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(b))
 		if err != nil {

@@ -32,6 +32,7 @@ type XMLDecoder struct {
 	lastPos [2]int // line and column of the element that began the last event
 	fatal   error
 	decl    bool // the XML declaration was seen
+	began   bool // the first element was seen (and is a trace's)
 
 	// The event element whose children (stack frames) are being read.
 	open          *kindSpec
@@ -159,9 +160,16 @@ func (d *XMLDecoder) handle(t *xmlTag) (Event, error) {
 	}
 	name := t.name
 	if string(name) == traceElement {
+		d.began = true
 		return nil, nil
 	}
 	sp := kindTable().byName[string(name)]
+	if !d.began {
+		d.began = true
+		if sp == nil || sp.kind == KindUnknown {
+			return nil, d.notATrace(t)
+		}
+	}
 	if sp == nil || sp.kind == KindUnknown {
 		return d.unknownElement(t), nil
 	}
@@ -260,6 +268,16 @@ func (d *XMLDecoder) declaration(t *xmlTag) error {
 	return nil
 }
 
+// notATrace refuses an XML document whose first element is neither
+// <TRACE> nor a trace event: another kind of document (HTML, a
+// configuration file), not a trace with an element proftop does not know.
+func (d *XMLDecoder) notATrace(t *xmlTag) error {
+	e := d.sc.errorAt(t.start, ErrUnknownInput, string(t.name), "",
+		fmt.Sprintf("the document begins with <%s>, which is no trace: proftop reads XML traces (<TRACE>, or trace events such as <node> and <threadStart>, first) and ProfilerJ snapshots (root <doc>)", quoteName(t.name)))
+	e.Fatal = true
+	return e
+}
+
 // unknownElement keeps an element this decoder does not know, and skips its content.
 func (d *XMLDecoder) unknownElement(t *xmlTag) Event {
 	u := d.events[KindUnknown].(*Unknown)
@@ -309,6 +327,7 @@ func (d *XMLDecoder) fill(sp *kindSpec, t *xmlTag) error {
 	d.extra = d.extra[:0]
 	d.declaredDepth = -1
 	var first error
+	var given uint64 // fields set: a kind has fewer than 64
 	for _, a := range t.attrs {
 		i, ok := sp.byName[string(a.name)]
 		if !ok {
@@ -319,6 +338,14 @@ func (d *XMLDecoder) fill(sp *kindSpec, t *xmlTag) error {
 			d.extra = append(d.extra, Attr{Name: d.intern.bytes(a.name), Value: d.intern.bytes(v)})
 			continue
 		}
+		if given&(1<<i) != 0 {
+			// XML allows an attribute once: which value would be meant?
+			if first == nil {
+				first = d.sc.errorAt(t.start+int64(a.at), ErrSyntax, sp.name, string(a.name), fmt.Sprintf("attribute %s given twice", quoteName(a.name)))
+			}
+			continue
+		}
+		given |= 1 << i
 		f := &sp.fields[i]
 		if err := d.setField(sp, f, p, a, t.start); err != nil && first == nil {
 			first = err

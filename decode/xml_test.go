@@ -148,6 +148,9 @@ func TestXMLErrorsNameThePlace(t *testing.T) {
 		{"end tag alone", `<TRACE></threadEnd><custom body="next"/>`, ErrSyntax, "threadEnd", "", 1, 8, false},
 		{"cut inside a tag", `<TRACE><threadEnd threadIdRef="1`, ErrTruncated, "", "", 1, 8, true},
 		{"cut inside an element", `<TRACE><monWait threadIdRef="1"><frame method="a"/>`, ErrTruncated, "monWait", "", 1, 52, true},
+		{"attribute twice", "<TRACE>\n<threadEnd threadIdRef=\"1\" threadIdRef=\"2\"/><custom body=\"next\"/>", ErrSyntax, "threadEnd", "threadIdRef", 2, 41, false},
+		{"another document", "<?xml version=\"1.0\"?>\n<root><threadEnd/></root>", ErrUnknownInput, "root", "", 2, 1, true},
+		{"HTML", "<!DOCTYPE html>\n\n  <html><body>no trace</body></html>", ErrUnknownInput, "html", "", 3, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := NewXMLDecoder(strings.NewReader(tc.doc), Options{})
@@ -226,9 +229,21 @@ func TestOpenDetectsTheFormatByContent(t *testing.T) {
 			sameEvents(t, decodeAll(t, d), tc.want)
 		})
 	}
-	for _, bad := range []string{"", "GIF89a", "   ", "\x00\x01\x02\x03"} {
-		if _, err := Open(strings.NewReader(bad), Options{}); !errors.Is(err, ErrUnknownInput) {
+	for _, bad := range []string{"GIF89a", "\x00\x01\x02\x03", "hello"} {
+		if _, err := Open(strings.NewReader(bad), Options{}); !errors.Is(err, ErrUnknownInput) || MoreMayCome(err) {
 			t.Errorf("Open(%q): %v", bad, err)
+		}
+	}
+}
+
+// An input that ends before its format can be told is too short, not
+// refused for what it is: a file still being written is waited for. Each
+// format's first bytes, then the empty input and white space.
+func TestSniffingTooShortAnInput(t *testing.T) {
+	for _, in := range []string{"", "   ", "\ufeff", "0T", "0TB", "PK\x03", "\x1f", "b", "b\x08\x00", "\x82", "\xde\x00", "<?xml version=\"1.0\"?>", "<!-- a comment", "<TRA"[:2]} {
+		_, _, _, err := SniffStream(strings.NewReader(in))
+		if !errors.Is(err, ErrTooShort) || !MoreMayCome(err) || !strings.Contains(err.Error(), "offset") {
+			t.Errorf("%q: %v", in, err)
 		}
 	}
 }

@@ -47,6 +47,12 @@ type Options struct {
 	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
 	// about 18 MB at most); stacks beyond are cut, and counted.
 	MaxTreeNodes int
+	// TraceTime runs the window of the methods and the call tree on the
+	// trace's time (a recorded file): its now is the latest event's, so
+	// that a replay that has ended keeps showing the window that ends
+	// with the recording. Else it runs on the wall clock (a live source:
+	// methods that stop being called leave it).
+	TraceTime bool
 }
 
 func (o Options) withDefaults() Options {
@@ -199,8 +205,9 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 		a.newStream(stream)
 	}
 	a.clock = clock
-	a.methods.rotate(now)
-	a.tree.rotate(now)
+	if !a.opts.TraceTime {
+		a.rotate(now)
+	}
 	for _, ev := range events {
 		a.apply(ev)
 		// Deadlocks are looked for between snapshots too, every so often
@@ -244,18 +251,41 @@ func (a *Aggregator) newStream(stream int) {
 
 func (a *Aggregator) ns(t decode.Ticks) int64 { return a.clock.Nanos(t) }
 
-// at records the latest event time seen.
+// at records the latest event time seen, which moves a window that runs
+// on trace time.
 func (a *Aggregator) at(t decode.Ticks) int64 {
 	n := a.clock.Nanos(t)
 	a.eventAt = n
 	if n > a.latest {
 		a.latest = n
+		if a.opts.TraceTime {
+			a.rotate(time.Unix(0, n))
+		}
 	}
 	if n < a.first || a.first == 0 {
 		a.first = n
 	}
 	a.streamEvents = true
 	return n
+}
+
+// rotate closes the seconds of the windows (methods, call tree) that have
+// passed by now.
+func (a *Aggregator) rotate(now time.Time) {
+	a.methods.rotate(now)
+	a.tree.rotate(now)
+}
+
+// windowNow is the now of the windows: the wall clock's, or, on trace
+// time, the latest event's (zero before any: nothing to rotate).
+func (a *Aggregator) windowNow(wall time.Time) time.Time {
+	if !a.opts.TraceTime {
+		return wall
+	}
+	if a.latest == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, a.latest)
 }
 
 func (a *Aggregator) apply(ev decode.Event) {
@@ -302,7 +332,14 @@ func (a *Aggregator) apply(ev decode.Event) {
 			cpu = max(t.cpu-c.cpuStart, 0)
 		}
 		if c.slot >= 0 {
-			a.methods.record(c.slot, 1, self, dur, dur, dur, cpu)
+			total, totalCPU := max(dur-c.credited, 0), cpu
+			if c.inner {
+				// A recursive call: its time is inside the outermost one's,
+				// of which its own time counts now.
+				total, totalCPU = self, min(cpu, 0)
+				t.creditOutermost(c.slot, self)
+			}
+			a.methods.record(c.slot, 1, self, total, dur, dur, totalCPU)
 		}
 		a.tree.exit(&c, self)
 	case *decode.AgMethodEntry:
@@ -428,11 +465,17 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Sample:
 		a.at(e.Time)
 		if e.Flags&decode.SampleCalls != 0 {
-			calls, self := max(e.Count, 0), max(int64(a.clock.Duration(e.Weight)), 0)
-			a.methods.callTreeNode(&e.Stack, calls, self)
+			n := treeNodeOf(e, func(t decode.Ticks) int64 { return int64(a.clock.Duration(t)) })
+			if e.Flags&decode.SampleUnprofiled != 0 {
+				// Time in callees the source did not profile: for the call
+				// tree (under the method that spent it), not a method of its own.
+				a.methods.frameSlots(&e.Stack, true)
+			} else {
+				a.methods.callTreeNode(&e.Stack, n)
+			}
 			if len(e.Stack.Methods) > 0 {
 				// The node's path, as callTreeNode left it, is a stack of the call tree too.
-				a.tree.addStack(a.threads.get(e.ThreadIDRef, a.stream), a.methods.stackBuf, self, calls)
+				a.tree.addStack(a.threads.get(e.ThreadIDRef, a.stream), a.methods.stackBuf, n.self, n.calls)
 			}
 			break
 		}
@@ -465,6 +508,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if t := a.threads.get(e.ThreadIDRef, a.stream); t != nil && e.CPUTime >= 0 {
 			t.setCPU(int64(a.clock.Duration(e.CPUTime)))
 		}
+	case *decode.TraceEnd:
+		a.at(e.Time)
+		a.threads.traceEnded()
 	case *decode.Coverage:
 		a.coverage.add(e, a.at(e.Time))
 	case *decode.Collection:
@@ -625,8 +671,9 @@ func (a *Aggregator) className(id int64) string {
 func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.methods.rotate(now)
-	a.tree.rotate(now)
+	if w := a.windowNow(now); !w.IsZero() {
+		a.rotate(w)
+	}
 	nowNS := a.latest
 	if nowNS == 0 {
 		nowNS = now.UnixNano()
@@ -658,10 +705,16 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
-	s.MethodCPU = a.methods.cpuMeasured
+	s.MethodCPU, s.MethodOwnCPU = a.methods.cpuMeasured, a.methods.ownCPUMeasured
 	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
 	if s.Threads == nil {
 		s.Threads = []Thread{} // an empty list in JSON, not null
+	}
+	for i := range s.Threads {
+		if s.Threads[i].CPUKnown {
+			s.ThreadCPU = true
+			break
+		}
 	}
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)

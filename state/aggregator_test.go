@@ -114,6 +114,45 @@ func TestMethodCallsPairByTicket(t *testing.T) {
 	}
 }
 
+// A recursive method's total time counts its outermost calls only: get
+// calls itself twice over (100 ms in all, 60 ms of it inside the inner
+// calls) and load once; the inner calls' time is inside the outer one's.
+// Calls, self time, min and max count every call. While the outermost
+// call is open, the inner calls done count their own time in the total,
+// which never reads less than the self time.
+func TestRecursiveCallsCountTheirTotalOnce(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 1, Time: ms(100)},
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 2, Time: ms(110)},
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 11, Ticket: 3, Time: ms(120)},
+		&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 4, Time: ms(130)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 4, Time: ms(150)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 3, Time: ms(160)},
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 2, Time: ms(170)},
+	)
+	open := methodByName(a.Snapshot(t0, Query{CallersOf: -1}), "com.acme.Cache.get")
+	if open.Calls != 2 || open.Self != 40*time.Millisecond || open.Total != open.Self {
+		t.Fatalf("get, the outermost call open: %+v", open)
+	}
+	feed(a,
+		&decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(200)},
+		// The same method on another thread at once is no recursion.
+		&decode.MethodEntry{ThreadIDRef: 2, MethodIDRef: 10, Ticket: 5, Time: ms(105)},
+		&decode.MethodExit{ThreadIDRef: 2, Ticket: 5, Time: ms(115)},
+	)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	get, load := methodByName(s, "com.acme.Cache.get"), methodByName(s, "com.acme.Cache.load")
+	if get.Calls != 4 || get.Total != 110*time.Millisecond || get.Self != 90*time.Millisecond ||
+		get.Min != 10*time.Millisecond || get.Max != 100*time.Millisecond {
+		t.Fatalf("get %+v", get)
+	}
+	if load.Calls != 1 || load.Total != 40*time.Millisecond || load.Self != 20*time.Millisecond {
+		t.Fatalf("load %+v", load)
+	}
+}
+
 func TestAggregatedReports(t *testing.T) {
 	a := New(Options{})
 	feed(a, defs()...)

@@ -21,6 +21,7 @@ const (
 	hasMin                 // min follows (else math.MaxInt64: no timed call)
 	hasMax                 // max follows (else -1)
 	hasSamples             // samples and totalSamples follow
+	hasOwnCPU              // ownCPU follows
 )
 
 // appendEntry packs one method's figures; prev is the previous entry's slot.
@@ -37,6 +38,9 @@ func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
 	}
 	if f.samples != 0 || f.totalSamples != 0 {
 		flags |= hasSamples
+	}
+	if f.ownCPU != 0 {
+		flags |= hasOwnCPU
 	}
 	b = binary.AppendUvarint(b, uint64(slot-prev))
 	b = append(b, flags)
@@ -55,6 +59,9 @@ func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
 	if flags&hasSamples != 0 {
 		b = binary.AppendVarint(b, f.samples)
 		b = binary.AppendVarint(b, f.totalSamples)
+	}
+	if flags&hasOwnCPU != 0 {
+		b = binary.AppendVarint(b, f.ownCPU)
 	}
 	return b
 }
@@ -88,6 +95,9 @@ func (b windowBucket) entry(pos int, prev int32) (slot int32, f figures, next in
 	}
 	if flags&hasSamples != 0 {
 		f.samples, f.totalSamples = sv(), sv()
+	}
+	if flags&hasOwnCPU != 0 {
+		f.ownCPU = sv()
 	}
 	return slot, f, pos
 }
@@ -137,6 +147,7 @@ func (mt *methodTable) expireOldest() windowBucket {
 		in.win.self -= e.self
 		in.win.total -= e.total
 		in.win.cpu -= e.cpu
+		in.win.ownCPU -= e.ownCPU
 		in.win.samples -= e.samples
 		in.win.totalSamples -= e.totalSamples
 		if !in.win.has() {

@@ -2,8 +2,11 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,33 +57,46 @@ func methodInView(s *Snapshot, name string, sampler bool) *Method {
 
 // A ProfilerJ snapshot's call tree: a method's calls are the sum over every
 // node where it appears, its self time the nodes' own time, its total time
-// that of its subtrees, its callers the nodes' parents; the sampler's
-// hits are the second view, each thread's CPU time shared among them.
+// and CPU the nodes' cumulated figures as the file says them (eventLoop's
+// 900 ms, of which 850 ms its own and 1 ms its call's), its own CPU the
+// nodes' own, its callers the nodes' parents; a constructor is named
+// <init>. The sampler's hits are the second view, each thread's CPU time
+// shared among them.
 func TestProfilerJCallTreeAndSamplerViews(t *testing.T) {
 	s, agg := picture(t, "../testdata/profilerj/snapshot-synthetic.xml", Query{CallersOf: -1})
 	if !s.Views {
 		t.Fatal("the snapshot's two views are not told")
 	}
+	ms := time.Millisecond
 	for _, tc := range []struct {
 		name        string
 		calls       int64
 		self, total time.Duration
+		cpu, ownCPU time.Duration
 	}{
-		{"java.awt.AWTEvent", 100, 8 * time.Millisecond, 8 * time.Millisecond},
-		{"com.terrasoft.profilerj.tutorial.Example01.runLoop", 605, 1600 * time.Millisecond, 1600 * time.Millisecond},
-		{"java.awt.event.PaintEvent", 88, 3 * time.Millisecond, 16 * time.Millisecond},
-		{"java.awt.EventQueue.dispatchEvent", 4999, 180 * time.Millisecond, 880 * time.Millisecond},
-		{"com.terrasoft.profilerj.tutorial.Example01.main", 1, 248 * time.Millisecond, 1250 * time.Millisecond},
+		{"java.awt.AWTEvent.<init>", 100, 8 * ms, 8 * ms, 0, 0},
+		{"com.terrasoft.profilerj.tutorial.Example01.runLoop", 605, 1600 * ms, 1600 * ms, 468750 * time.Microsecond, 468750 * time.Microsecond},
+		{"java.awt.event.PaintEvent.<init>", 88, 3 * ms, 16 * ms, 0, 0},
+		{"java.awt.EventQueue.dispatchEvent", 4999, 180 * ms, 880 * ms, 453125 * time.Microsecond, 15625 * time.Microsecond},
+		{"com.terrasoft.profilerj.tutorial.Example01.main", 1, 248 * ms, 1250 * ms, 62500 * time.Microsecond, 0},
+		{"sun.awt.windows.WToolkit.eventLoop", 1, 850 * ms, 900 * ms, 15625 * time.Microsecond, 15625 * time.Microsecond},
+		{"com.terrasoft.profilerj.tutorial.Example01.<init>", 1, 2 * ms, 2 * ms, 0, 0},
 	} {
 		m := methodInView(s, tc.name, false)
-		if m == nil || m.Calls != tc.calls || m.Self != tc.self || m.Total != tc.total {
-			t.Errorf("%s: %+v, want %d calls, self %v, total %v", tc.name, m, tc.calls, tc.self, tc.total)
+		if m == nil || m.Calls != tc.calls || m.Self != tc.self || m.Total != tc.total || m.CPU != tc.cpu || m.OwnCPU != tc.ownCPU || m.Timed {
+			t.Errorf("%s: %+v, want %d calls, self %v, total %v, CPU %v, own CPU %v", tc.name, m, tc.calls, tc.self, tc.total, tc.cpu, tc.ownCPU)
 		}
 	}
+	if !s.MethodCPU || !s.MethodOwnCPU {
+		t.Fatal("the file's CPU figures are not told")
+	}
+	if methodInView(s, decode.UnprofiledFrame, false) != nil {
+		t.Fatal("the time of unprofiled callees is a method")
+	}
 	// Callers of AWTEvent, from the tree: ComponentEvent 88 times, WToolkit.eventLoop 12.
-	aw := methodInView(s, "java.awt.AWTEvent", false)
+	aw := methodInView(s, "java.awt.AWTEvent.<init>", false)
 	callers := agg.Snapshot(time.Now(), Query{CallersOf: aw.Slot}).Callers
-	if len(callers) != 2 || callers[0].Name != "java.awt.event.ComponentEvent" || callers[0].Calls != 88 ||
+	if len(callers) != 2 || callers[0].Name != "java.awt.event.ComponentEvent.<init>" || callers[0].Calls != 88 ||
 		callers[1].Name != "sun.awt.windows.WToolkit.eventLoop" || callers[1].Calls != 12 {
 		t.Fatalf("callers %+v", callers)
 	}
@@ -162,7 +178,7 @@ func TestCoverageReplacesAndShares(t *testing.T) {
 // as the trace's enters per method, and the same picture from its
 // big-endian copy.
 func TestJinsightPicture(t *testing.T) {
-	data, err := os.ReadFile("../testdata/jinsight/trace-linux-x86_64-tagobjects.trc")
+	data, err := os.ReadFile(sharedFixture(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,12 +190,63 @@ func TestJinsightPicture(t *testing.T) {
 	if calls != 1414 || s.Unpaired != 0 || len(s.Threads) != 4 {
 		t.Fatalf("%d calls, %d unpaired exits, %d threads", calls, s.Unpaired, len(s.Threads))
 	}
+	// Demo.fib calls nothing but itself: its total is the time of its
+	// outermost calls, all of it its own, not the sum over every level of
+	// the recursion.
 	fib := methodInView(s, "Demo.fib", false)
-	if fib == nil || fib.Calls == 0 || fib.Total <= fib.Self || fib.Self <= 0 {
+	if fib == nil || fib.Calls == 0 || fib.Self <= 0 || fib.Total != fib.Self {
 		t.Fatalf("Demo.fib %+v", fib)
 	}
 	if !s.HasObjects || s.Objects.CensusTotal != 252 {
 		t.Fatalf("objects %+v", s.Objects)
+	}
+	// The trace has no CPU time, and ended (TRACE_END) with its threads
+	// alive: what they did after is unknown, not running.
+	if s.ThreadCPU || s.MethodCPU {
+		t.Fatal("CPU time told of a trace that has none")
+	}
+	for _, th := range s.Threads {
+		if th.State != ThreadUnknown || th.CPUKnown {
+			t.Fatalf("thread %+v", th)
+		}
+	}
+	doc, err := json.Marshal(s)
+	if err != nil || strings.Contains(string(doc), `"cpuNs"`) {
+		t.Fatalf("CPU time in the JSON: %v %.300s", err, doc)
+	}
+	// The objects are known from the census alone: live as it counted
+	// them, allocations unknown; no sentinel for what it does not say.
+	node := s.Objects.Classes[slices.IndexFunc(s.Objects.Classes, func(c ObjectClass) bool { return c.Class == "Demo$Node" })]
+	if node.Live != 250 || !node.Counted {
+		t.Fatalf("Demo$Node %+v", node)
+	}
+	objects, _ := json.Marshal(s.Objects)
+	for _, absent := range []string{`"allocated"`, `"bytes":-1`, `"maxCount":-1`, `"live":0`} {
+		if strings.Contains(string(objects), absent) {
+			t.Fatalf("%s in the JSON: %s", absent, objects)
+		}
+	}
+	var back Objects
+	if err := json.Unmarshal(objects, &back); err != nil || back.Census[0].Bytes != -1 || back.Census[0].MaxCount != -1 {
+		t.Fatalf("read back: %+v (%v)", back.Census, err)
+	}
+}
+
+// A thread's CPU time is in JSON when the source measures it, and read
+// back as measured; left out, and read back as unknown, when not.
+func TestThreadCPUInJSON(t *testing.T) {
+	for _, th := range []Thread{{ID: 1, CPU: 0, CPUKnown: true}, {ID: 2, CPU: 5, CPUKnown: true}, {ID: 3}} {
+		b, err := json.Marshal(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"cpuNs"`) != th.CPUKnown {
+			t.Fatalf("%s", b)
+		}
+		var back Thread
+		if err := json.Unmarshal(b, &back); err != nil || back.CPU != th.CPU || back.CPUKnown != th.CPUKnown || back.ID != th.ID {
+			t.Fatalf("%s read back as %+v (%v)", b, back, err)
+		}
 	}
 }
 
@@ -199,5 +266,40 @@ func TestRestartForgetsEverything(t *testing.T) {
 	after := agg.Snapshot(time.Now(), Query{CallersOf: -1})
 	if len(after.Methods) != 1 || after.MethodName(&after.Methods[0]) != "a.B.c" {
 		t.Fatalf("%+v", after.Methods)
+	}
+}
+
+// A snapshot's recursive call: a method inside itself (a calls b calls a)
+// counts its cumulated time and CPU once, at its outermost node; the call
+// tree keeps the time its method spent in unprofiled callees under it.
+func TestProfilerJRecursionAndUnprofiledCallees(t *testing.T) {
+	doc := `<doc><profile><thread name="t" cpuTime="1">
+<profile name="p.A.a()" signature="()V" count="1" cumulatedElapsed="100" methodElapsed="30" cumulated="50" method="10">
+  <profile name="p.A.b()" signature="()V" count="2" cumulatedElapsed="60" methodElapsed="20" cumulated="40" method="15">
+    <profile name="p.A.a()" signature="()V" count="3" cumulatedElapsed="40" methodElapsed="40" cumulated="25" method="25"/>
+  </profile>
+</profile>
+</thread></profile></doc>`
+	s, agg := pictureOf(t, []byte(doc), Query{CallersOf: -1})
+	a := methodInView(s, "p.A.a", false)
+	if a == nil || a.Calls != 4 || a.Self != 70*time.Microsecond || a.Total != 100*time.Microsecond ||
+		a.CPU != 50*time.Microsecond || a.OwnCPU != 35*time.Microsecond {
+		t.Fatalf("a %+v", a)
+	}
+	b := methodInView(s, "p.A.b", false)
+	if b == nil || b.Total != 60*time.Microsecond || b.CPU != 40*time.Microsecond {
+		t.Fatalf("b %+v", b)
+	}
+	// a's 100 µs: 30 its own, 60 in b; 10 in callees it did not profile.
+	shape, weights := agg.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, weights)
+	var unprofiled int64
+	for i := range tree.Nodes {
+		if n := &tree.Nodes[i]; n.Name == decode.UnprofiledFrame {
+			unprofiled = n.Self
+		}
+	}
+	if unprofiled != 10_000 {
+		t.Fatalf("unprofiled callees: %d ns", unprofiled)
 	}
 }

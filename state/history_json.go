@@ -88,7 +88,7 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 			}
 			f := n.SinceStart
 			since := NamedMethod{Calls: f.Calls, Samples: f.Samples, TotalSamples: f.TotalSamples, Self: f.Self, Total: f.Total,
-				Min: f.Min, Max: f.Max, CPU: f.CPU}
+				Min: f.Min, Max: f.Max, CPU: f.CPU, OwnCPU: f.OwnCPU}
 			s.Since[i] = since.method(int32(i))
 			s.Since[i].Line = s.Methods[i].Line // the row's: not written twice
 		}
@@ -112,5 +112,11 @@ func (n *NamedMethod) method(slot int32) Method {
 	if n.CPU != nil {
 		m.CPU = time.Duration(*n.CPU)
 	}
+	if n.OwnCPU != nil {
+		m.OwnCPU = time.Duration(*n.OwnCPU)
+	}
+	// Single calls were timed where JSON has their least or most (left
+	// out, as zero, where they were not).
+	m.Timed = n.Min > 0 || n.Max > 0
 	return m
 }

@@ -12,12 +12,15 @@ import (
 
 // figures are one method's numbers over some span. Times in ns; total -1
 // when only aggregated reports (self time) were seen; cpu counts only calls
-// that measured it. samples counts the stack samples with the method on
-// top (its self time), totalSamples those it was anywhere in.
+// that measured it; ownCPU is the CPU time in the method itself, apart from
+// its callees', where the source says it (a call tree's nodes). samples
+// counts the stack samples with the method on top (its self time),
+// totalSamples those it was anywhere in.
 type figures struct {
 	calls, self, total, cpu int64
 	min, max                int64
 	samples, totalSamples   int64
+	ownCPU                  int64
 }
 
 // has says the figures hold anything: calls or samples.
@@ -40,6 +43,7 @@ func (f *figures) merge(o *figures) {
 	f.add(o.calls, o.self, o.total, o.min, o.max, o.cpu)
 	f.samples += o.samples
 	f.totalSamples += o.totalSamples
+	f.ownCPU += o.ownCPU
 }
 
 func (f *figures) add(calls, self, total, min, max, cpu int64) {
@@ -127,7 +131,9 @@ type methodTable struct {
 	sampled   bool      // stack samples have arrived
 	// cpuMeasured: a call's CPU time has been measured (its thread's CPU
 	// read at both ends); until then every method's CPU is unknown, not 0.
-	cpuMeasured bool
+	// ownCPUMeasured: the source said a method's own CPU time (apart from
+	// its callees').
+	cpuMeasured, ownCPUMeasured bool
 
 	// samplerSelf is the cumulative self time of the methods of stack
 	// samples: a source that measures calls and also samples (a ProfilerJ
@@ -385,6 +391,23 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	}
 }
 
+// recordOwnCPU adds the CPU time spent in a method itself, which a call
+// tree's node may say apart from its cumulated CPU time; -1: not said.
+func (mt *methodTable) recordOwnCPU(slot int32, ns int64) {
+	if ns < 0 || slot < 0 {
+		return
+	}
+	mt.ownCPUMeasured = true
+	slot = mt.live(slot)
+	st := mt.change(slot)
+	st.cum.ownCPU += ns
+	cur := &mt.curs[mt.info[slot].cur]
+	cur.ownCPU += ns
+	if cur.has() {
+		mt.join(slot)
+	}
+}
+
 // recordSamples adds stack samples to a method (see figures.addSamples).
 func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	slot = mt.live(slot)
@@ -456,7 +479,7 @@ func (mt *methodTable) reset() {
 func (mt *methodTable) methodRow(slot int, f *figures) Method {
 	st := &mt.stats[slot]
 	m := Method{Slot: int32(slot), Line: int32(st.line), Calls: f.calls, Self: time.Duration(f.self), Total: -1, CPU: time.Duration(f.cpu),
-		Samples: f.samples, TotalSamples: f.totalSamples, Sampler: st.sampler && mt.twoViews()}
+		OwnCPU: time.Duration(f.ownCPU), Samples: f.samples, TotalSamples: f.totalSamples, Sampler: st.sampler && mt.twoViews(), Timed: f.max >= 0}
 	if st.totalKnown {
 		m.Total = time.Duration(f.total)
 	}
@@ -589,6 +612,17 @@ func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
 	return slot
 }
 
+// frameSlots looks a stack's frames up (frameSlot) into stackBuf, which
+// it returns: innermost first, within maxStackDepth.
+func (mt *methodTable) frameSlots(st *decode.Stack, measured bool) []int32 {
+	slots := mt.stackBuf[:0]
+	for _, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
+		slots = append(slots, mt.frameSlot(f, measured))
+	}
+	mt.stackBuf = slots
+	return slots
+}
+
 // sample adds n stack samples of one stack that stand for w ns: the
 // innermost frame's method gets them as self time, every method on the
 // stack (once, however often it recurs) as total time, and each frame's
@@ -597,11 +631,7 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
 	if len(st.Methods) == 0 {
 		return
 	}
-	slots := mt.stackBuf[:0]
-	for _, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
-		slots = append(slots, mt.frameSlot(f, false))
-	}
-	mt.stackBuf = slots
+	slots := mt.frameSlots(st, false)
 	mt.mark++
 	for i, slot := range slots {
 		if slot < 0 {

@@ -247,6 +247,28 @@ func (ot *objectTable) rows(now int64) (Objects, bool) {
 		out.Census = append([]CensusRow(nil), ot.census.rows...)
 		out.CensusAt = time.Unix(0, ot.census.at)
 		out.CensusTotal = ot.census.total
+		countedByCensus(&out)
 	}
 	return out, true
+}
+
+// countedByCensus gives the classes of a source that reports no
+// allocations at all (nothing allocated, freed or sampled) the live count
+// the census gave them: it is all that is known of them.
+func countedByCensus(o *Objects) {
+	for i := range o.Classes {
+		if c := &o.Classes[i]; c.Allocs != 0 || c.Frees != 0 || c.Sampled {
+			return
+		}
+	}
+	byClass := make(map[string]int64, len(o.Classes))
+	for _, r := range o.Census {
+		byClass[r.Class] += r.Count
+	}
+	for i := range o.Classes {
+		c := &o.Classes[i]
+		if n, ok := byClass[c.Class]; ok {
+			c.Live, c.Counted = n, true
+		}
+	}
 }

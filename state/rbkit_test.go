@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +12,10 @@ import (
 	"github.com/proftop/proftop/decode"
 )
 
-// applyRecording feeds an rbkit capture (decode/testdata/rbkit) to a.
+// applyRecording feeds an rbkit capture (../shared/fixtures/rbkit) to a.
 func applyRecording(t *testing.T, a *Aggregator, name string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "decode", "testdata", "rbkit", name))
+	b, err := os.ReadFile(sharedFixture(t, "rbkit/"+name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,13 @@ const (
 	ThreadTimedWaiting             // in Object.wait (or join) with a timeout
 	ThreadSleeping                 // in Thread.sleep
 	ThreadEnded
+	// ThreadUnknown: the trace ended with the thread alive and not held
+	// up by a lock: what it did from then on is not known.
+	ThreadUnknown
 	numThreadStates
 )
 
-var threadStateNames = [numThreadStates]string{"running", "native", "blocked", "parked", "waiting", "timed-waiting", "sleeping", "ended"}
+var threadStateNames = [numThreadStates]string{"running", "native", "blocked", "parked", "waiting", "timed-waiting", "sleeping", "ended", "unknown"}
 
 func (s ThreadState) String() string {
 	if s < numThreadStates {
@@ -93,28 +96,50 @@ func (p Percent) Known() bool { return !math.IsNaN(float64(p)) }
 // IsZero makes JSON's omitzero leave an unknown share out (and keep a 0).
 func (p Percent) IsZero() bool { return !p.Known() }
 
-// UnmarshalJSON reads a thread whose CPU rate JSON leaves out as unknown,
-// not as 0: a picture read back from a bundle says what it said.
+// MarshalJSON leaves a CPU time the source does not measure out.
+func (t Thread) MarshalJSON() ([]byte, error) {
+	type plain Thread // without these methods
+	out := struct {
+		plain
+		CPU *time.Duration `json:"cpuNs,omitempty"` // over plain's
+	}{plain: plain(t)}
+	if t.CPUKnown {
+		out.CPU = &t.CPU
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a thread whose CPU time and rate JSON leaves out as
+// unknown, not as 0: a picture read back from a bundle says what it said.
 func (t *Thread) UnmarshalJSON(b []byte) error {
-	type plain Thread // without this method
-	p := plain{CPUPercent: UnknownPercent}
-	if err := json.Unmarshal(b, &p); err != nil {
+	type plain Thread // without these methods
+	in := struct {
+		plain
+		CPU *time.Duration `json:"cpuNs"`
+	}{plain: plain{CPUPercent: UnknownPercent}}
+	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	*t = Thread(p)
+	*t = Thread(in.plain)
+	if in.CPU != nil {
+		t.CPU, t.CPUKnown = *in.CPU, true
+	}
 	return nil
 }
 
 // Thread is one row of the threads pane.
 type Thread struct {
-	ID         int64         `json:"id"`
-	Name       string        `json:"name"`
-	Group      string        `json:"group"`
-	State      ThreadState   `json:"state"`
-	Started    int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
-	Ended      int64         `json:"endedNs,omitempty"`
-	CPU        time.Duration `json:"cpuNs"`
-	CPUPercent Percent       `json:"cpuPercent,omitzero"` // over the last 2 to 4 s, unknown before two polls; for a source that samples stacks without times, its share of the samples
+	ID      int64         `json:"id"`
+	Name    string        `json:"name"`
+	Group   string        `json:"group"`
+	State   ThreadState   `json:"state"`
+	Started int64         `json:"startedNs,omitempty"` // ns since the epoch (trace time), 0: unknown
+	Ended   int64         `json:"endedNs,omitempty"`
+	CPU     time.Duration `json:"cpuNs"` // left out of JSON unless CPUKnown
+	// CPUKnown says the source measures the thread's CPU time: else CPU
+	// is unknown, not 0.
+	CPUKnown   bool    `json:"-"`
+	CPUPercent Percent `json:"cpuPercent,omitzero"` // over the last 2 to 4 s, unknown before two polls; for a source that samples stacks without times, its share of the samples
 	// Samples counts the thread's stack samples that stood for no known time.
 	Samples     int64         `json:"samples,omitempty"`
 	Method      string        `json:"method,omitempty"`
@@ -163,9 +188,16 @@ type Method struct {
 	Min          time.Duration `json:"minNs"`
 	Max          time.Duration `json:"maxNs"`
 	CPU          time.Duration `json:"cpuNs"`
+	// OwnCPU is the CPU time in the method itself, apart from its
+	// callees', where the source says it (Snapshot.MethodOwnCPU).
+	OwnCPU time.Duration `json:"ownCpuNs"`
 	// Sampler marks the rows of the second view (stack samples) of a
 	// source that has two (see Snapshot.Views).
 	Sampler bool `json:"sampler,omitempty"`
+	// Timed says single calls were timed (entries and exits): Min and Max
+	// are theirs. Else (a call tree's nodes, aggregated reports without
+	// them, samples) no single call's time is known.
+	Timed bool `json:"-"`
 }
 
 // Caller is a method seen calling another, with how often.
@@ -343,6 +375,25 @@ type ObjectClass struct {
 	BytesRate float64 `json:"bytesPerSec"`
 	Sampled   bool    `json:"sampled,omitempty"`
 	History   []int64 `json:"liveHistory"`
+	// Counted says the class is known from a census alone (a snapshot's
+	// memory, the objects a Jinsight trace saw) of a source that reports
+	// no allocations: Live is the census's count; what was allocated and
+	// freed is unknown, and left out of JSON.
+	Counted bool `json:"counted,omitempty"`
+}
+
+// MarshalJSON leaves out what a class known from a census alone does not
+// tell: allocations, frees, bytes, rates, a history of live counts.
+func (c ObjectClass) MarshalJSON() ([]byte, error) {
+	type plain ObjectClass // without this method
+	if !c.Counted {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		Class   string `json:"class"`
+		Live    int64  `json:"live"`
+		Counted bool   `json:"counted"`
+	}{c.Class, c.Live, true})
 }
 
 // CensusRow is one line of a census: the objects of a class allocated at
@@ -351,8 +402,35 @@ type CensusRow struct {
 	Class    string `json:"class"`
 	Site     string `json:"site,omitempty"`
 	Count    int64  `json:"count"`
-	Bytes    int64  `json:"bytes"` // -1: unknown
-	MaxCount int64  `json:"maxCount,omitempty"`
+	Bytes    int64  `json:"bytes"`              // -1: unknown, left out of JSON
+	MaxCount int64  `json:"maxCount,omitempty"` // the most there were at once; -1: unknown, left out of JSON
+}
+
+// MarshalJSON leaves the figures the census does not give out, rather
+// than writing their sentinel.
+func (r CensusRow) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Class    string `json:"class"`
+		Site     string `json:"site,omitempty"`
+		Count    int64  `json:"count"`
+		Bytes    *int64 `json:"bytes,omitempty"`
+		MaxCount int64  `json:"maxCount,omitempty"`
+	}{Class: r.Class, Site: r.Site, Count: r.Count, MaxCount: max(r.MaxCount, 0)}
+	if r.Bytes >= 0 {
+		out.Bytes = &r.Bytes
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads the figures JSON leaves out as unknown.
+func (r *CensusRow) UnmarshalJSON(b []byte) error {
+	type plain CensusRow // without these methods
+	p := plain{Bytes: -1, MaxCount: -1}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = CensusRow(p)
+	return nil
 }
 
 // Process describes the profiled JVM, from the stream's first events.
@@ -392,9 +470,15 @@ type Snapshot struct {
 	PolledAt time.Time `json:"polledAt,omitzero"`
 	// Sampled says the method figures come from stack samples.
 	Sampled bool `json:"sampled,omitempty"`
+	// ThreadCPU says the source measures threads' CPU time (some thread's
+	// is known).
+	ThreadCPU bool `json:"threadCpu,omitempty"`
 	// MethodCPU says calls' CPU time is measured (the source reads threads'
 	// CPU time): else a method's CPU is unknown, not 0.
 	MethodCPU bool `json:"methodCpu,omitempty"`
+	// MethodOwnCPU says the source tells a method's own CPU time apart
+	// from its callees' (a ProfilerJ snapshot's call tree).
+	MethodOwnCPU bool `json:"methodOwnCpu,omitempty"`
 	// Views says the methods come in two views: measured calls (an
 	// instrumented call tree) and, marked Sampler, stack samples (a
 	// sampler's hits) of the same source; SamplerSelf is the self time of
@@ -493,6 +577,9 @@ type NamedMethod struct {
 	CPU          *int64  `json:"cpuNs,omitempty"`
 	// SinceStart is, in a picture of the history, the method's figures
 	// since watching began as of that moment.
+	OwnCPU *int64 `json:"ownCpuNs,omitempty"`
+	// SinceStart is, in a picture of the history, the method's figures
+	// since watching began as of that moment.
 	SinceStart *MethodFigures `json:"sinceStart,omitempty"`
 }
 
@@ -506,15 +593,23 @@ type MethodFigures struct {
 	Min          int64  `json:"minNs,omitempty"`
 	Max          int64  `json:"maxNs,omitempty"`
 	CPU          *int64 `json:"cpuNs,omitempty"`
+	OwnCPU       *int64 `json:"ownCpuNs,omitempty"`
 }
 
 // named is a method row as JSON shows it.
 func (s *Snapshot) named(m *Method) NamedMethod {
 	n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples,
-		Self: int64(m.Self), Min: int64(m.Min), Max: int64(m.Max)}
+		Self: int64(m.Self)}
+	if m.Timed {
+		n.Min, n.Max = int64(m.Min), int64(m.Max)
+	}
 	if s.MethodCPU && m.Calls > 0 {
 		cpu := int64(m.CPU)
 		n.CPU = &cpu
+	}
+	if s.MethodOwnCPU && m.Calls > 0 {
+		own := int64(m.OwnCPU)
+		n.OwnCPU = &own
 	}
 	if m.Line > 0 {
 		n.Line = m.Line
@@ -544,7 +639,7 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 		if i < len(s.Since) {
 			since := s.named(&s.Since[i])
 			named[i].SinceStart = &MethodFigures{Calls: since.Calls, Samples: since.Samples, TotalSamples: since.TotalSamples,
-				Self: since.Self, Total: since.Total, Min: since.Min, Max: since.Max, CPU: since.CPU}
+				Self: since.Self, Total: since.Total, Min: since.Min, Max: since.Max, CPU: since.CPU, OwnCPU: since.OwnCPU}
 		}
 	}
 	sort.SliceStable(named, func(i, j int) bool { return named[i].Self > named[j].Self })

@@ -16,6 +16,14 @@ type openCall struct {
 	cpuStart int64 // the thread's CPU time at entry, ns
 	node     int32 // its node in the call tree (-1: none)
 	cut      bool  // the call tree's bound cut it: node is its caller's
+	// inner: its method was already open below it (a recursive call):
+	// its time is inside the outermost call's. credited: of an outermost
+	// call, the time its recursive calls, once done, gave the method's
+	// total already (their own time, so that the total never reads less
+	// than the self time while the outermost call is open); it gives the
+	// rest of its time when it ends.
+	inner    bool
+	credited int64
 }
 
 // maxOpenCalls bounds a thread's stack of open calls: a stream that loses
@@ -106,10 +114,26 @@ func (t *thread) cpuMark() int64 {
 }
 
 func (t *thread) push(c openCall) {
+	if c.slot >= 0 {
+		for i := len(t.calls) - 1; i >= 0 && !c.inner; i-- {
+			c.inner = t.calls[i].slot == c.slot
+		}
+	}
 	if len(t.calls) >= maxOpenCalls {
 		t.calls = t.calls[:copy(t.calls, t.calls[1:])]
 	}
 	t.calls = append(t.calls, c)
+}
+
+// creditOutermost notes that a recursive call of slot gave the method's
+// total ns already: the outermost open call of slot gives that much less.
+func (t *thread) creditOutermost(slot int32, ns int64) {
+	for i := range t.calls {
+		if t.calls[i].slot == slot {
+			t.calls[i].credited += ns
+			return
+		}
+	}
 }
 
 // pop removes the call with this ticket, and any calls above it whose exits
@@ -355,6 +379,17 @@ func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
 }
 
 // endAll ends the threads of a finished stream.
+// traceEnded says the trace ended (its end event): a thread still
+// running is from then on of unknown state; one held up by a lock says
+// what held it up when the trace ended.
+func (tt *threadTable) traceEnded() {
+	for _, t := range tt.byID {
+		if t.state == ThreadRunning || t.state == ThreadNative {
+			t.state = ThreadUnknown
+		}
+	}
+}
+
 func (tt *threadTable) endAll(now int64) {
 	for _, t := range tt.byID {
 		tt.endThread(t, now)
@@ -423,7 +458,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *method
 	for i, t := range tt.all {
 		r := &out[i]
 		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
-			CPU: time.Duration(t.cpu - t.cpuBase), Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
+			CPU: time.Duration(t.cpu - t.cpuBase), CPUKnown: t.cpuKnown, Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
 			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
 			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon,
 			VirtualCarrier: t.carrier, VirtualMounted: t.carries}

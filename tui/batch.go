@@ -16,7 +16,7 @@ import (
 func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii bool) string {
 	st := PlainStyles()
 	var b strings.Builder
-	h := headerInfo{status: status, refresh: 0, now: time.Now()}
+	h := headerInfo{status: status, refresh: 0, now: time.Now(), wrapNotes: true}
 	for _, l := range renderHeader(h, s, width, &st) {
 		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')
@@ -26,7 +26,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 		b.WriteByte('\n')
 	}
 	tables := []batchTable{
-		{paneThreads, newTable(threadCols, 4), newThreadRows(s), ""},
+		{paneThreads, newTable(threadCols, threadSort(s)), newThreadRows(s), ""},
 		{paneMethods, newTable(methodCols, 3), methodViewRows(s, false), methodsViewTitle(s, false, false)},
 	}
 	if s.Views {
@@ -116,6 +116,7 @@ type batchDocument struct {
 	Source      string            `json:"source"`
 	State       string            `json:"state"`
 	Cause       string            `json:"cause,omitempty"`
+	Waiting     string            `json:"waiting,omitempty"`
 	Agent       any               `json:"agent,omitempty"`
 	Format      string            `json:"format,omitempty"`
 	Negotiation string            `json:"negotiation,omitempty"`
@@ -148,7 +149,7 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 		s = &c
 	}
 	doc := batchDocument{Time: time.Now().UTC(), Source: status.Source, State: status.State.String(), Cause: status.Cause,
-		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
+		Waiting: status.Waiting, Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
 		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Lost: status.Lost, Facts: status.Facts,
 		Unfilled: status.Unfilled, Notes: status.Notes, Still: status.Still, Snapshot: s}
 	if status.Format != 0 {

@@ -63,7 +63,7 @@ func (m *Model) treeCmd() tea.Cmd {
 		return nil
 	}
 	m.treeSeq++
-	seq, agg, recent := m.treeSeq, m.agg, m.recent
+	seq, agg, recent := m.treeSeq, m.agg, m.query().Recent // a still picture has no window
 	re, invert := m.ctree.re, m.ctree.invert
 	var keep func(state.TreeThread) bool
 	if re != nil {
@@ -74,6 +74,9 @@ func (m *Model) treeCmd() tea.Cmd {
 		window = m.snap.Window
 	}
 	span := "since the start"
+	if m.status.Still {
+		span = "as the snapshot has it"
+	}
 	if recent {
 		span = "last " + dur(window)
 	}
@@ -257,6 +260,9 @@ func (m *Model) treeTitle() string {
 	}
 	what := "calls' self time"
 	switch {
+	case m.snap != nil && m.snap.Views:
+		// The measured call tree of a source that also samples (a
+		// ProfilerJ snapshot): the tree is the measured calls'.
 	case m.snap != nil && m.snap.Sampled && t.Weighted:
 		what = "sampled CPU"
 	case m.snap != nil && m.snap.Sampled:
@@ -311,7 +317,7 @@ func (m *Model) treeLines(h int) []string {
 	v.offset = max(min(v.offset, len(rows)-room), 0)
 	unit := "TIME"
 	count := "CALLS"
-	if m.snap != nil && m.snap.Sampled {
+	if m.snap != nil && m.snap.Sampled && !m.snap.Views {
 		unit, count = "CPU", "SAMPLES"
 	}
 	head := fmt.Sprintf("%7s %7s %8s %8s  %s", "TOTAL%", "SELF%", unit, count, "METHOD")

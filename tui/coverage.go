@@ -14,7 +14,7 @@ import (
 // coverage to show.
 
 var coverageCols = []column{
-	{title: "CLASS", min: 20, text: true, asc: true},
+	{title: "CLASS", min: 20, text: true, asc: true, shorten: shortClass}, // the simple name stays
 	{title: "SOURCE", width: 16, text: true, asc: true, drop: 3},
 	{title: "METHODS", width: 7, right: true, drop: 2},
 	{title: "INVOKED", width: 7, right: true, drop: 4},

@@ -10,8 +10,9 @@ import (
 
 // detailLines renders the drill-in of a row: a monitor with its owner and
 // waiters and their stacks, a thread with its contention and stack, or a
-// method with its figures and callers.
-func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string {
+// method with its figures and callers. still says the source is a still
+// picture (a snapshot file): its figures have no window.
+func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles, still bool) []string {
 	switch kind {
 	case paneMonitors:
 		for i := range s.Monitors {
@@ -34,7 +35,7 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles) []string
 	case paneMethods:
 		for i := range s.Methods {
 			if int64(s.Methods[i].Slot) == key {
-				return methodDetail(&s.Methods[i], s, st)
+				return methodDetail(&s.Methods[i], s, st, still)
 			}
 		}
 		return []string{st.Muted.Render("no calls of this method in the current view")}
@@ -148,7 +149,7 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	label, value := st.Label.Render, st.Value.Render
 	out := []string{
 		st.Title.Render("Thread ") + value(inert(t.Name)) + label(fmt.Sprintf(" (id %d, group %s, stream %d)", t.ID, inert(t.Group), t.Stream)),
-		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("state"), value(t.State.String()), label("CPU"), value(dur(t.CPU)),
+		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("state"), value(t.State.String()), label("CPU"), value(threadCPU(t)),
 			label("blocked"), value(dur(t.Blocked)), label("waiting"), value(dur(t.Waiting)), label("contentions"), value(count(t.Contentions))),
 	}
 	if t.Started > 0 {
@@ -192,6 +193,14 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	return out
 }
 
+// threadCPU is a thread's CPU time, – where the source measures none.
+func threadCPU(t *state.Thread) string {
+	if !t.CPUKnown {
+		return "–"
+	}
+	return dur(t.CPU)
+}
+
 // lockLine says what a thread waits for: the lock, its class and owner.
 func lockLine(t *state.Thread, s *state.Snapshot, st *Styles) string {
 	label, value := st.Label.Render, st.Value.Render
@@ -216,13 +225,20 @@ func lockLine(t *state.Thread, s *state.Snapshot, st *Styles) string {
 	return st.Blocked.Render(verb) + " " + value(inert(name)) + owner
 }
 
-func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
+func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []string {
 	label, value := st.Label.Render, st.Value.Render
 	name := inert(s.MethodName(m))
 	sampled := m.Calls == 0 && m.Samples+m.TotalSamples > 0
 	out := []string{st.Title.Render("Method ") + value(name)}
 	if m.Line > 0 && !sampled {
 		out[0] += label(fmt.Sprintf(" (line %d)", m.Line))
+	}
+	// What the source does not measure reads –, as in the pane.
+	measured := func(known bool, d time.Duration) string {
+		if !known {
+			return "–"
+		}
+		return dur(d)
 	}
 	span := func(title string, f *state.Method) {
 		out = append(out, "", st.Title.Render(title))
@@ -236,16 +252,28 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 		if f.Calls > 0 {
 			avg = f.Self / time.Duration(f.Calls)
 		}
+		cpu := fmt.Sprintf("  %s %s", label("CPU"), value(measured(s.MethodCPU, f.CPU)))
+		if s.MethodOwnCPU {
+			cpu += fmt.Sprintf("  %s %s", label("own CPU"), value(dur(f.OwnCPU)))
+		}
 		out = append(out,
-			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("calls"), value(count(f.Calls)), label("self"), value(dur(f.Self)),
-				label("total"), value(dur(f.Total)), label("CPU"), value(dur(f.CPU))),
-			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(f.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(f.Max))))
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("calls"), value(count(f.Calls)), label("self"), value(dur(f.Self)),
+				label("total"), value(measured(f.Total >= 0, f.Total)))+cpu,
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(measured(f.Timed, f.Min)), label("avg self"), value(dur(avg)),
+				label("max"), value(measured(f.Timed, f.Max))))
 	}
 	sinceLabel := "Since watching began"
 	if !s.ResetAt.IsZero() {
 		sinceLabel = "Since the reset, at " + s.ResetAt.Local().Format("15:04:05")
 	}
 	switch {
+	case still:
+		// A snapshot's figures are one moment's, cumulative: no window.
+		cumulative := *m
+		if s.HasFocus && s.FocusCumulative.Slot == m.Slot {
+			cumulative = s.FocusCumulative
+		}
+		span("As the snapshot has them", &cumulative)
 	case s.IsPicture():
 		// A moment of the history: its rows are the window's; the figures
 		// since the start as of then, where the picture kept them.
@@ -271,11 +299,16 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 		out = append(out, "", label("Sampled: times are the CPU time of the threads sampled in it, shared among"),
 			label("their samples; calls, min and max are not measured."))
 	}
-	from := "from method entries"
-	if sampled {
-		from = "from sampled stacks, in samples"
+	from := "since watching began, from method entries"
+	switch {
+	case sampled && still:
+		from = "from the snapshot's sampled stacks, in samples"
+	case sampled:
+		from = "since watching began, from sampled stacks, in samples"
+	case still:
+		from = "from the snapshot's call tree, in calls"
 	}
-	out = append(out, "", st.Title.Render("Callers ")+label("(since watching began, "+from+"; the most frequent kept)"))
+	out = append(out, "", st.Title.Render("Callers ")+label("("+from+"; the most frequent kept)"))
 	if len(s.Callers) == 0 && s.IsPicture() {
 		out = append(out, "  "+st.Muted.Render("not kept in the history: t shows the call tree of this moment"))
 	} else if len(s.Callers) == 0 {

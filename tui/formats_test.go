@@ -60,7 +60,8 @@ func fileModel(t *testing.T, path string, w, h int) (*Model, *state.Aggregator) 
 }
 
 func TestGoldenScreensOfFiles(t *testing.T) {
-	const snapshot, trace = "../testdata/profilerj/snapshot-synthetic.xml", "../testdata/jinsight/trace-linux-x86_64-tagobjects.trc"
+	// The trace is of ../shared/fixtures: its cases skip without it.
+	const snapshot, trace = "../testdata/profilerj/snapshot-synthetic.xml", jinsightTrace
 	for _, tc := range []struct {
 		name, path string
 		w, h       int
@@ -72,11 +73,22 @@ func TestGoldenScreensOfFiles(t *testing.T) {
 		{"profilerj-coverage-drill-in-80x24", snapshot, 80, 24, []string{"6", "enter"}},
 		{"profilerj-objects-80x24", snapshot, 80, 24, []string{"5"}},
 		{"profilerj-grid-200x60", snapshot, 200, 60, nil},
+		{"profilerj-method-drill-in-80x24", snapshot, 80, 24, []string{"2", "down", "down", "enter"}},
 		{"jinsight-methods-80x24", trace, 80, 24, []string{"2"}},
 		{"jinsight-objects-80x24", trace, 80, 24, []string{"5"}},
+		{"jinsight-threads-80x24", trace, 80, 24, nil},
+		{"jinsight-object-drill-in-80x24", trace, 80, 24, []string{"5", "enter"}},
+		{"profilerj-object-drill-in-80x24", snapshot, 80, 24, []string{"5", "enter"}},
+		{"jinsight-thread-drill-in-80x24", trace, 80, 24, []string{"enter"}},
+		{"jinsight-method-drill-in-80x24", trace, 80, 24, []string{"2", "enter"}},
+		{"jinsight-help-200x60", trace, 200, 60, []string{"?"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, agg := fileModel(t, tc.path, tc.w, tc.h)
+			path := tc.path
+			if path == jinsightTrace {
+				path = sharedFixture(t, jinsightTrace)
+			}
+			m, agg := fileModel(t, path, tc.w, tc.h)
 			press(m, tc.keys...)
 			deliver(m, agg)
 			screen := m.render()
@@ -146,5 +158,32 @@ func TestMethodViewsAndCoverageTab(t *testing.T) {
 	press(sim, "tab")
 	if sim.focus != paneTelemetry {
 		t.Fatalf("tab from objects passes the hidden coverage: %d", sim.focus)
+	}
+}
+
+// Batch text wraps the notes, never cuts them: their end is as much
+// what the data is as their start.
+func TestBatchTextWrapsNotes(t *testing.T) {
+	notes := []string{"times approximate: 2319 ticks per µs, the agent's own calibration, overstated on a busy machine",
+		"2 frames open at a burst's end closed there", "1 frame open when its thread exited closed there"}
+	st := client.Status{Source: "syn.trc", State: client.StateEnded, Cause: "end of file", Notes: notes}
+	agg := state.New(state.Options{})
+	snap := agg.Snapshot(t0, state.Query{CallersOf: -1})
+	for _, width := range []int{80, 132, 300} {
+		text := RenderText(snap, st, width, 20, false)
+		var noted []string
+		inNote := false
+		for i, l := range strings.Split(text, "\n") {
+			inNote = strings.HasPrefix(l, "note: ") || inNote && strings.HasPrefix(l, "      ")
+			if inNote {
+				noted = append(noted, strings.TrimSpace(strings.TrimPrefix(l, "note: ")))
+			}
+			if widthOf(l) > width {
+				t.Fatalf("width %d: line %d is %d wide: %q", width, i, widthOf(l), l)
+			}
+		}
+		if got := strings.Join(noted, " "); got != strings.Join(notes, " · ") {
+			t.Fatalf("width %d: the notes read %q", width, got)
+		}
 	}
 }

@@ -24,6 +24,10 @@ type headerInfo struct {
 	// frozen are the event counters of the moment shown while frozen (nil:
 	// live), in place of the source's, which go on counting.
 	frozen *momentCounts
+	// wrapNotes wraps the notes instead of cutting them at the width:
+	// batch text, which has the lines to spare and whose reader cannot
+	// widen the terminal to see the rest.
+	wrapNotes bool
 }
 
 // item is one piece of a header line; when the line is too narrow the
@@ -168,14 +172,20 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	}
 	if len(stt.Notes) > 0 {
 		// What the data is beyond its format: approximate times, a still picture…
-		// Wrapped on two lines at most, not cut inside a word.
-		for i, l := range wrapWords("note: "+inert(strings.Join(stt.Notes, " · ")), width, 2) {
-			if i == 0 {
-				l = st.Warn.Render("note: ") + st.Label.Render(strings.TrimPrefix(l, "note: "))
-			} else {
-				l = st.Label.Render(l)
+		// Wrapped, not cut inside a word: on two lines at most on screen,
+		// whole in batch text, whose reader cannot widen the terminal.
+		const indent = "      " // as wide as "note: "
+		notes := inert(strings.Join(stt.Notes, " · "))
+		most := 2
+		if h.wrapNotes {
+			most = len(notes)
+		}
+		for i, l := range wrapWords(notes, max(width-len(indent), 1), most) {
+			head := st.Warn.Render("note: ")
+			if i > 0 {
+				head = indent
 			}
-			lines = append(lines, l)
+			lines = append(lines, head+st.Label.Render(l))
 		}
 	}
 	if s != nil && !s.Process.Exited.IsZero() {
@@ -236,6 +246,9 @@ func sourceItems(stt client.Status, cmds []client.Command, st *Styles) []item {
 func stateBadge(stt client.Status, now time.Time, st *Styles) string {
 	switch stt.State {
 	case client.StateStreaming:
+		if stt.Waiting != "" {
+			return st.Good.Render("● streaming") + st.Muted.Render(" · "+inert(stt.Waiting))
+		}
 		return st.Good.Render("● streaming")
 	case client.StateEnded:
 		return st.Muted.Render("■ " + stt.State.String() + ": " + inert(stt.Cause))

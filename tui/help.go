@@ -54,8 +54,7 @@ func (m *Model) helpGroups() []helpGroup {
 func (m *Model) helpNotes() []string {
 	return []string{
 		"Refresh every " + dur(m.refresh) + " (100ms to 10s). Frozen, the data keeps being gathered.",
-		"Threads: the state is the source's latest thread poll (jstack's states); CPU is measured (ThreadMXBean). " +
-			"STARTED –: the thread was running before watching began.",
+		m.threadsNote(),
 		"Hot methods: measured from entries and exits, or sampled (the title says so): " +
 			"a sampled method's time is the CPU time of the threads sampled in it.",
 		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching began, " +
@@ -66,6 +65,37 @@ func (m *Model) helpNotes() []string {
 		"Marks on the timeline: D a deadlock began, G a GC pause far above the median, " +
 			"C contention peaked. Every pane and drill-in shows the moment shown.",
 	}
+}
+
+// threadsNote says what the threads' states and CPU times are, for the
+// source shown: they are as good as what it measures.
+func (m *Model) threadsNote() string {
+	s, still := m.snap, m.status.Still
+	if s == nil {
+		return "Threads: the state and CPU time as the source tells them."
+	}
+	var note string
+	switch {
+	case s.Polled:
+		note = "Threads: the state is the source's latest thread poll (jstack's states)"
+	case still:
+		note = "Threads: running or ended, as the snapshot says (isAlive)"
+	default:
+		note = "Threads: the state is derived from the source's events (running unless a contention, wait or sleep is under way; unknown after a trace's end)"
+	}
+	switch {
+	case s.ThreadCPU && s.Polled:
+		note += "; CPU is measured by the JVM (ThreadMXBean)."
+	case s.ThreadCPU && still:
+		note += "; CPU is the snapshot's (cpuTime)."
+	case s.ThreadCPU:
+		note += "; CPU is the trace's readings of the threads' CPU time."
+	case s.Sampled:
+		note += "; CPU is not measured (–): %CPU is the thread's share of the stack samples."
+	default:
+		note += "; this source measures no CPU time (–)."
+	}
+	return note + " STARTED – : the thread was running before watching began."
 }
 
 // helpLines draws the help screen in h lines.

@@ -16,6 +16,7 @@ import (
 func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	switch p {
 	case paneThreads:
+		m.tables[paneThreads].sortByDefault(threadSort(s))
 		return newThreadRows(s)
 	case paneMethods:
 		return m.methodRows(s)
@@ -170,6 +171,9 @@ func (m *Model) waitingLines(h int) []string {
 		what = "no data yet: " + inert(m.status.Cause)
 	case client.StateStreaming:
 		what = "streaming from " + inert(m.status.Source) + "; waiting for the first events…"
+		if m.status.Waiting != "" {
+			what = inert(m.status.Waiting) + "…"
+		}
 	}
 	body := []string{""}
 	// Wrapped: a cause names hosts and says what to check, longer than 80 columns.
@@ -465,7 +469,7 @@ func (m *Model) detailBody(h int) []string {
 			lines = telemetryDetail(e, m.width-2, h-2, &m.st, m.cfg.ASCII, m.snap.TelemetryWindow)
 		}
 	} else {
-		lines = wrapLines(detailLines(d.kind, d.key, m.snap, &m.st), m.width-2)
+		lines = wrapLines(detailLines(d.kind, d.key, m.snap, &m.st, m.status.Still), m.width-2)
 	}
 	d.offset = min(d.offset, max(len(lines)-(h-2), 0))
 	body := lines[d.offset:]

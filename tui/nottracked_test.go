@@ -39,7 +39,7 @@ func TestNotTrackedIsShown(t *testing.T) {
 	m := New(Config{Refresh: time.Second}, &fakeSource{st: streamingStatus()}, agg)
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	deliver(m, agg)
-	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Threads · 3 · ") || !strings.Contains(screen, " ▼ · 12,345 more threads not tracked ─") {
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Threads · 3 · ") || !strings.Contains(screen, " ▲ · 12,345 more threads not tracked ─") {
 		t.Fatalf("not on the screen:\n%s", screen)
 	}
 	snap := agg.Snapshot(t0, state.Query{CallersOf: -1})

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/proftop/proftop/state"
@@ -51,19 +52,19 @@ func (r objectRows) Cell(i, col int) string {
 	case 0:
 		return inert(c.Class)
 	case 1:
-		if n, ok := r.counted(c); ok {
-			return count(n)
-		}
 		if c.Sampled && c.Allocs == 0 {
 			return "–" // sampled by size: no count
 		}
 		return count(c.Live)
 	case 2:
-		if c.Sampled && c.Allocs == 0 {
-			return "–"
+		if c.Counted || c.Sampled && c.Allocs == 0 {
+			return "–" // known from a census: nothing seen allocated
 		}
 		return rate(c.AllocRate)
 	case 3:
+		if c.Counted {
+			return "–"
+		}
 		return rate(c.FreeRate)
 	case 4:
 		if c.Bytes == 0 {
@@ -71,6 +72,9 @@ func (r objectRows) Cell(i, col int) string {
 		}
 		return size(int64(c.BytesRate))
 	case 5:
+		if c.Counted {
+			return "–"
+		}
 		return count(c.Allocs)
 	case 6:
 		if n, ok := r.census[c.Class]; ok {
@@ -91,9 +95,6 @@ func (r objectRows) Num(i, col int) int64 {
 	c := &r.s[i]
 	switch col {
 	case 1:
-		if n, ok := r.counted(c); ok {
-			return n
-		}
 		return c.Live
 	case 2:
 		return int64(c.AllocRate * 1000)
@@ -107,17 +108,6 @@ func (r objectRows) Num(i, col int) int64 {
 		return r.census[c.Class]
 	}
 	return 0
-}
-
-// counted is the live count of a class known only from a census (a
-// snapshot's memory, the objects a Jinsight trace saw): nothing of it was
-// seen allocated or freed, the census counted it.
-func (r objectRows) counted(c *state.ObjectClass) (int64, bool) {
-	if c.Allocs != 0 || c.Frees != 0 || c.Sampled {
-		return 0, false
-	}
-	n, ok := r.census[c.Class]
-	return n, ok
 }
 
 // hashName is a stable row id for a name.
@@ -148,15 +138,7 @@ func objectsTitle(s *state.Snapshot) string {
 // censusOnly says the objects are known from a census alone: no
 // allocation or free was seen.
 func censusOnly(o *state.Objects) bool {
-	if len(o.Census) == 0 {
-		return false
-	}
-	for i := range o.Classes {
-		if c := &o.Classes[i]; c.Allocs != 0 || c.Frees != 0 || c.Sampled {
-			return false
-		}
-	}
-	return true
+	return slices.ContainsFunc(o.Classes, func(c state.ObjectClass) bool { return c.Counted })
 }
 
 // objectDetail is a class's drill-in: its figures and its census lines.
@@ -169,7 +151,12 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 		}
 	}
 	out := []string{st.Title.Render("Class ") + value(inert(name))}
-	if c != nil {
+	switch {
+	case c != nil && c.Counted:
+		out = append(out,
+			fmt.Sprintf("  %s %s", label("live"), value(count(c.Live))),
+			label("  (counted by the census: the source reports no allocations or frees as they happen, so how many were allocated and freed is unknown)"))
+	case c != nil:
 		out = append(out,
 			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(count(c.Live)), label("allocated"), value(count(c.Allocs)),
 				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(size(c.Bytes))),

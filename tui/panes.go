@@ -44,6 +44,27 @@ var threadCols = []column{
 	{title: "STARTED", width: 8, right: true, asc: true, drop: 6, name: "start"},
 }
 
+// Columns of the threads table the default sort may be.
+const (
+	threadColID         = 0
+	threadColCPU        = 4
+	threadColCPUPercent = 5
+)
+
+// threadSort is the threads' default sort: by CPU time where the source
+// measures it; else by share of the samples (a source that samples stacks
+// without times, rbkit); else by id, the order the threads came in (a
+// Jinsight trace measures no CPU: a sort over zeros would say nothing).
+func threadSort(s *state.Snapshot) int {
+	switch {
+	case s.ThreadCPU || len(s.Threads) == 0:
+		return threadColCPU
+	case s.Sampled:
+		return threadColCPUPercent
+	}
+	return threadColID
+}
+
 // threadRows are the platform threads, then the rows of virtual threads
 // (virtual.go).
 type threadRows struct {
@@ -111,8 +132,8 @@ func (r threadRows) Cell(i, col int) string {
 	case 3:
 		return stateLabel(t.State)
 	case 4:
-		if t.CPU == 0 && t.Samples > 0 {
-			return "–" // sampled without times: %CPU is its share of the samples
+		if !t.CPUKnown {
+			return "–" // not measured (sampled without times: %CPU is its share of the samples)
 		}
 		return dur(t.CPU)
 	case 5:
@@ -151,6 +172,9 @@ func (r threadRows) Num(i, col int) int64 {
 	case 3:
 		return int64(t.State)
 	case 4:
+		if !t.CPUKnown {
+			return -1
+		}
 		return int64(t.CPU)
 	case 5:
 		if !t.CPUPercent.Known() {
@@ -349,17 +373,16 @@ func (r methodRows) Cell(i, col int) string {
 			return count(m.TotalSamples)
 		}
 		return dur(m.Total)
-	case 6, 7, 8:
-		if m.Calls == 0 && m.Samples+m.TotalSamples > 0 {
-			return "–" // sampled: no single call is measured
+	case 6, 7:
+		if !m.Timed {
+			return "–" // sampled, or a call tree's nodes: no single call is timed
 		}
-		if m.Max == 0 && m.Total > 0 {
-			return "–" // a call tree's totals: no single call is measured
+		return dur([]time.Duration{m.Min, m.Max}[col-6])
+	case 8:
+		if !r.cpu || m.Calls == 0 {
+			return "–" // the source measures no CPU time of calls (sampled: the time is CPU)
 		}
-		if col == 8 && !r.cpu {
-			return "–" // the source measures no CPU time
-		}
-		return dur([]time.Duration{m.Min, m.Max, m.CPU}[col-6])
+		return dur(m.CPU)
 	}
 	return ""
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +46,7 @@ func rbkitModel(t *testing.T, w, h int) (*Model, *state.Aggregator, *commandSour
 	t.Helper()
 	agg := state.New(state.Options{})
 	for _, name := range []string{"cpu_sampling.msgpack", "memory_profile.msgpack"} {
-		b, err := os.ReadFile(filepath.Join("..", "decode", "testdata", "rbkit", name))
+		b, err := os.ReadFile(sharedFixture(t, "rbkit/"+name))
 		if err != nil {
 			t.Fatal(err)
 		}

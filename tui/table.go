@@ -69,10 +69,13 @@ type table struct {
 	cols    []column
 	sortCol int
 	flipped bool // the user reversed the default direction
-	filter  *regexp.Regexp
-	invert  bool            // the filter selects the rows that do not match
-	matches map[string]bool // filter results by name
-	shown   []bool          // the columns the last render showed
+	// sortChosen: the user chose the sort; until then a default that
+	// depends on the data (sortByDefault) may change it.
+	sortChosen bool
+	filter     *regexp.Regexp
+	invert     bool            // the filter selects the rows that do not match
+	matches    map[string]bool // filter results by name
+	shown      []bool          // the columns the last render showed
 
 	selID  int64
 	hasSel bool
@@ -116,13 +119,21 @@ func (t *table) cycleSort(step int) {
 			break
 		}
 	}
-	t.sortCol, t.flipped = col, false
+	t.sortCol, t.flipped, t.sortChosen = col, false, true
 	t.toTop()
 }
 
 func (t *table) reverse() {
-	t.flipped = !t.flipped
+	t.flipped, t.sortChosen = !t.flipped, true
 	t.toTop()
+}
+
+// sortByDefault sorts by col, the default for the data at hand, unless
+// the user has chosen a sort.
+func (t *table) sortByDefault(col int) {
+	if !t.sortChosen {
+		t.sortCol = col
+	}
 }
 
 // toTop selects the first row, scrolled to the top.

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proftop/proftop/config"
+)
+
+// A file to be followed may be one its writer has not filled yet: what
+// could still become a trace is let through (the interface waits for it,
+// and says so), what cannot is refused, as without --follow.
+func TestCheckTraceWhenFollowing(t *testing.T) {
+	snapshot, err := os.ReadFile("../testdata/profilerj/snapshot-synthetic.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, data string
+		followed   bool   // let through when followed
+		refusal    string // why it is refused when not followed (and when followed, if not let through)
+	}{
+		{"empty", "", true, "stream too short to tell its format: the stream is empty"},
+		{"binary magic cut", "0TB", true, "stream too short to tell its format"},
+		{"Jinsight header cut", "b\x08\x00\x00\x00\x2c\x00\x00\x00\x00", true, "element <header>: stream ends inside a message: 10 of 45 bytes"},
+		{"XML trace, no event yet", "<?xml version=\"1.0\"?>\n<TRACE>\n", true, "it holds no event"},
+		{"ProfilerJ snapshot cut", string(snapshot[:3000]), true, "the document ends inside <profile>"},
+		{"text", "hello, world", false, "unrecognized stream format"},
+		{"another document", "<?xml version=\"1.0\"?>\n<root>", false, "(line 2, column 1): element #1, <root>"},
+		{"a snapshot with an attribute twice", "<doc><profile><thread name=\"a\" name=\"b\">", false, "attribute name given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "file")
+			os.WriteFile(path, []byte(tc.data), 0o644)
+			err := checkTrace(path, config.Settings{}, false)
+			if err == nil || !strings.Contains(err.Error(), "not a trace") || !strings.Contains(err.Error(), tc.refusal) {
+				t.Fatalf("not followed: %v, want %q", err, tc.refusal)
+			}
+			err = checkTrace(path, config.Settings{}, true)
+			if tc.followed != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.refusal) {
+				t.Fatalf("followed: %v", err)
+			}
+		})
+	}
+}
