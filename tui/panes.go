@@ -557,8 +557,10 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		first += label(" since the process started, ") + value(dur(g.TotalTime))
 	case g.SinceStart: // the source counts them, not their time (rbkit's gc_stats)
 		first += label(" since the process started")
-	case len(g.Collectors) > 0:
+	case len(g.Collectors) > 0 && (g.TotalTime > 0 || g.Count == 0):
 		first += label(" since the reset, ") + value(dur(g.TotalTime))
+	case len(g.Collectors) > 0: // counted, not timed
+		first += label(" since the reset")
 	}
 	// No pause seen (attached after them, or a source that reports none):
 	// unknown, not 0.
@@ -628,7 +630,13 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		lines = append(lines, line)
 	}
 	for _, c := range g.Collectors {
-		lines = append(lines, fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections, "+dur(c.TotalTime))))
+		line := fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections"))
+		// Collections that took no time at all were not timed (rbkit's
+		// gc_stats counts them only): their time is unknown, not 0.
+		if c.TotalTime > 0 || c.Count == 0 {
+			line += label(", " + dur(c.TotalTime))
+		}
+		lines = append(lines, line)
 	}
 	if len(lines) > height {
 		lines = lines[:height]
