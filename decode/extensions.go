@@ -60,7 +60,7 @@ type Sample struct {
 	Count       int64 `tptp:"count"` // 0 means 1
 	Weight      Ticks `tptp:"weight"`
 	Stack       Stack `tptp:"stack"`
-	Flags       int32 `tptp:"flags,optional"` // SampleCalls, SampleAggregate
+	Flags       int32 `tptp:"flags,optional"` // SampleCalls, SampleAggregate, SampleFirstLines
 }
 
 // Flags of a Sample.
@@ -71,6 +71,9 @@ const (
 	// SampleAggregate: the stack is a profile summed over a span, not
 	// where the thread is now.
 	SampleAggregate
+	// SampleFirstLines: the stack's lines are each frame's method's first
+	// line (rbkit's), not the line running: they name the method.
+	SampleFirstLines
 )
 
 // ThreadCPU is a thread's CPU time so far, as a source that reports it

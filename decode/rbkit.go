@@ -14,8 +14,9 @@ import (
 // turns them into proftop's events, the same ones a JVM's trace gives:
 //
 //	cpu_sample            Sample (one, count 1, no weight: rbkit does not say
-//	                      how much time a sample stands for), and ThreadStart
-//	                      the first time a thread id is seen
+//	                      how much time a sample stands for; its lines are the
+//	                      methods' first lines), and ThreadStart the first
+//	                      time a thread id is seen
 //	obj_created           ClassDef (once per class name) and ObjAlloc; an
 //	                      object without a class has ClassIDRef 0
 //	obj_destroyed         ObjFree
@@ -239,7 +240,7 @@ func (m *rbkitMapper) sample(frames []rbFrame, t Ticks) {
 		m.methods = append(m.methods, name)
 		m.lines = append(m.lines, line)
 	}
-	m.sampled = Sample{ThreadIDRef: thread, Time: t, Count: 1,
+	m.sampled = Sample{ThreadIDRef: thread, Time: t, Count: 1, Flags: SampleFirstLines,
 		Stack: Stack{Methods: m.methods[first:len(m.methods):len(m.methods)], Lines: m.lines[first:len(m.lines):len(m.lines)]}}
 	m.emit(&m.sampled)
 }

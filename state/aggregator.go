@@ -427,7 +427,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 			break
 		}
 		n, w := max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0)
-		a.methods.sample(&e.Stack, n, w)
+		a.methods.sample(&e.Stack, n, w, e.Flags&decode.SampleFirstLines != 0)
 		// A polled source's sample of a thread no poll lists (a virtual
 		// thread) counts for its methods only.
 		t := a.threads.lookup(e.ThreadIDRef)
@@ -652,6 +652,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Views, s.TotalSelf, s.SamplerSelf = true, time.Duration(total.measured), time.Duration(total.sampled)
 	}
 	s.Names = a.methods.names
+	s.Samples = SampleCounts{Window: a.methods.window.self.samples, Cumulative: a.methods.samples}
 	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS))
 	if q.GroupMonitors {
 		s.Monitors = groupMonitors(s.Monitors)

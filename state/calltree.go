@@ -12,8 +12,9 @@ import "github.com/proftop/proftop/decode"
 func (mt *methodTable) twoViews() bool { return mt.measured && mt.sampledToo }
 
 // selfTotals is the self time of every method listed: of the measured
-// ones and of the sampled ones.
-type selfTotals struct{ measured, sampled int64 }
+// ones and of the sampled ones; and the stack samples (each on top of one
+// method) they count.
+type selfTotals struct{ measured, sampled, samples int64 }
 
 // callTreeNode adds a node of a measured call tree: its stack is the
 // node's path, innermost first; calls the calls of the innermost frame's

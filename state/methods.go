@@ -72,6 +72,7 @@ type methodStat struct {
 	touched    bool // the method has figures in the second being filled (curs)
 	dead       bool // merged into another slot
 	sampler    bool // a frame of stack samples, not of measured calls
+	lineMixed  bool // a sampled label seen at two first lines: line unknown
 }
 
 // methodInfo is the rest of a method: its window and its definition.
@@ -133,8 +134,9 @@ type methodTable struct {
 	// samples: a source that measures calls and also samples (a ProfilerJ
 	// snapshot) has two views of its methods, each its own 100%.
 	samplerSelf int64
-	measured    bool // calls were measured
-	sampledToo  bool // and stack samples arrived (both: two views)
+	samples     int64 // stack samples since watching began (each on top of one method)
+	measured    bool  // calls were measured
+	sampledToo  bool  // and stack samples arrived (both: two views)
 
 	bucketWidth time.Duration
 	buckets     []windowBucket // completed buckets, oldest first
@@ -324,7 +326,7 @@ func (mt *methodTable) merge(from, into int32) {
 	f.dead = true
 	f.cum = figures{}
 	if w := mt.windowOf(from); w.has() {
-		mt.addWindowSelf(from, -w.self)
+		mt.addWindowSelf(from, -w.self, -w.samples)
 	}
 	mt.leave(from)
 	mt.info[from].into = into
@@ -379,7 +381,7 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	}
 	cur := &mt.curs[mt.info[slot].cur]
 	cur.add(calls, self, total, min, max, cpu)
-	mt.addWindowSelf(slot, self)
+	mt.addWindowSelf(slot, self, 0)
 	if cur.has() {
 		mt.join(slot)
 	}
@@ -392,10 +394,11 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	st.cum.addSamples(n, nTotal, self, total)
 	st.totalKnown = true
 	mt.samplerSelf += self
+	mt.samples += n
 	mt.sampledToo = true
 	cur := &mt.curs[mt.info[slot].cur]
 	cur.addSamples(n, nTotal, self, total)
-	mt.addWindowSelf(slot, self)
+	mt.addWindowSelf(slot, self, n)
 	if cur.has() {
 		mt.join(slot)
 	}
@@ -446,7 +449,7 @@ func (mt *methodTable) reset() {
 	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
 	mt.buckets = mt.buckets[:0]
 	mt.clearWindow()
-	mt.totalSelf, mt.samplerSelf, mt.members = 0, 0, mt.gen
+	mt.totalSelf, mt.samplerSelf, mt.samples, mt.members = 0, 0, 0, mt.gen
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
 	}
@@ -488,7 +491,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
 			}
 		}
-		return reused, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
+		return reused, selfTotals{mt.totalSelf, mt.samplerSelf, mt.samples}, gen
 	}
 	out := reused[:0]
 	if len(mt.rowOf) < len(mt.stats) {
@@ -502,7 +505,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 		}
 	}
 	mt.listed = len(out) // membership is unchanged: members stays
-	return out, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
+	return out, selfTotals{mt.totalSelf, mt.samplerSelf, mt.samples}, gen
 }
 
 // noGen marks a table that cannot be patched.
@@ -576,14 +579,19 @@ func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
 // sample adds n stack samples of one stack that stand for w ns: the
 // innermost frame's method gets them as self time, every method on the
 // stack (once, however often it recurs) as total time, and each frame's
-// caller is the frame below it.
-func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
+// caller is the frame below it. firstLines says the stack's lines are
+// its methods' first lines (rbkit's), which the methods take as theirs.
+func (mt *methodTable) sample(st *decode.Stack, n, w int64, firstLines bool) {
 	if len(st.Methods) == 0 {
 		return
 	}
 	slots := mt.stackBuf[:0]
-	for _, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
-		slots = append(slots, mt.frameSlot(f, false))
+	for i, f := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
+		slot := mt.frameSlot(f, false)
+		slots = append(slots, slot)
+		if firstLines && slot >= 0 && i < len(st.Lines) {
+			mt.firstLine(slot, st.Lines[i])
+		}
 	}
 	mt.stackBuf = slots
 	mt.mark++
@@ -606,4 +614,19 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
 		mt.called(slots[i], slots[i+1], n)
 	}
 	mt.sampled = true
+}
+
+// firstLine takes a sampled method's first line. Two methods may share a
+// label (two blocks of one method): a label seen at two lines has none.
+func (mt *methodTable) firstLine(slot int32, line int64) {
+	st := &mt.stats[slot]
+	if line <= 0 || st.line == line || st.lineMixed {
+		return
+	}
+	if st.line == 0 {
+		st.line = line
+	} else {
+		st.line, st.lineMixed = 0, true
+	}
+	mt.gens[slot] = mt.gen // its row changes
 }

@@ -68,6 +68,10 @@ func TestRbkitCapturesMakeThePicture(t *testing.T) {
 	if samples != 22 || byName["Foo#work"].Samples == 0 || byName["<main>"].TotalSamples != 22 || byName["Integer#times <cfunc>"].TotalSamples == 0 {
 		t.Fatalf("methods %v: want 22 samples, Foo#work on top of some, <main> in all", byName)
 	}
+	if byName["Foo#work"].Line != 34 || byName["Integer#times <cfunc>"].Line != 0 {
+		t.Fatalf("lines: Foo#work %d, Integer#times %d; want the method's first line, 34, and none for a C function",
+			byName["Foo#work"].Line, byName["Integer#times <cfunc>"].Line)
+	}
 	if len(s.Threads) != 1 || s.Threads[0].Name != "main" || s.Threads[0].Samples != 22 {
 		t.Fatalf("threads %+v", s.Threads)
 	}
@@ -101,5 +105,39 @@ func TestRubyLabelsAreNotSplitAsDescriptors(t *testing.T) {
 	}
 	if !names["block (2 levels) in Ledger#reconcile"] || !names["<top (required)>"] || !names["com.acme.A.run"] {
 		t.Fatalf("names %v", names)
+	}
+}
+
+// A sampled method's line is its first line when the source says its
+// lines are such (rbkit's); a label seen at two lines (two blocks of one
+// method) has none; a JVM's sampled lines, the lines running, name no method.
+func TestSampledMethodLines(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags int32
+		lines []int64
+		want  int32
+	}{
+		{"first lines", decode.SampleFirstLines, []int64{12, 12}, 12},
+		{"one label at two lines", decode.SampleFirstLines, []int64{12, 40}, 0},
+		{"two lines, then the first again", decode.SampleFirstLines, []int64{12, 40, 12}, 0},
+		{"unknown, then known", decode.SampleFirstLines, []int64{0, 7}, 7},
+		{"lines running", 0, []int64{12, 12}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := New(Options{})
+			var evs []decode.Event
+			for i, l := range tc.lines {
+				evs = append(evs, &decode.Sample{ThreadIDRef: 1, Time: decode.Ticks(i + 1), Count: 1, Flags: tc.flags,
+					Stack: decode.Stack{Methods: []string{"block in Foo#bar", "<main>"}, Lines: []int64{l, 0}}})
+			}
+			a.Apply(evs, 1, decode.Clock{}, time.Unix(0, 0))
+			s := a.Snapshot(time.Unix(0, 0), Query{CallersOf: -1})
+			for _, m := range s.Methods {
+				if s.MethodName(&m) == "block in Foo#bar" && m.Line != tc.want {
+					t.Fatalf("line %d, want %d", m.Line, tc.want)
+				}
+			}
+		})
 	}
 }

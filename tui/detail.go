@@ -221,11 +221,20 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 	name := inert(s.MethodName(m))
 	sampled := m.Calls == 0 && m.Samples+m.TotalSamples > 0
 	out := []string{st.Title.Render("Method ") + value(name)}
-	if m.Line > 0 && !sampled {
+	if m.Line > 0 { // its first line (a sampled method has one when the source names it: rbkit)
 		out[0] += label(fmt.Sprintf(" (line %d)", m.Line))
 	}
-	span := func(title string, f *state.Method) {
+	// Samples that stand for no known time (rbkit's) are counted: a
+	// method's share of them is its share of the time sampled.
+	bySamples := sampled && s.TotalSelf <= 0
+	span := func(title string, f *state.Method, samples int64) {
 		out = append(out, "", st.Title.Render(title))
+		if bySamples {
+			out = append(out,
+				fmt.Sprintf("  %s %s %s  %s %s%s", label("on top of"), value(count(f.Samples)), label("samples"+shareOf(f.Samples, samples)),
+					label("on the stack in"), value(count(f.TotalSamples)), label(shareOf(f.TotalSamples, samples))))
+			return
+		}
 		if sampled {
 			out = append(out,
 				fmt.Sprintf("  %s %s  %s %s  %s %s", label("on top of"), value(count(f.Samples)), label("samples, self"), value(dur(f.Self)),
@@ -242,15 +251,25 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(dur(f.Min)), label("avg self"), value(dur(avg)), label("max"), value(dur(f.Max))))
 	}
 	recent, cumulative := s.FocusRecent, s.FocusCumulative
+	samples := s.Samples
 	if recent.Slot != m.Slot || cumulative.Slot != m.Slot {
-		recent, cumulative = *m, *m // figures of one span only
+		recent, cumulative = *m, *m // figures of one span only, as are the samples of the methods listed
+		var listed int64
+		for i := range s.Methods {
+			listed += s.Methods[i].Samples
+		}
+		samples = state.SampleCounts{Window: listed, Cumulative: listed}
 	}
-	span("Over the last "+dur(s.Window), &recent)
-	span("Since watching began", &cumulative)
+	span("Over the last "+dur(s.Window), &recent, samples.Window)
+	span("Since watching began", &cumulative, samples.Cumulative)
 	if s.TotalSelf > 0 {
 		out = append(out, "  "+label("of all self time, in the pane's span: ")+value(pct(s.Percent(m))))
 	}
-	if sampled {
+	switch {
+	case bySamples:
+		out = append(out, "", label("Sampled: the samples stand for no measured time; a method's share of them is"),
+			label("about its share of the time sampled (CPU or wall time, as the clock is set)."))
+	case sampled:
 		out = append(out, "", label("Sampled: times are the CPU time of the threads sampled in it, shared among"),
 			label("their samples; calls, min and max are not measured."))
 	}
@@ -268,4 +287,13 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles) []string {
 		out = append(out, fmt.Sprintf("  %8s  %s", value(count(c.Calls)), inert(c.Name)))
 	}
 	return out
+}
+
+// shareOf is n's share of all the samples, " (12% of 6.8k)", "" when
+// their number is unknown.
+func shareOf(n, all int64) string {
+	if all <= 0 {
+		return ""
+	}
+	return " (" + pct(100*float64(n)/float64(all)) + " of " + count(all) + ")"
 }

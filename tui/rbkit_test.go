@@ -96,6 +96,7 @@ func TestRbkitGoldenScreens(t *testing.T) {
 		{"rbkit-monitors-80x24", 80, 24, []string{"3"}},
 		{"rbkit-methods-80x24", 80, 24, []string{"2"}},
 		{"rbkit-help-80x24", 80, 24, []string{"?"}},
+		{"rbkit-method-drill-in-80x24", 80, 24, []string{"2", "enter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, agg, _ := rbkitModel(t, tc.w, tc.h)
