@@ -534,12 +534,16 @@ func (s *RbkitSource) Commands() []Command {
 	if s.clock == "wall" {
 		clock = "wall clock"
 	}
+	// The toggles' states are the server's, known while connected to it:
+	// never connected, or gone, they would be guesses.
+	unknown := !s.up
 	return []Command{
-		{Key: RbkitKeyCPU, Label: "CPU sampling", Toggle: true, On: s.cpu, Busy: s.busy == RbkitKeyCPU},
-		{Key: RbkitKeyMemory, Label: "memory profiling", Toggle: true, On: s.memory, Busy: s.busy == RbkitKeyMemory},
-		{Key: RbkitKeyClock, Label: "wall/CPU clock", Toggle: true, On: s.clock == "wall", State: clock, Busy: s.busy == RbkitKeyClock},
-		{Key: RbkitKeyGC, Label: "force a GC", Busy: s.busy == RbkitKeyGC},
-		{Key: RbkitKeySnapshot, Label: "object-space snapshot", Busy: s.busy == RbkitKeySnapshot},
+		{Key: RbkitKeyCPU, Label: "CPU sampling", Short: "CPU", Toggle: true, On: s.cpu, Unknown: unknown, Busy: s.busy == RbkitKeyCPU},
+		{Key: RbkitKeyMemory, Label: "memory profiling", Short: "memory", Toggle: true, On: s.memory, Unknown: unknown, Busy: s.busy == RbkitKeyMemory},
+		{Key: RbkitKeyClock, Label: "wall/CPU clock", Short: "clock", Toggle: true, On: s.clock == "wall", State: clock, Unknown: unknown,
+			Busy: s.busy == RbkitKeyClock},
+		{Key: RbkitKeyGC, Label: "force a GC", Short: "GC", Busy: s.busy == RbkitKeyGC},
+		{Key: RbkitKeySnapshot, Label: "object-space snapshot", Short: "snapshot", Busy: s.busy == RbkitKeySnapshot},
 	}
 }
 

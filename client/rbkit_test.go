@@ -67,6 +67,11 @@ func TestRbkitSourceWatchesTheWorkload(t *testing.T) {
 	for _, cmd := range s.Commands() {
 		on[cmd.Key] = cmd.On
 	}
+	for _, cmd := range s.Commands() {
+		if cmd.Unknown {
+			t.Errorf("%s is unknown while connected", cmd.Label)
+		}
+	}
 	if !on[RbkitKeyCPU] || !on[RbkitKeyMemory] || on[RbkitKeyClock] {
 		t.Fatalf("commands %+v: want CPU sampling and memory profiling on, the CPU clock", s.Commands())
 	}
@@ -74,7 +79,7 @@ func TestRbkitSourceWatchesTheWorkload(t *testing.T) {
 
 func TestRbkitSourceRefusesAnotherProtocol(t *testing.T) {
 	srv := startRbkit(t, rbkitsim.Config{Protocol: "3.0"})
-	_, _, done := runRbkit(t, srv, RbkitConfig{})
+	s, _, done := runRbkit(t, srv, RbkitConfig{})
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), `"3.0"`) || !strings.Contains(err.Error(), `"2.1"`) {
@@ -85,6 +90,11 @@ func TestRbkitSourceRefusesAnotherProtocol(t *testing.T) {
 	}
 	if cmds := srv.Commands(); len(cmds) != 1 {
 		t.Fatalf("commands %v: nothing but the handshake should be sent to another protocol", cmds)
+	}
+	for _, cmd := range s.Commands() {
+		if cmd.Toggle && !cmd.Unknown {
+			t.Errorf("%s reads %v, though proftop never connected", cmd.Label, cmd.On)
+		}
 	}
 }
 

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/proftop/proftop/client"
 )
 
 // The help screen and the footer. The help lays its groups out in as many
@@ -196,11 +199,24 @@ func (m *Model) footer() string {
 	if m.help == nil && len(m.commands) > 0 {
 		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
 	}
+	command := func(it footerItem) bool { // a source's: when one does not fit, "?" says there are more
+		return slices.ContainsFunc(m.commands, func(c client.Command) bool { return c.Key == it.key })
+	}
 	render := func(keep func(footerItem) bool) string {
+		kept := make([]bool, len(items))
+		all := true // every command shown
+		for i, it := range items {
+			kept[i] = keep(it)
+			all = all && (kept[i] || !command(it))
+		}
 		var parts []string
-		for _, it := range items {
-			if keep(it) {
-				parts = append(parts, m.st.Key.Render(it.key)+" "+m.st.Desc.Render(it.desc))
+		for i, it := range items {
+			if kept[i] {
+				desc := it.desc
+				if it.key == "?" && !all {
+					desc = "more" // the commands that did not fit are in the help
+				}
+				parts = append(parts, m.st.Key.Render(it.key)+" "+m.st.Desc.Render(desc))
 			}
 		}
 		return strings.Join(parts, m.st.Desc.Render(" · "))

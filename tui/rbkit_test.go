@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,15 +23,18 @@ import (
 // commandSource is a source that takes commands, as rbkit's does.
 type commandSource struct {
 	fakeSource
-	cpu  bool
-	done []string
+	cpu, memory bool
+	unknown     bool // the toggles' states are not known (never connected)
+	done        []string
 }
 
 func (c *commandSource) Commands() []client.Command {
 	return []client.Command{
-		{Key: "C", Label: "CPU sampling", Toggle: true, On: c.cpu},
-		{Key: "W", Label: "wall/CPU clock", Toggle: true, State: "CPU clock"},
-		{Key: "X", Label: "force a GC"},
+		{Key: "C", Label: "CPU sampling", Short: "CPU", Toggle: true, On: c.cpu, Unknown: c.unknown},
+		{Key: "W", Label: "wall/CPU clock", Short: "clock", Toggle: true, State: "CPU clock", Unknown: c.unknown},
+		{Key: "X", Label: "force a GC", Short: "GC"},
+		{Key: "M", Label: "memory profiling", Short: "memory", Toggle: true, On: c.memory, Unknown: c.unknown},
+		{Key: "O", Label: "object-space snapshot", Short: "snapshot"},
 	}
 }
 
@@ -68,7 +72,7 @@ func rbkitModel(t *testing.T, w, h int) (*Model, *state.Aggregator, *commandSour
 		}
 		agg.Apply(batch.Events(), 1, decode.Clock{}, t0)
 	}
-	src := &commandSource{cpu: true, fakeSource: fakeSource{st: client.Status{Source: "rbkit 127.0.0.1:5555/5556", State: client.StateStreaming,
+	src := &commandSource{cpu: true, memory: true, fakeSource: fakeSource{st: client.Status{Source: "rbkit 127.0.0.1:5555/5556", State: client.StateStreaming,
 		Format: decode.FormatRbkit, Negotiation: client.OutcomeHandshake, Streams: 1, Lost: 3,
 		Agent:    protocol.Agent{ID: "14772", PID: 14772, Name: "/opt/rbkit-run/target.rb", Type: "rbkit", Version: "0.1.10"},
 		Facts:    []client.Fact{{Key: "pwd", Value: "/opt/rbkit-run"}, {Key: "rbkit", Value: "0.1.10, protocol 2.1"}},
@@ -145,4 +149,49 @@ func TestRbkitCallTree(t *testing.T) {
 		}
 	}
 	golden(t, "rbkit-call-tree-80x24", screen)
+}
+
+// The footer offers the source's keys by their short words, as many as
+// fit; "?" says more when some do not.
+func TestRbkitFooterKeys(t *testing.T) {
+	for _, tc := range []struct {
+		width   int
+		want    []string
+		lacking []string
+	}{
+		{80, []string{"? help", "C CPU", "W clock", "X GC", "M memory", "O snapshot", "q quit"}, nil},
+		{48, []string{"? more", "C CPU", "q quit"}, []string{"O snapshot", "? help"}},
+	} {
+		t.Run(strconv.Itoa(tc.width), func(t *testing.T) {
+			m, _, _ := rbkitModel(t, tc.width, 24)
+			footer := ansi.Strip(m.footer())
+			for _, w := range tc.want {
+				if !strings.Contains(footer, w) {
+					t.Errorf("footer %q lacks %q", footer, w)
+				}
+			}
+			for _, w := range tc.lacking {
+				if strings.Contains(footer, w) {
+					t.Errorf("footer %q has %q", footer, w)
+				}
+			}
+		})
+	}
+}
+
+// A toggle whose state the source does not know (never connected) is left
+// out of the header, not shown off.
+func TestUnknownTogglesLeftOut(t *testing.T) {
+	m, agg, src := rbkitModel(t, 200, 50)
+	src.unknown = true
+	deliverCommands(m, agg)
+	screen := ansi.Strip(m.render())
+	for _, w := range []string{"C CPU sampling", "M memory profiling", "W CPU clock"} {
+		if strings.Contains(screen, w) {
+			t.Errorf("the header shows %q though its state is unknown", w)
+		}
+	}
+	if !strings.Contains(screen, "C CPU · W clock") {
+		t.Error("the footer no longer offers the keys")
+	}
 }
