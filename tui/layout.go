@@ -20,6 +20,7 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneMethods:
 		return m.methodRows(s)
 	case paneObjects:
+		m.tables[paneObjects].cols = objectColumns(&s.Objects)
 		return newObjectRows(&s.Objects, m.cfg.ASCII)
 	case paneCoverage:
 		return coverageRows{s: s.Coverage}
@@ -308,6 +309,12 @@ func (m *Model) gridBody(h int) []string {
 		mw, gw := lw/2, rw/2
 		left := joinColumns(m.pane(paneMonitors, mw, bh), m.pane(paneCoverage, lw-mw, bh))
 		bottom = joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+	case m.snap != nil && m.snap.HasObjects && m.monitorsUnfilled():
+		// The monitors only say why they are empty (rbkit's): a narrow
+		// column, and the room to the objects' columns and their trend.
+		mw := max(m.width/6, 30)
+		gw := max((m.width-mw)/3, 52) // 52: the GC pane's longest lines uncut
+		bottom = joinColumns(m.pane(paneMonitors, mw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, m.width-mw-gw, bh)))
 	case m.snap != nil && m.snap.HasObjects:
 		// Objects beside GC, under the methods.
 		gw := rw / 2
@@ -320,6 +327,12 @@ func (m *Model) gridBody(h int) []string {
 		out = append(out, m.thirdRow(third)...)
 	}
 	return out
+}
+
+// monitorsUnfilled says the monitors pane has nothing but the sentence of
+// a source that reports no locks.
+func (m *Model) monitorsUnfilled() bool {
+	return m.status.Why(client.PaneMonitors) != "" && (m.snap == nil || len(m.snap.Monitors) == 0)
 }
 
 func joinColumns(a, b []string) []string {
@@ -375,6 +388,9 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			title = "Probes · since the start"
 		}
 		title += tableTitle(t, d.Len(), m.filters[p])
+		if p == paneObjects {
+			title += objectsTitleTail(m.snap) // after the count and the sort: the first to be cut
+		}
 		if nt := notTracked(m.snap, p); nt != "" {
 			title += " · " + nt
 		}

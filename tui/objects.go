@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/proftop/proftop/state"
@@ -14,12 +15,63 @@ var objectCols = []column{
 	{title: "CLASS", min: 20, text: true, asc: true, shorten: shortClass},
 	{title: "LIVE", width: 8, right: true, name: "live objects"},
 	{title: "NEW/s", width: 7, right: true, name: "new per second"},
-	{title: "FREED/s", width: 7, right: true, drop: 3},
-	{title: "BYTES/s", width: 8, right: true, drop: 2},
-	{title: "ALLOCATED", width: 9, right: true, drop: 4},
-	{title: "CENSUS", width: 8, right: true, drop: 5},
-	{title: "LIVE, LAST MINUTE", width: 20, drop: 1},
+	{title: "FREED/s", width: 7, right: true, drop: 4},
+	{title: "BYTES/s", width: 8, right: true, drop: 3},
+	{title: "ALLOCATED", width: 9, right: true, drop: 5},
+	{title: "CENSUS", width: 8, right: true, drop: 1},
+	{title: "LIVE, LAST MINUTE", width: sparkCells, drop: 2},
 }
+
+// The objects' columns' indices.
+const (
+	objColBytesRate = 4
+	objColAllocated = 5
+	objColCensus    = 6
+)
+
+// What the objects have, which decides the columns shown.
+const (
+	objHaveCensus      = 1 << iota // a census beside the allocations
+	objHaveBytes                   // sizes (rbkit reports none)
+	objHaveAllocations             // allocations (a census alone has none)
+)
+
+// objectColumnSets are objectCols without the columns the data has nothing
+// for, by what it has: a census's count (kept longest when there is one:
+// it is the true count of the live objects), the bytes, the allocations.
+// The indices stay those of objectCols, which sorting goes by.
+var objectColumnSets = func() (sets [8][]column) {
+	for i := range sets {
+		cols := append([]column(nil), objectCols...)
+		cols[objColCensus].off = i&objHaveCensus == 0
+		cols[objColBytesRate].off = i&objHaveBytes == 0
+		cols[objColAllocated].off = i&objHaveAllocations == 0
+		sets[i] = cols
+	}
+	return sets
+}()
+
+// objectColumns are the columns for the objects o.
+func objectColumns(o *state.Objects) []column {
+	have := objHaveAllocations
+	switch {
+	case censusOnly(o):
+		have = 0 // LIVE is the census's count
+	case len(o.Census) > 0:
+		have |= objHaveCensus
+	}
+	for c := range o.Classes {
+		if o.Classes[c].Bytes != 0 {
+			have |= objHaveBytes
+			break
+		}
+	}
+	return objectColumnSets[have]
+}
+
+// sparkCells is the width of the live count's sparkline: the last minute,
+// three seconds a cell.
+const sparkCells = 20
 
 type objectRows struct {
 	s      []state.ObjectClass
@@ -78,11 +130,7 @@ func (r objectRows) Cell(i, col int) string {
 		}
 		return "–"
 	case 7:
-		h := make([]float64, len(c.History))
-		for j, v := range c.History {
-			h[j] = float64(v)
-		}
-		return sparkline(h, 20, 0, r.ascii)
+		return sparkline(perCell(c.History, sparkCells), sparkCells, 0, r.ascii)
 	}
 	return ""
 }
@@ -120,6 +168,27 @@ func (r objectRows) counted(c *state.ObjectClass) (int64, bool) {
 	return n, ok
 }
 
+// perCell fits a history into cells: each cell the highest of its run of
+// values (a live count's peaks are what a minute's trend is about), so
+// that the cells span the whole history, not only its last seconds.
+func perCell(history []int64, cells int) []float64 {
+	if len(history) == 0 || cells <= 0 {
+		return nil
+	}
+	per := max((len(history)+cells-1)/cells, 1)
+	out := make([]float64, 0, cells)
+	// The runs end with the latest value; the oldest run may be short.
+	for end := len(history); end > 0 && len(out) < cells; end -= per {
+		peak := history[max(end-per, 0)]
+		for _, v := range history[max(end-per, 0):end] {
+			peak = max(peak, v)
+		}
+		out = append(out, float64(peak))
+	}
+	slices.Reverse(out)
+	return out
+}
+
 // hashName is a stable row id for a name.
 func hashName(s string) uint32 {
 	h := uint32(2166136261)
@@ -138,11 +207,16 @@ func objectsTitle(s *state.Snapshot) string {
 	if censusOnly(&s.Objects) {
 		return t + " · census at " + s.Objects.CensusAt.Local().Format("15:04:05") + " (LIVE: counted then)"
 	}
-	t += " · per second over " + dur(s.Objects.Window)
-	if s.Objects.Untracked > 0 {
-		t += fmt.Sprintf(" · %s freed of unknown class", count(s.Objects.Untracked))
+	return t + " · per second over " + dur(s.Objects.Window)
+}
+
+// objectsTitleTail is what the title adds after the table's count and
+// sort, which matter more: the frees proftop could not attribute.
+func objectsTitleTail(s *state.Snapshot) string {
+	if s == nil || !s.HasObjects || censusOnly(&s.Objects) || s.Objects.Untracked == 0 {
+		return ""
 	}
-	return t
+	return fmt.Sprintf(" · %s freed of unknown class", count(s.Objects.Untracked))
 }
 
 // censusOnly says the objects are known from a census alone: no

@@ -50,7 +50,7 @@ func (c *commandSource) Do(_ context.Context, key string) (string, error) {
 func rbkitModel(t *testing.T, w, h int) (*Model, *state.Aggregator, *commandSource) {
 	t.Helper()
 	agg := state.New(state.Options{})
-	for _, name := range []string{"cpu_sampling.msgpack", "memory_profile.msgpack"} {
+	for _, name := range []string{"cpu_sampling.msgpack", "memory_profile.msgpack", "objectspace_dump.msgpack.gz"} {
 		b, err := os.ReadFile(filepath.Join("..", "decode", "testdata", "rbkit", name))
 		if err != nil {
 			t.Fatal(err)
@@ -101,6 +101,7 @@ func TestRbkitGoldenScreens(t *testing.T) {
 		{"rbkit-methods-80x24", 80, 24, []string{"2"}},
 		{"rbkit-help-80x24", 80, 24, []string{"?"}},
 		{"rbkit-method-drill-in-80x24", 80, 24, []string{"2", "enter"}},
+		{"rbkit-objects-80x24", 80, 24, []string{"5"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, agg, _ := rbkitModel(t, tc.w, tc.h)

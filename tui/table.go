@@ -19,6 +19,7 @@ type column struct {
 	text  bool // sorts by its text, else by a number
 	asc   bool // sorts ascending by default (names, ids); figures sort descending
 	drop  int  // when the table is narrow, columns with the highest drop go first; 0 never goes
+	off   bool // never shown: the data has nothing for it (no census, no sizes)
 	// shorten fits a cell's text that is too wide, keeping what tells rows
 	// apart (see shorten.go); nil cuts it at the right.
 	shorten func(s string, w int) string
@@ -346,6 +347,11 @@ func (t *table) selected(d rows) int {
 // widths fits the columns into width cells, dropping columns when narrow.
 func (t *table) widths(width int) []int {
 	w := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		if c.off {
+			w[i] = -1
+		}
+	}
 	for {
 		used, flex := 0, -1
 		for i, c := range t.cols {
