@@ -80,6 +80,20 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			b.WriteByte('\n')
 		}
 	}
+	if s.HasObjects && len(s.Objects.Census) > 0 {
+		// The census by site, which the table by class sums.
+		rows := newCensusRows(&s.Objects)
+		n := rows.Len()
+		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(censusTitle(s)), n)
+		if n > top {
+			fmt.Fprintf(&b, ", first %d", top)
+		}
+		b.WriteString(")\n")
+		for _, l := range newTable(censusColumns(&s.Objects), 2).render(rows, width, min(n, top)+1, &st, false) {
+			b.WriteString(strings.TrimRight(l, " "))
+			b.WriteByte('\n')
+		}
+	}
 	if lines := virtualLines(s, &st); len(lines) > 0 {
 		b.WriteString("\nVIRTUAL THREADS\n")
 		for _, l := range lines {

@@ -39,7 +39,7 @@ func (m *Model) helpGroups() []helpGroup {
 	}
 	panes = append(panes, k.Pane[6], k.Pane[7])
 	view := []key.Binding{k.Pause, k.Recent, k.Group}
-	if m.snap != nil && m.snap.Views {
+	if m.snap != nil && (m.snap.Views || len(m.snap.Objects.Census) > 0) {
 		view = append(view, k.View)
 	}
 	return append(source, []helpGroup{
@@ -195,6 +195,13 @@ func (m *Model) footer() string {
 	}
 	if m.cfg.Fleet && m.help == nil && m.detail == nil {
 		items[len(items)-1] = footerItem{"esc q", "fleet", true}
+	}
+	if m.help == nil && m.detail == nil && m.focus == paneObjects && m.snap != nil && len(m.snap.Objects.Census) > 0 {
+		view := footerItem{"v", "census", false}
+		if m.census {
+			view.desc = "classes"
+		}
+		items = append(items[:2:2], append([]footerItem{view}, items[2:]...)...)
 	}
 	if m.help == nil && len(m.commands) > 0 {
 		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)

@@ -73,6 +73,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(m.fetchUnpaused(), m.treeCmd())
 		}
 		return m, m.fetchUnpaused()
+	case key.Matches(msg, k.View) && m.focus == paneObjects && m.detail == nil:
+		m.switchObjectsView()
+		return m, nil
 	case key.Matches(msg, k.View):
 		return m, m.switchView()
 	case key.Matches(msg, k.Group):

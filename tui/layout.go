@@ -20,8 +20,7 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneMethods:
 		return m.methodRows(s)
 	case paneObjects:
-		m.tables[paneObjects].cols = objectColumns(&s.Objects)
-		return newObjectRows(&s.Objects, m.cfg.ASCII)
+		return m.objectRows(s)
 	case paneCoverage:
 		return coverageRows{s: s.Coverage}
 	case paneTelemetry:
@@ -346,7 +345,10 @@ func joinColumns(a, b []string) []string {
 // pane draws one pane in its frame, from the cache when nothing changed.
 func (m *Model) pane(p paneID, w, h int) []string {
 	focused := p == m.focus
-	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler}
+	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler, census: p == paneObjects && m.census}
+	if p == paneObjects && m.snap != nil {
+		m.objectRows(m.snap) // the table of the view shown
+	}
 	t := m.tables[p]
 	if t != nil {
 		key.sortCol, key.flipped, key.filter, key.selID, key.hasSel, key.offset = t.sortCol, t.flipped, m.filters[p], t.selID, t.hasSel, t.offset
@@ -382,13 +384,16 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			title = methodsViewTitle(m.snap, m.sampler, true)
 		case paneObjects:
 			title = objectsTitle(m.snap)
+			if m.censusShown() {
+				title = censusTitle(m.snap)
+			}
 		case paneCoverage:
 			title = coverageTitle(m.snap)
 		case paneProbes:
 			title = "Probes · since the start"
 		}
 		title += tableTitle(t, d.Len(), m.filters[p])
-		if p == paneObjects {
+		if p == paneObjects && !m.censusShown() {
 			title += objectsTitleTail(m.snap) // after the count and the sort: the first to be cut
 		}
 		if nt := notTracked(m.snap, p); nt != "" {

@@ -297,11 +297,17 @@ func noObjects(st *Styles) []string {
 	}
 }
 
-// objectByID finds a class's name by its row id.
+// objectByID finds a class's name by its row id, in either view: a class
+// or a census line (whose drill-in is its class's).
 func objectByID(s *state.Snapshot, id int64) (string, bool) {
 	for i := range s.Objects.Classes {
 		if int64(hashName(s.Objects.Classes[i].Class)) == id {
 			return s.Objects.Classes[i].Class, true
+		}
+	}
+	for i := range s.Objects.Census {
+		if censusRowID(&s.Objects.Census[i]) == id {
+			return s.Objects.Census[i].Class, true
 		}
 	}
 	return "", false

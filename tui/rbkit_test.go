@@ -102,6 +102,9 @@ func TestRbkitGoldenScreens(t *testing.T) {
 		{"rbkit-help-80x24", 80, 24, []string{"?"}},
 		{"rbkit-method-drill-in-80x24", 80, 24, []string{"2", "enter"}},
 		{"rbkit-objects-80x24", 80, 24, []string{"5"}},
+		{"rbkit-census-80x24", 80, 24, []string{"5", "v"}},
+		{"rbkit-census-200x50", 200, 50, []string{"5", "v"}},
+		{"rbkit-census-drill-in-80x24", 80, 24, []string{"5", "v", "enter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, agg, _ := rbkitModel(t, tc.w, tc.h)
@@ -194,5 +197,34 @@ func TestUnknownTogglesLeftOut(t *testing.T) {
 	}
 	if !strings.Contains(screen, "C CPU · W clock") {
 		t.Error("the footer no longer offers the keys")
+	}
+}
+
+// v shows the census by class and site in the Objects pane, and the
+// classes again; without a census it says how to take one. The text
+// snapshot lists the census too.
+func TestObjectsCensusView(t *testing.T) {
+	m, agg, _ := rbkitModel(t, 120, 40)
+	press(m, "5", "v")
+	deliverCommands(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "census 08:59:43, 12.8k objects") || !strings.Contains(screen, "COUNT") {
+		t.Fatalf("after v, no census:\n%s", screen)
+	}
+	press(m, "v")
+	deliverCommands(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "per second over") || !strings.Contains(screen, "CENSUS") {
+		t.Fatalf("after v again, not the classes:\n%s", screen)
+	}
+	text := ansi.Strip(RenderText(agg.Snapshot(time.Unix(0, 1795251590000000000), state.Query{CallersOf: -1}), m.status, 120, 5, false))
+	if !strings.Contains(text, "OBJECTS · CENSUS 08:59:43, 12.8K OBJECTS (47, first 5)") || !strings.Contains(text, "9519    74%") {
+		t.Fatalf("the text snapshot lacks the census:\n%s", text)
+	}
+
+	bare := New(Config{Refresh: time.Second}, &fakeSource{}, state.New(state.Options{}))
+	bare.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	bare.snap = &state.Snapshot{HasObjects: true}
+	press(bare, "5", "v")
+	if bare.census || !strings.Contains(bare.notice, "no census") {
+		t.Fatalf("v without a census: census %v, notice %q", bare.census, bare.notice)
 	}
 }
