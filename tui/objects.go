@@ -246,9 +246,9 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 	if c != nil {
 		out = append(out,
 			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(count(c.Live)), label("allocated"), value(count(c.Allocs)),
-				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(size(c.Bytes))),
+				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(knownSize(c.Bytes))),
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(rate(c.FreeRate)),
-				label("bytes/s"), value(size(int64(c.BytesRate)))))
+				label("bytes/s"), value(knownSize(int64(c.BytesRate)))))
 		if c.Sampled {
 			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))
 		}
@@ -278,6 +278,15 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 		out = append(out, "  "+st.Muted.Render("none for this class"))
 	}
 	return out
+}
+
+// knownSize is an amount of bytes allocated, – when none is known: a
+// source that gives no sizes (rbkit) counts objects only.
+func knownSize(b int64) string {
+	if b <= 0 {
+		return "–"
+	}
+	return size(b)
 }
 
 func censusLabel(s *state.Snapshot) string {
