@@ -342,12 +342,15 @@ func (s *RbkitSource) handshake(reply []byte) (decode.RbkitHandshake, error) {
 	s.mu.Lock()
 	s.hs, s.cpu, s.memory, s.clock = hs, hs.CPUProfiling, hs.ObjectTrace, hs.Clock
 	s.mu.Unlock()
-	s.track.update(func(st *Status) {
-		st.Agent = protocol.Agent{ID: strconv.FormatInt(hs.PID, 10), PID: int(hs.PID), Name: hs.ProcessName,
-			Type: "rbkit", Version: hs.ServerVersion}
-		st.Facts = []Fact{{"pwd", hs.Pwd}, {"rbkit", hs.ServerVersion + ", protocol " + hs.ProtocolVersion}}
-	})
+	s.track.update(func(st *Status) { st.Agent, st.Facts = rbkitProcess(hs) })
 	return hs, nil
+}
+
+// rbkitProcess is who a handshake says the process is, for the header:
+// its name, pid and rbkit's version, its working directory first of the facts.
+func rbkitProcess(hs decode.RbkitHandshake) (protocol.Agent, []Fact) {
+	return protocol.Agent{ID: strconv.FormatInt(hs.PID, 10), PID: int(hs.PID), Name: hs.ProcessName, Type: "rbkit", Version: hs.ServerVersion},
+		[]Fact{{"pwd", hs.Pwd}, {"rbkit", hs.ServerVersion + ", protocol " + hs.ProtocolVersion}}
 }
 
 func (s *RbkitSource) set(f func()) {

@@ -264,3 +264,22 @@ func TestRbkitReplayCountsLostFrames(t *testing.T) {
 		t.Fatalf("lost %d, format %v; want 4 lost (5 to 8) in an rbkit recording", st.Lost, st.Format)
 	}
 }
+
+// A recording's replay names the process as the live header did: its
+// name, pid and working directory come from the handshake reply it starts with.
+func TestRbkitReplayNamesTheProcess(t *testing.T) {
+	srv := startRbkit(t, rbkitsim.Config{Frames: [][]byte{collectionFrame(0), collectionFrame(1)}, PID: 777})
+	rec := filepath.Join(t.TempDir(), "ruby")
+	s, _, _ := runRbkit(t, srv, RbkitConfig{Record: rec})
+	waitFor(t, "the frames recorded", 20*time.Second, func() bool { return s.Status().Bytes > 0 && s.Status().Recording != "" })
+	f := NewFileSource(s.Status().Recording, 0, decode.Options{})
+	c := consume(f, 0)
+	if err := f.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	st := f.Status()
+	if st.Agent.PID != 777 || st.Agent.Name != "/srv/ledger/bin/reconcile.rb" || !hasFact(st, "pwd", "/srv/ledger") || st.Agent.Type != "rbkit" {
+		t.Fatalf("the replay names %+v, facts %v", st.Agent, st.Facts)
+	}
+}

@@ -76,6 +76,9 @@ type rbkitMapper struct {
 
 	census rbCensus
 
+	handshake    RbkitHandshake // the latest handshake reply (a recording's first frame)
+	hasHandshake bool
+
 	frames      int64
 	lastCounter int64 // -1 before the first frame
 	lost        int64
@@ -149,6 +152,7 @@ func (m *rbkitMapper) frame(b []byte) error {
 	}
 	if msg.typ == rbkitHandshake {
 		h := &msg.handshake
+		m.handshake, m.hasHandshake = *h, true
 		t := msTicks(msg.ts)
 		m.emit(&ProcessCreate{ProcessID: strconv.FormatInt(h.PID, 10), Name: h.ProcessName, PID: int32(h.PID), Time: t})
 		m.emit(&AgentCreate{AgentName: "rbkit", AgentType: "rbkit", Version: h.ServerVersion + " (protocol " + h.ProtocolVersion + ")", Time: t})
@@ -484,6 +488,10 @@ func (d *RbkitDecoder) Lost() int64 { return d.m.lost }
 
 // Frames is the count of frames decoded.
 func (d *RbkitDecoder) Frames() int64 { return d.m.frames }
+
+// Handshake is the recording's handshake reply (who the process is),
+// once read; false when none came yet.
+func (d *RbkitDecoder) Handshake() (RbkitHandshake, bool) { return d.m.handshake, d.m.hasHandshake }
 
 // RbkitFrames decodes rbkit frames one at a time, as a ZeroMQ subscriber
 // receives them: the transport delimits them, so a malformed frame never
