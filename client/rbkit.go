@@ -136,9 +136,13 @@ type RbkitSource struct {
 	memory  bool
 	clock   string // "cpu" or "wall"
 	busy    string // the key of the command awaiting its reply
-	resets  int    // REQ sockets made anew after a timeout
+	resets  int    // REQ sockets made anew after a timeout, of this process
 	up      bool   // a connection is up: commands may be sent
 	replied time.Time
+
+	// lostBefore is the frames lost by the connections before this one to
+	// the same process; only the Run goroutine touches it.
+	lostBefore int64
 }
 
 // NewRbkitSource returns a source; call Run.
@@ -340,9 +344,25 @@ func (s *RbkitSource) handshake(reply []byte) (decode.RbkitHandshake, error) {
 		return hs, &ProtocolError{Got: hs.ProtocolVersion}
 	}
 	s.mu.Lock()
+	another := s.hs.PID != hs.PID
 	s.hs, s.cpu, s.memory, s.clock = hs, hs.CPUProfiling, hs.ObjectTrace, hs.Clock
+	if another {
+		s.resets = 0
+	}
+	resets := s.resets
 	s.mu.Unlock()
-	s.track.update(func(st *Status) { st.Agent, st.Facts = rbkitProcess(hs) })
+	s.track.update(func(st *Status) {
+		st.Agent, st.Facts = rbkitProcess(hs)
+		if resets > 0 {
+			st.Facts = setFact(st.Facts, "REQ resets", strconv.Itoa(resets))
+		}
+		// Frames lost are counted per process (its counter goes on across
+		// clients): another process's count starts again.
+		if another {
+			st.Lost = 0
+		}
+		s.lostBefore = st.Lost
+	})
 	return hs, nil
 }
 
@@ -426,7 +446,7 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				}
 			}
 			if lost := frames.Lost(); lost > 0 {
-				s.track.update(func(st *Status) { st.Lost = lost })
+				s.track.update(func(st *Status) { st.Lost = s.lostBefore + lost })
 			}
 			if frames.Restarts() > 0 {
 				return errors.New("the rbkit server restarted (its frame counter began again)")

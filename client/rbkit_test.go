@@ -222,10 +222,12 @@ func TestRbkitLostAndMalformedFrames(t *testing.T) {
 }
 
 func TestRbkitServerRestartIsANewStream(t *testing.T) {
-	first := startRbkit(t, rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, PID: 1})
+	first := startRbkit(t, rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, PID: 1, Lose: 2})
 	pub, req := first.PubPort(), first.ReqPort()
 	s, c, _ := runRbkit(t, first, RbkitConfig{Reconnect: true, ReconnectMin: 50 * time.Millisecond, ReconnectMax: 200 * time.Millisecond, Quiet: 500 * time.Millisecond})
-	waitFor(t, "the first server's samples", 20*time.Second, func() bool { return c.count(decode.KindSample) > 0 })
+	waitFor(t, "the first server's samples and lost frames", 20*time.Second, func() bool {
+		return c.count(decode.KindSample) > 0 && s.Status().Lost > 0
+	})
 	first.Close()
 	waitFor(t, "the loss noticed", 20*time.Second, func() bool { return s.Status().State == StateReconnecting })
 	second, err := rbkitsim.Start(rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, PID: 2,
@@ -245,6 +247,9 @@ func TestRbkitServerRestartIsANewStream(t *testing.T) {
 	})
 	if cmds := second.Commands(); !slices.Contains(cmds, "start_cpu_profiling") {
 		t.Fatalf("the restarted server was not told to profile: %v", cmds)
+	}
+	if lost := s.Status().Lost; lost != 0 {
+		t.Fatalf("%d frames lost: the first process's losses are not the second's", lost)
 	}
 }
 

@@ -525,6 +525,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Node:
 		a.process.Host = e.Hostname
 	case *decode.ProcessCreate:
+		if a.process.PID != 0 && e.PID != 0 && e.PID != a.process.PID {
+			a.newProcess()
+		}
 		a.process.PID = e.PID
 		a.process.Name = e.Name
 		a.process.Started = time.Unix(0, a.ns(e.Time))

@@ -141,3 +141,35 @@ func TestSampledMethodLines(t *testing.T) {
 		})
 	}
 }
+
+// Another process (another pid) after a reconnection is a new heap: the
+// census, the objects and the collections of the one before are forgotten;
+// the same process reconnected keeps them.
+func TestAnotherProcessForgetsTheHeapOfTheOneBefore(t *testing.T) {
+	process := func(pid int32, at int) []decode.Event {
+		return []decode.Event{
+			&decode.ProcessCreate{PID: pid, Name: "worker.rb", Time: ms(at)},
+			&decode.ClassDef{ClassID: 1, Name: "Foo", Time: ms(at)},
+			&decode.ObjAlloc{ObjID: 7, ClassIDRef: 1, Time: ms(at + 10)},
+			&decode.ObjectCensus{Time: ms(at + 20), Census: int64(at + 20), Class: "Gem::Requirement", Count: 187, Bytes: -1, MaxCount: -1},
+			&decode.GCTotals{Time: ms(at + 30), Collector: "minor GC", Count: 113},
+			&decode.Collection{Time: ms(at + 40), Collector: "Ruby GC", Pause: 2_000_000, UsedBefore: -1, UsedAfter: -1, Committed: -1},
+		}
+	}
+	a := New(Options{})
+	a.Apply(process(100, 0), 1, decode.Clock{}, t0)
+	a.Apply(process(100, 1000)[:1], 2, decode.Clock{}, t0) // the same process, reconnected
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if len(s.Objects.Census) != 1 || s.GC.Count != 113 || len(s.GC.Pauses) != 1 {
+		t.Fatalf("the same process reconnected: census %v, GC %d collections, %d pauses", s.Objects.Census, s.GC.Count, len(s.GC.Pauses))
+	}
+	a.Apply([]decode.Event{&decode.ProcessCreate{PID: 200, Name: "worker.rb", Time: ms(5000)}, &decode.ClassDef{ClassID: 1, Name: "Bar", Time: ms(5000)},
+		&decode.ObjAlloc{ObjID: 7, ClassIDRef: 1, Time: ms(5010)}}, 3, decode.Clock{}, t0)
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if len(s.Objects.Census) != 0 || s.GC.Count != 0 || len(s.GC.Pauses) != 0 || len(s.GC.Collectors) != 0 {
+		t.Fatalf("another process: census %v, GC %d collections, pauses %v, collectors %v", s.Objects.Census, s.GC.Count, s.GC.Pauses, s.GC.Collectors)
+	}
+	if len(s.Objects.Classes) != 1 || s.Objects.Classes[0].Class != "Bar" || s.Objects.Classes[0].Live != 1 || s.Process.PID != 200 {
+		t.Fatalf("another process: classes %+v, pid %d", s.Objects.Classes, s.Process.PID)
+	}
+}
