@@ -110,6 +110,10 @@ const (
 // errCommandTimeout is a command whose reply did not come in time.
 var errCommandTimeout = errors.New("no reply in time")
 
+// errNoREQSocket is a REQ socket that could not be made anew after a
+// timeout: the server accepts no connection, or greets none.
+var errNoREQSocket = errors.New("no REQ socket")
+
 // ProtocolError is a server that speaks another rbkit protocol.
 type ProtocolError struct{ Got string }
 
@@ -126,19 +130,20 @@ type RbkitSource struct {
 	pump  *pump
 	rec   *recorder
 
-	cmdMu sync.Mutex // one command at a time: REQ/REP is lock-step
-	req   zmq4.Socket
-	conn  context.Context // the connection's, which a REQ socket made anew lives in
+	// turn lets one command at a time use the REQ socket (REQ/REP is
+	// lock-step); waiting for it is bounded, as is all a command does.
+	turn chan struct{}
 
-	mu      sync.Mutex
-	hs      decode.RbkitHandshake
-	cpu     bool
-	memory  bool
-	clock   string // "cpu" or "wall"
-	busy    string // the key of the command awaiting its reply
-	resets  int    // REQ sockets made anew after a timeout, of this process
-	up      bool   // a connection is up: commands may be sent
-	replied time.Time
+	mu     sync.Mutex
+	req    zmq4.Socket     // nil after a timeout: the next command makes one anew
+	conn   context.Context // the connection's, which a REQ socket made anew lives in
+	hs     decode.RbkitHandshake
+	cpu    bool
+	memory bool
+	clock  string // "cpu" or "wall"
+	busy   string // the key of the command awaiting its reply
+	resets int    // REQ sockets made anew after a timeout, of this process
+	up     bool   // a connection is up: commands may be sent
 
 	// lostBefore is the frames lost by the connections before this one to
 	// the same process; only the Run goroutine touches it.
@@ -152,7 +157,7 @@ func NewRbkitSource(cfg RbkitConfig) *RbkitSource {
 	t := newTracker(name)
 	t.st.Unfilled = []Unfilled{{Pane: PaneMonitors,
 		Why: "rbkit reports no locks: a Ruby process's monitors and mutexes are not traced, so this pane stays empty."}}
-	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu"}
+	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu", turn: make(chan struct{}, 1)}
 	if cfg.Record != "" {
 		s.rec = &recorder{base: cfg.Record}
 	}
@@ -259,20 +264,13 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	if err != nil {
 		return false, err
 	}
-	s.cmdMu.Lock()
-	s.req, s.conn = req, conn
-	s.cmdMu.Unlock()
-	defer func() {
-		s.cmdMu.Lock()
+	s.set(func() { s.req, s.conn = req, conn })
+	defer s.set(func() {
 		if s.req != nil {
 			s.req.Close()
-			s.req = nil
 		}
-		s.cmdMu.Unlock()
-		s.mu.Lock()
-		s.up = false
-		s.mu.Unlock()
-	}()
+		s.req, s.conn, s.up = nil, nil, false
+	})
 
 	s.track.setState(StateNegotiating, "")
 	reply, err := s.command(conn, rbkitCmdHandshake)
@@ -387,7 +385,9 @@ type received struct {
 
 // stream decodes the frames until the server goes away or ctx ends. When
 // the PUB socket is quiet for a while the server is asked for a handshake:
-// no answer twice running means it is gone; another pid, that it restarted.
+// no answer twice running (no reply, or no REQ socket made anew) means it
+// is stopped or hung, and it is said, then reconnected; another pid means
+// it restarted.
 func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.RbkitHandshake, frames *decode.RbkitFrames) error {
 	in := make(chan received, 16)
 	go func() {
@@ -415,6 +415,8 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 	defer quiet.Stop()
 	var offset int64
 	unanswered := 0
+	heard := time.Now() // the latest frame or reply
+	defer s.track.update(func(st *Status) { st.Warning = "" })
 	for {
 		select {
 		case <-ctx.Done():
@@ -427,7 +429,11 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				return r.err
 			}
 			quiet.Reset(s.cfg.Quiet)
-			unanswered = 0
+			heard = time.Now()
+			if unanswered > 0 {
+				unanswered = 0
+				s.track.update(func(st *Status) { st.Warning = "" })
+			}
 			s.track.addBytes(int64(len(r.frame)))
 			if s.rec != nil {
 				if err := s.rec.write(r.frame); err != nil {
@@ -458,8 +464,13 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 			}
 		case <-quiet.C:
 			reply, err := s.command(ctx, rbkitCmdHandshake)
-			if err == nil {
-				unanswered = 0
+			switch {
+			case err == nil:
+				heard = time.Now()
+				if unanswered > 0 {
+					unanswered = 0
+					s.track.update(func(st *Status) { st.Warning = "" })
+				}
 				now, perr := decode.ParseRbkitHandshake(reply)
 				switch {
 				case perr != nil:
@@ -469,11 +480,17 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				default:
 					s.set(func() { s.cpu, s.memory, s.clock = now.CPUProfiling, now.ObjectTrace, now.Clock })
 				}
-			} else if errors.Is(err, errCommandTimeout) {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case errors.Is(err, errCommandTimeout) || errors.Is(err, errNoREQSocket):
+				silent := time.Since(heard).Round(time.Second)
 				if unanswered++; unanswered >= 2 {
-					return fmt.Errorf("the rbkit server answered neither data nor commands for %v", 2*(s.cfg.Quiet+s.cfg.CommandTimeout))
+					return fmt.Errorf("the rbkit server answered neither data nor commands for %v: is the Ruby process stopped or hung?", silent)
 				}
-			} else if ctx.Err() == nil {
+				s.track.update(func(st *Status) {
+					st.Warning = fmt.Sprintf("the rbkit server has sent nothing for %v and answers no command: is the Ruby process stopped or hung? Reconnecting if it stays so.", silent)
+				})
+			default:
 				return err
 			}
 			quiet.Reset(s.cfg.Quiet)
@@ -481,16 +498,25 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 	}
 }
 
-// command sends one command and waits for its reply. A REQ socket whose
-// reply did not come is stuck (it may not send again), so after a timeout
-// it is closed and a new one connected.
+// command sends one command and waits for its reply, within the command
+// timeout (and the connect timeout, when the REQ socket must be made
+// anew). A REQ socket whose reply did not come is stuck (it may not send
+// again): after a timeout it is closed, and the next command makes one.
 func (s *RbkitSource) command(ctx context.Context, cmd string) ([]byte, error) {
-	s.cmdMu.Lock()
-	defer s.cmdMu.Unlock()
-	if s.req == nil {
-		return nil, errors.New("not connected to the rbkit server")
+	wait := time.NewTimer(s.cfg.CommandTimeout)
+	defer wait.Stop()
+	select {
+	case s.turn <- struct{}{}:
+	case <-wait.C:
+		return nil, fmt.Errorf("%w: %q waited %v for another command's reply", errCommandTimeout, cmd, s.cfg.CommandTimeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	req := s.req
+	defer func() { <-s.turn }()
+	req, err := s.reqSocket()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
 	type reply struct {
 		b   []byte
 		err error
@@ -518,23 +544,52 @@ func (s *RbkitSource) command(ctx context.Context, cmd string) ([]byte, error) {
 		if r.err != nil {
 			return nil, fmt.Errorf("%s: %w", cmd, r.err)
 		}
-		s.set(func() { s.replied = time.Now() })
 		return r.b, nil
 	case <-timer.C:
 	case <-ctx.Done():
 	}
-	req.Close()
-	s.req = nil
+	req.Close() // ends the goroutine's wait
+	resets := 0
+	s.set(func() {
+		if s.req == req {
+			s.req = nil
+		}
+		s.resets++
+		resets = s.resets
+	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if fresh, err := s.dial(s.conn, zmq4.NewReq, s.cfg.ReqPort); err == nil {
-		s.req = fresh
-	}
-	resets := 0
-	s.set(func() { s.resets++; resets = s.resets })
 	s.track.update(func(st *Status) { st.Facts = setFact(st.Facts, "REQ resets", strconv.Itoa(resets)) })
-	return nil, fmt.Errorf("%w: %q got no reply within %v; the REQ socket was made anew", errCommandTimeout, cmd, s.cfg.CommandTimeout)
+	return nil, fmt.Errorf("%w: %q got no reply within %v; the REQ socket is made anew for the next command", errCommandTimeout, cmd, s.cfg.CommandTimeout)
+}
+
+// reqSocket is the REQ socket to send on: the connection's, or one made
+// anew after a timeout. The dial holds no lock and is bounded (by the
+// connect timeout, the ZMTP handshake too: zmtp.go), for a process that
+// is stopped accepts the connection and never greets.
+func (s *RbkitSource) reqSocket() (zmq4.Socket, error) {
+	s.mu.Lock()
+	req, conn := s.req, s.conn
+	s.mu.Unlock()
+	if req != nil {
+		return req, nil
+	}
+	if conn == nil || conn.Err() != nil {
+		return nil, errors.New("not connected to the rbkit server")
+	}
+	fresh, err := s.dial(conn, zmq4.NewReq, s.cfg.ReqPort)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the REQ socket could not be made anew: %v", errNoREQSocket, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != conn || conn.Err() != nil {
+		fresh.Close() // the connection ended meanwhile
+		return nil, errors.New("not connected to the rbkit server")
+	}
+	s.req = fresh
+	return fresh, nil
 }
 
 // setFact sets or adds one fact.

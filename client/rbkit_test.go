@@ -288,3 +288,37 @@ func TestRbkitReplayNamesTheProcess(t *testing.T) {
 		t.Fatalf("the replay names %+v, facts %v", st.Agent, st.Facts)
 	}
 }
+
+// A Ruby process that hangs (kill -STOP) keeps its sockets: connections
+// are accepted, nothing answers, not even ZeroMQ's greeting. A command
+// times out when it should, the next one too (the REQ socket made anew
+// waits for no greeting forever), the silence is said and the server
+// reconnected; once it goes on, so does the stream.
+func TestRbkitServerThatHangs(t *testing.T) {
+	srv := startRbkit(t, rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, Freezable: true})
+	s, c, _ := runRbkit(t, srv, RbkitConfig{Reconnect: true, ReconnectMin: 100 * time.Millisecond, ReconnectMax: 300 * time.Millisecond,
+		CommandTimeout: 400 * time.Millisecond, ConnectTimeout: 400 * time.Millisecond, Quiet: 500 * time.Millisecond})
+	waitFor(t, "streaming", 20*time.Second, func() bool { return s.Status().State == StateStreaming && c.count(decode.KindSample) > 0 })
+	srv.Freeze()
+	for i := range 2 {
+		start := time.Now()
+		_, err := s.Do(context.Background(), RbkitKeyGC)
+		took := time.Since(start)
+		if err == nil || took > 3*time.Second {
+			t.Fatalf("command %d on a hung server: %v after %v; want an error within the timeouts", i+1, err, took)
+		}
+	}
+	waitFor(t, "the silence said and a reconnection", 20*time.Second, func() bool {
+		st := s.Status()
+		return st.State == StateReconnecting && strings.Contains(st.Cause, "answered")
+	})
+	srv.Thaw()
+	streams := s.Status().Streams
+	waitFor(t, "the stream again", 30*time.Second, func() bool {
+		st := s.Status()
+		return st.State == StateStreaming && st.Streams > streams
+	})
+	if _, err := s.Do(context.Background(), RbkitKeyGC); err != nil {
+		t.Fatalf("a command once the server goes on: %v", err)
+	}
+}

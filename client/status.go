@@ -59,7 +59,10 @@ type Status struct {
 	// proftop then decodes what the bytes are.
 	Mismatch string
 	// Cause says why the source is disconnected, reconnecting or ended.
-	Cause     string
+	Cause string
+	// Warning says what is wrong with a stream still up (a server that has
+	// gone silent and answers nothing).
+	Warning   string
 	Attempt   int       // reconnection attempts since the last good stream
 	RetryAt   time.Time // when the next attempt starts
 	Streams   int       // streams received so far

@@ -171,6 +171,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if c := causeLine(stt); c != "" {
 		say(st.Bad, c)
 	}
+	if stt.Warning != "" && stt.State == client.StateStreaming {
+		say(st.Warn, "⚠ "+inert(stt.Warning))
+	}
 	if stt.Mismatch != "" {
 		say(st.Warn, "⚠ "+inert(stt.Mismatch))
 	}

@@ -228,3 +228,15 @@ func TestObjectsCensusView(t *testing.T) {
 		t.Fatalf("v without a census: census %v, notice %q", bare.census, bare.notice)
 	}
 }
+
+// A stream still up whose server has gone silent says so in the header.
+func TestStreamWarningInTheHeader(t *testing.T) {
+	m, agg, src := rbkitModel(t, 80, 24)
+	src.st.Warning = "the rbkit server has sent nothing for 6s and answers no command: is the Ruby process stopped or hung?"
+	deliverCommands(m, agg)
+	screen := m.render()
+	checkFrame(t, screen, 80, 24)
+	if !strings.Contains(ansi.Strip(screen), "⚠ the rbkit server has sent nothing for 6s") {
+		t.Fatalf("no warning:\n%s", ansi.Strip(screen))
+	}
+}
