@@ -196,15 +196,16 @@ func (m *Model) footer() string {
 	if m.cfg.Fleet && m.help == nil && m.detail == nil {
 		items[len(items)-1] = footerItem{"esc q", "fleet", true}
 	}
+	if m.help == nil && len(m.commands) > 0 {
+		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
+	}
 	if m.help == nil && m.detail == nil && m.focus == paneObjects && m.snap != nil && len(m.snap.Objects.Census) > 0 {
+		// The pane's own view, first after "?": what it shows is its to switch.
 		view := footerItem{"v", "census", false}
 		if m.census {
 			view.desc = "classes"
 		}
-		items = append(items[:2:2], append([]footerItem{view}, items[2:]...)...)
-	}
-	if m.help == nil && len(m.commands) > 0 {
-		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
+		items = append(items[:1:1], append([]footerItem{view}, items[1:]...)...)
 	}
 	command := func(it footerItem) bool { // a source's: when one does not fit, "?" says there are more
 		return slices.ContainsFunc(m.commands, func(c client.Command) bool { return c.Key == it.key })
