@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -109,6 +110,9 @@ const (
 
 // errCommandTimeout is a command whose reply did not come in time.
 var errCommandTimeout = errors.New("no reply in time")
+
+// errNoGreeting is a connection that the server took and never greeted.
+var errNoGreeting = errors.New("no ZeroMQ greeting")
 
 // errNoREQSocket is a REQ socket that could not be made anew after a
 // timeout: the server accepts no connection, or greets none.
@@ -232,6 +236,11 @@ func (s *RbkitSource) dial(ctx context.Context, open func(context.Context, ...zm
 	if err := sock.Dial(s.cfg.endpoint(port)); err != nil {
 		sock.Close()
 		where := net.JoinHostPort(s.cfg.Host, strconv.Itoa(port))
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// Connected, and no greeting came (zmtp.go).
+			return nil, fmt.Errorf("%s took the connection but did not answer within %v: is the Ruby process stopped (kill -STOP) or hung? (%w)",
+				where, s.cfg.ConnectTimeout, errNoGreeting)
+		}
 		return nil, fmt.Errorf("cannot connect to %s: is the Ruby process running with rbkit, on these ports? (%w)", where, unwrapDial(err))
 	}
 	return sock, nil

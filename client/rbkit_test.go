@@ -312,6 +312,9 @@ func TestRbkitServerThatHangs(t *testing.T) {
 		st := s.Status()
 		return st.State == StateReconnecting && strings.Contains(st.Cause, "answered")
 	})
+	waitFor(t, "the reconnection told why it fails", 20*time.Second, func() bool {
+		return strings.Contains(s.Status().Cause, "did not answer within")
+	})
 	srv.Thaw()
 	streams := s.Status().Streams
 	waitFor(t, "the stream again", 30*time.Second, func() bool {

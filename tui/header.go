@@ -96,7 +96,11 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		}
 		l1 = append(l1, format, item{text: label("(" + stt.Negotiation.String() + ")"), drop: 4})
 	}
-	l1 = append(l1, item{text: stateBadge(stt, h.now, st)})
+	badge := item{text: stateBadge(stt, h.now, st)}
+	if stt.State == client.StateReconnecting {
+		badge.short = st.Bad.Render("● reconnecting") // the attempt and its time give way; the cause is below
+	}
+	l1 = append(l1, badge)
 	if s != nil && !s.Process.Started.IsZero() && !s.Clock.IsZero() {
 		l1 = append(l1, item{text: label("up") + " " + value(dur(s.Clock.Sub(s.Process.Started).Truncate(time.Second))), drop: 1})
 	}
