@@ -12,8 +12,8 @@ import (
 // switches between it and the classes.
 
 var censusCols = []column{
-	{title: "CLASS", min: 20, text: true, asc: true, shorten: shortClass},
-	{title: "ALLOCATED AT", width: 28, grow: 40, text: true, asc: true, shorten: tail, name: "site"},
+	{title: "CLASS", width: 24, grow: 16, text: true, asc: true, shorten: shortClass},
+	{title: "ALLOCATED AT", min: 20, text: true, asc: true, shorten: tail, name: "site"},
 	{title: "COUNT", width: 8, right: true, name: "count"},
 	{title: "SHARE", width: 6, right: true, drop: 2, name: "share of the census"},
 	{title: "BYTES", width: 9, right: true, drop: 1, name: "bytes"},
@@ -26,13 +26,17 @@ const (
 )
 
 // censusColumnSets are censusCols without the sites when the census has
-// none (objects allocated before rbkit traced them) and without the bytes
-// when it has no sizes: bit 1 sites, bit 2 bytes.
+// none (objects allocated before rbkit traced them; the class then takes
+// the width the sites had) and without the bytes when it has no sizes:
+// bit 1 sites, bit 2 bytes.
 var censusColumnSets = func() (sets [4][]column) {
 	for i := range sets {
 		sets[i] = append([]column(nil), censusCols...)
 		sets[i][censusColSite].off = i&1 == 0
 		sets[i][censusColBytes].off = i&2 == 0
+		if i&1 == 0 {
+			sets[i][0].width, sets[i][0].grow, sets[i][0].min = 0, 0, 20
+		}
 	}
 	return sets
 }()

@@ -2,7 +2,10 @@ package tui
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/proftop/proftop/state"
 )
@@ -65,5 +68,30 @@ func TestObjectColumns(t *testing.T) {
 				t.Fatalf("columns %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// The census table gives the sites the width (their end tells them
+// apart), the class its own; without sites the class takes it all.
+func TestCensusTable(t *testing.T) {
+	st := NewStyles(ThemeDark)
+	o := state.Objects{CensusTotal: 3000, Census: []state.CensusRow{
+		{Class: "String", Site: "/srv/ledger/app/models/ledger/report.rb:9", Count: 2000, Bytes: -1},
+		{Class: "Ledger::Entry", Site: "/srv/ledger/app/models/ledger.rb:42", Count: 1000, Bytes: -1},
+	}}
+	lines := newTable(censusColumns(&o), 2).render(newCensusRows(&o), 78, 4, &st, false)
+	screen := ansi.Strip(strings.Join(lines, "\n"))
+	for _, w := range []string{"ALLOCATED AT", "models/ledger/report.rb:9", "Ledger::Entry", "67%", "app/models/ledger.rb:42"} {
+		if !strings.Contains(screen, w) {
+			t.Errorf("the census lacks %q:\n%s", w, screen)
+		}
+	}
+	if strings.Contains(screen, "BYTES") {
+		t.Errorf("bytes shown with no sizes:\n%s", screen)
+	}
+	o.Census[0].Site, o.Census[1].Site = "", ""
+	lines = newTable(censusColumns(&o), 2).render(newCensusRows(&o), 78, 4, &st, false)
+	if screen := ansi.Strip(lines[0]); strings.Contains(screen, "ALLOCATED AT") || !strings.HasPrefix(screen, "CLASS") {
+		t.Errorf("without sites: %q", screen)
 	}
 }
