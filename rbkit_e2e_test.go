@@ -25,10 +25,25 @@ func TestRbkitInterfaceInTmux(t *testing.T) {
 	tm.waitFor("CPU sampling off", 15*time.Second, "C CPU sampling off", "CPU sampling stopped")
 	tm.keys("O")
 	tm.waitFor("the snapshot asked for", 15*time.Second, "object-space snapshot asked for")
+	tm.keys("5")
+	tm.waitFor("the census beside the classes", 15*time.Second, "CENSUS", "LIVE, LAST MINUTE", "v census")
+	tm.keys("v")
+	tm.waitFor("the census by class and site", 15*time.Second, "ALLOCATED AT", "ledger.rb:", "COUNT", "v classes")
 	tm.keys("?")
 	tm.waitFor("the commands in the help", 5*time.Second, "force a GC", "object-space snapshot", "memory profiling on/off")
 	tm.keys("Escape")
 	tm.waitFor("the panes again", 5*time.Second, "Threads · ", "Monitors · ") // titles the help does not have
+	tm.keys("q")
+	tm.waitFor("the shell", 10*time.Second, "$ ")
+}
+
+// At 80×24 the header still names the process, its pid and directory, and
+// the footer offers rbkit's keys.
+func TestRbkitSmallTerminal(t *testing.T) {
+	tm := newTmux(t, 80, 24)
+	tm.keys(fmt.Sprintf("%s demo --rbkit --refresh 300ms", proftopBin), "Enter")
+	tm.waitFor("the header and the footer", 20*time.Second,
+		"reconcile.rb  pid 4242", "pwd /srv/ledger", "C CPU sampling on", "C CPU · M memory · W clock · X GC · O snapshot")
 	tm.keys("q")
 	tm.waitFor("the shell", 10*time.Second, "$ ")
 }

@@ -7,10 +7,16 @@ import "context"
 // interface binds its key, lists it in the help and the footer, and shows
 // a toggle's state in the header.
 type Command struct {
-	Key    string // the key that runs it, as Bubble Tea names keys ("C")
-	Label  string // what it does, short ("CPU sampling")
-	Toggle bool   // On is its state
+	Key   string // the key that runs it, as Bubble Tea names keys ("C")
+	Label string // what it does, short ("CPU sampling")
+	// Short is a word for the footer ("CPU"), where the keys must fit in
+	// one line; the help has the Label.
+	Short  string
+	Toggle bool // On is its state
 	On     bool
+	// Unknown says the toggle's state is not known (not connected): On
+	// means nothing, and the header leaves it out.
+	Unknown bool
 	// State, when set, is shown instead of on/off ("wall clock").
 	State string
 	// Busy says the command was sent and its reply has not come.

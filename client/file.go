@@ -148,10 +148,18 @@ func (f *FileSource) play(ctx context.Context) error {
 	began := false // an event beyond the definitions has come
 	lossy, _ := dec.(lossCounter)
 	var lost int64
+	rbkit, _ := dec.(rbkitRecording)
 	for {
 		if lossy != nil && lossy.Lost() != lost {
 			lost = lossy.Lost()
 			f.track.update(func(st *Status) { st.Lost = lost })
+		}
+		if rbkit != nil {
+			if hs, ok := rbkit.Handshake(); ok {
+				// Who the process was, as the live header said it.
+				f.track.update(func(st *Status) { st.Agent, st.Facts = rbkitProcess(hs) })
+				rbkit = nil
+			}
 		}
 		ev, err := dec.Next()
 		if err == io.EOF {
@@ -265,6 +273,12 @@ func (f *FileSource) updateNotes() {
 // lossCounter is a decoder that counts frames its stream's sequence
 // numbers say never arrived (rbkit's).
 type lossCounter interface{ Lost() int64 }
+
+// rbkitRecording is a decoder of a recording that starts with rbkit's
+// handshake reply.
+type rbkitRecording interface {
+	Handshake() (decode.RbkitHandshake, bool)
+}
 
 // pacer maps trace time to wall time at a given speed.
 type pacer struct {

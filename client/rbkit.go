@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -110,6 +111,13 @@ const (
 // errCommandTimeout is a command whose reply did not come in time.
 var errCommandTimeout = errors.New("no reply in time")
 
+// errNoGreeting is a connection that the server took and never greeted.
+var errNoGreeting = errors.New("no ZeroMQ greeting")
+
+// errNoREQSocket is a REQ socket that could not be made anew after a
+// timeout: the server accepts no connection, or greets none.
+var errNoREQSocket = errors.New("no REQ socket")
+
 // ProtocolError is a server that speaks another rbkit protocol.
 type ProtocolError struct{ Got string }
 
@@ -126,19 +134,24 @@ type RbkitSource struct {
 	pump  *pump
 	rec   *recorder
 
-	cmdMu sync.Mutex // one command at a time: REQ/REP is lock-step
-	req   zmq4.Socket
-	conn  context.Context // the connection's, which a REQ socket made anew lives in
+	// turn lets one command at a time use the REQ socket (REQ/REP is
+	// lock-step); waiting for it is bounded, as is all a command does.
+	turn chan struct{}
 
-	mu      sync.Mutex
-	hs      decode.RbkitHandshake
-	cpu     bool
-	memory  bool
-	clock   string // "cpu" or "wall"
-	busy    string // the key of the command awaiting its reply
-	resets  int    // REQ sockets made anew after a timeout
-	up      bool   // a connection is up: commands may be sent
-	replied time.Time
+	mu     sync.Mutex
+	req    zmq4.Socket     // nil after a timeout: the next command makes one anew
+	conn   context.Context // the connection's, which a REQ socket made anew lives in
+	hs     decode.RbkitHandshake
+	cpu    bool
+	memory bool
+	clock  string // "cpu" or "wall"
+	busy   string // the key of the command awaiting its reply
+	resets int    // REQ sockets made anew after a timeout, of this process
+	up     bool   // a connection is up: commands may be sent
+
+	// lostBefore is the frames lost by the connections before this one to
+	// the same process; only the Run goroutine touches it.
+	lostBefore int64
 }
 
 // NewRbkitSource returns a source; call Run.
@@ -148,7 +161,7 @@ func NewRbkitSource(cfg RbkitConfig) *RbkitSource {
 	t := newTracker(name)
 	t.st.Unfilled = []Unfilled{{Pane: PaneMonitors,
 		Why: "rbkit reports no locks: a Ruby process's monitors and mutexes are not traced, so this pane stays empty."}}
-	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu"}
+	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu", turn: make(chan struct{}, 1)}
 	if cfg.Record != "" {
 		s.rec = &recorder{base: cfg.Record}
 	}
@@ -223,6 +236,11 @@ func (s *RbkitSource) dial(ctx context.Context, open func(context.Context, ...zm
 	if err := sock.Dial(s.cfg.endpoint(port)); err != nil {
 		sock.Close()
 		where := net.JoinHostPort(s.cfg.Host, strconv.Itoa(port))
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// Connected, and no greeting came (zmtp.go).
+			return nil, fmt.Errorf("%s took the connection but did not answer within %v: is the Ruby process stopped (kill -STOP) or hung? (%w)",
+				where, s.cfg.ConnectTimeout, errNoGreeting)
+		}
 		return nil, fmt.Errorf("cannot connect to %s: is the Ruby process running with rbkit, on these ports? (%w)", where, unwrapDial(err))
 	}
 	return sock, nil
@@ -255,20 +273,13 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	if err != nil {
 		return false, err
 	}
-	s.cmdMu.Lock()
-	s.req, s.conn = req, conn
-	s.cmdMu.Unlock()
-	defer func() {
-		s.cmdMu.Lock()
+	s.set(func() { s.req, s.conn = req, conn })
+	defer s.set(func() {
 		if s.req != nil {
 			s.req.Close()
-			s.req = nil
 		}
-		s.cmdMu.Unlock()
-		s.mu.Lock()
-		s.up = false
-		s.mu.Unlock()
-	}()
+		s.req, s.conn, s.up = nil, nil, false
+	})
 
 	s.track.setState(StateNegotiating, "")
 	reply, err := s.command(conn, rbkitCmdHandshake)
@@ -340,14 +351,33 @@ func (s *RbkitSource) handshake(reply []byte) (decode.RbkitHandshake, error) {
 		return hs, &ProtocolError{Got: hs.ProtocolVersion}
 	}
 	s.mu.Lock()
+	another := s.hs.PID != hs.PID
 	s.hs, s.cpu, s.memory, s.clock = hs, hs.CPUProfiling, hs.ObjectTrace, hs.Clock
+	if another {
+		s.resets = 0
+	}
+	resets := s.resets
 	s.mu.Unlock()
 	s.track.update(func(st *Status) {
-		st.Agent = protocol.Agent{ID: strconv.FormatInt(hs.PID, 10), PID: int(hs.PID), Name: hs.ProcessName,
-			Type: "rbkit", Version: hs.ServerVersion}
-		st.Facts = []Fact{{"pwd", hs.Pwd}, {"rbkit", hs.ServerVersion + ", protocol " + hs.ProtocolVersion}}
+		st.Agent, st.Facts = rbkitProcess(hs)
+		if resets > 0 {
+			st.Facts = setFact(st.Facts, "REQ resets", strconv.Itoa(resets))
+		}
+		// Frames lost are counted per process (its counter goes on across
+		// clients): another process's count starts again.
+		if another {
+			st.Lost = 0
+		}
+		s.lostBefore = st.Lost
 	})
 	return hs, nil
+}
+
+// rbkitProcess is who a handshake says the process is, for the header:
+// its name, pid and rbkit's version, its working directory first of the facts.
+func rbkitProcess(hs decode.RbkitHandshake) (protocol.Agent, []Fact) {
+	return protocol.Agent{ID: strconv.FormatInt(hs.PID, 10), PID: int(hs.PID), Name: hs.ProcessName, Type: "rbkit", Version: hs.ServerVersion},
+		[]Fact{{"pwd", hs.Pwd}, {"rbkit", hs.ServerVersion + ", protocol " + hs.ProtocolVersion}}
 }
 
 func (s *RbkitSource) set(f func()) {
@@ -364,7 +394,9 @@ type received struct {
 
 // stream decodes the frames until the server goes away or ctx ends. When
 // the PUB socket is quiet for a while the server is asked for a handshake:
-// no answer twice running means it is gone; another pid, that it restarted.
+// no answer twice running (no reply, or no REQ socket made anew) means it
+// is stopped or hung, and it is said, then reconnected; another pid means
+// it restarted.
 func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.RbkitHandshake, frames *decode.RbkitFrames) error {
 	in := make(chan received, 16)
 	go func() {
@@ -392,6 +424,8 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 	defer quiet.Stop()
 	var offset int64
 	unanswered := 0
+	heard := time.Now() // the latest frame or reply
+	defer s.track.update(func(st *Status) { st.Warning = "" })
 	for {
 		select {
 		case <-ctx.Done():
@@ -404,7 +438,11 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				return r.err
 			}
 			quiet.Reset(s.cfg.Quiet)
-			unanswered = 0
+			heard = time.Now()
+			if unanswered > 0 {
+				unanswered = 0
+				s.track.update(func(st *Status) { st.Warning = "" })
+			}
 			s.track.addBytes(int64(len(r.frame)))
 			if s.rec != nil {
 				if err := s.rec.write(r.frame); err != nil {
@@ -423,7 +461,7 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				}
 			}
 			if lost := frames.Lost(); lost > 0 {
-				s.track.update(func(st *Status) { st.Lost = lost })
+				s.track.update(func(st *Status) { st.Lost = s.lostBefore + lost })
 			}
 			if frames.Restarts() > 0 {
 				return errors.New("the rbkit server restarted (its frame counter began again)")
@@ -435,8 +473,13 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 			}
 		case <-quiet.C:
 			reply, err := s.command(ctx, rbkitCmdHandshake)
-			if err == nil {
-				unanswered = 0
+			switch {
+			case err == nil:
+				heard = time.Now()
+				if unanswered > 0 {
+					unanswered = 0
+					s.track.update(func(st *Status) { st.Warning = "" })
+				}
 				now, perr := decode.ParseRbkitHandshake(reply)
 				switch {
 				case perr != nil:
@@ -446,11 +489,17 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				default:
 					s.set(func() { s.cpu, s.memory, s.clock = now.CPUProfiling, now.ObjectTrace, now.Clock })
 				}
-			} else if errors.Is(err, errCommandTimeout) {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case errors.Is(err, errCommandTimeout) || errors.Is(err, errNoREQSocket):
+				silent := time.Since(heard).Round(time.Second)
 				if unanswered++; unanswered >= 2 {
-					return fmt.Errorf("the rbkit server answered neither data nor commands for %v", 2*(s.cfg.Quiet+s.cfg.CommandTimeout))
+					return fmt.Errorf("the rbkit server answered neither data nor commands for %v: is the Ruby process stopped or hung?", silent)
 				}
-			} else if ctx.Err() == nil {
+				s.track.update(func(st *Status) {
+					st.Warning = fmt.Sprintf("the rbkit server has sent nothing for %v and answers no command: is the Ruby process stopped or hung? Reconnecting if it stays so.", silent)
+				})
+			default:
 				return err
 			}
 			quiet.Reset(s.cfg.Quiet)
@@ -458,16 +507,25 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 	}
 }
 
-// command sends one command and waits for its reply. A REQ socket whose
-// reply did not come is stuck (it may not send again), so after a timeout
-// it is closed and a new one connected.
+// command sends one command and waits for its reply, within the command
+// timeout (and the connect timeout, when the REQ socket must be made
+// anew). A REQ socket whose reply did not come is stuck (it may not send
+// again): after a timeout it is closed, and the next command makes one.
 func (s *RbkitSource) command(ctx context.Context, cmd string) ([]byte, error) {
-	s.cmdMu.Lock()
-	defer s.cmdMu.Unlock()
-	if s.req == nil {
-		return nil, errors.New("not connected to the rbkit server")
+	wait := time.NewTimer(s.cfg.CommandTimeout)
+	defer wait.Stop()
+	select {
+	case s.turn <- struct{}{}:
+	case <-wait.C:
+		return nil, fmt.Errorf("%w: %q waited %v for another command's reply", errCommandTimeout, cmd, s.cfg.CommandTimeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	req := s.req
+	defer func() { <-s.turn }()
+	req, err := s.reqSocket()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
 	type reply struct {
 		b   []byte
 		err error
@@ -495,23 +553,52 @@ func (s *RbkitSource) command(ctx context.Context, cmd string) ([]byte, error) {
 		if r.err != nil {
 			return nil, fmt.Errorf("%s: %w", cmd, r.err)
 		}
-		s.set(func() { s.replied = time.Now() })
 		return r.b, nil
 	case <-timer.C:
 	case <-ctx.Done():
 	}
-	req.Close()
-	s.req = nil
+	req.Close() // ends the goroutine's wait
+	resets := 0
+	s.set(func() {
+		if s.req == req {
+			s.req = nil
+		}
+		s.resets++
+		resets = s.resets
+	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if fresh, err := s.dial(s.conn, zmq4.NewReq, s.cfg.ReqPort); err == nil {
-		s.req = fresh
-	}
-	resets := 0
-	s.set(func() { s.resets++; resets = s.resets })
 	s.track.update(func(st *Status) { st.Facts = setFact(st.Facts, "REQ resets", strconv.Itoa(resets)) })
-	return nil, fmt.Errorf("%w: %q got no reply within %v; the REQ socket was made anew", errCommandTimeout, cmd, s.cfg.CommandTimeout)
+	return nil, fmt.Errorf("%w: %q got no reply within %v; the REQ socket is made anew for the next command", errCommandTimeout, cmd, s.cfg.CommandTimeout)
+}
+
+// reqSocket is the REQ socket to send on: the connection's, or one made
+// anew after a timeout. The dial holds no lock and is bounded (by the
+// connect timeout, the ZMTP handshake too: zmtp.go), for a process that
+// is stopped accepts the connection and never greets.
+func (s *RbkitSource) reqSocket() (zmq4.Socket, error) {
+	s.mu.Lock()
+	req, conn := s.req, s.conn
+	s.mu.Unlock()
+	if req != nil {
+		return req, nil
+	}
+	if conn == nil || conn.Err() != nil {
+		return nil, errors.New("not connected to the rbkit server")
+	}
+	fresh, err := s.dial(conn, zmq4.NewReq, s.cfg.ReqPort)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the REQ socket could not be made anew: %v", errNoREQSocket, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != conn || conn.Err() != nil {
+		fresh.Close() // the connection ended meanwhile
+		return nil, errors.New("not connected to the rbkit server")
+	}
+	s.req = fresh
+	return fresh, nil
 }
 
 // setFact sets or adds one fact.
@@ -534,12 +621,16 @@ func (s *RbkitSource) Commands() []Command {
 	if s.clock == "wall" {
 		clock = "wall clock"
 	}
+	// The toggles' states are the server's, known while connected to it:
+	// never connected, or gone, they would be guesses.
+	unknown := !s.up
 	return []Command{
-		{Key: RbkitKeyCPU, Label: "CPU sampling", Toggle: true, On: s.cpu, Busy: s.busy == RbkitKeyCPU},
-		{Key: RbkitKeyMemory, Label: "memory profiling", Toggle: true, On: s.memory, Busy: s.busy == RbkitKeyMemory},
-		{Key: RbkitKeyClock, Label: "wall/CPU clock", Toggle: true, On: s.clock == "wall", State: clock, Busy: s.busy == RbkitKeyClock},
-		{Key: RbkitKeyGC, Label: "force a GC", Busy: s.busy == RbkitKeyGC},
-		{Key: RbkitKeySnapshot, Label: "object-space snapshot", Busy: s.busy == RbkitKeySnapshot},
+		{Key: RbkitKeyCPU, Label: "CPU sampling", Short: "CPU", Toggle: true, On: s.cpu, Unknown: unknown, Busy: s.busy == RbkitKeyCPU},
+		{Key: RbkitKeyMemory, Label: "memory profiling", Short: "memory", Toggle: true, On: s.memory, Unknown: unknown, Busy: s.busy == RbkitKeyMemory},
+		{Key: RbkitKeyClock, Label: "wall/CPU clock", Short: "clock", Toggle: true, On: s.clock == "wall", State: clock, Unknown: unknown,
+			Busy: s.busy == RbkitKeyClock},
+		{Key: RbkitKeyGC, Label: "force a GC", Short: "GC", Busy: s.busy == RbkitKeyGC},
+		{Key: RbkitKeySnapshot, Label: "object-space snapshot", Short: "snapshot", Busy: s.busy == RbkitKeySnapshot},
 	}
 }
 

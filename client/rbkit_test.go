@@ -67,6 +67,11 @@ func TestRbkitSourceWatchesTheWorkload(t *testing.T) {
 	for _, cmd := range s.Commands() {
 		on[cmd.Key] = cmd.On
 	}
+	for _, cmd := range s.Commands() {
+		if cmd.Unknown {
+			t.Errorf("%s is unknown while connected", cmd.Label)
+		}
+	}
 	if !on[RbkitKeyCPU] || !on[RbkitKeyMemory] || on[RbkitKeyClock] {
 		t.Fatalf("commands %+v: want CPU sampling and memory profiling on, the CPU clock", s.Commands())
 	}
@@ -74,7 +79,7 @@ func TestRbkitSourceWatchesTheWorkload(t *testing.T) {
 
 func TestRbkitSourceRefusesAnotherProtocol(t *testing.T) {
 	srv := startRbkit(t, rbkitsim.Config{Protocol: "3.0"})
-	_, _, done := runRbkit(t, srv, RbkitConfig{})
+	s, _, done := runRbkit(t, srv, RbkitConfig{})
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), `"3.0"`) || !strings.Contains(err.Error(), `"2.1"`) {
@@ -85,6 +90,11 @@ func TestRbkitSourceRefusesAnotherProtocol(t *testing.T) {
 	}
 	if cmds := srv.Commands(); len(cmds) != 1 {
 		t.Fatalf("commands %v: nothing but the handshake should be sent to another protocol", cmds)
+	}
+	for _, cmd := range s.Commands() {
+		if cmd.Toggle && !cmd.Unknown {
+			t.Errorf("%s reads %v, though proftop never connected", cmd.Label, cmd.On)
+		}
 	}
 }
 
@@ -212,10 +222,12 @@ func TestRbkitLostAndMalformedFrames(t *testing.T) {
 }
 
 func TestRbkitServerRestartIsANewStream(t *testing.T) {
-	first := startRbkit(t, rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, PID: 1})
+	first := startRbkit(t, rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, PID: 1, Lose: 2})
 	pub, req := first.PubPort(), first.ReqPort()
 	s, c, _ := runRbkit(t, first, RbkitConfig{Reconnect: true, ReconnectMin: 50 * time.Millisecond, ReconnectMax: 200 * time.Millisecond, Quiet: 500 * time.Millisecond})
-	waitFor(t, "the first server's samples", 20*time.Second, func() bool { return c.count(decode.KindSample) > 0 })
+	waitFor(t, "the first server's samples and lost frames", 20*time.Second, func() bool {
+		return c.count(decode.KindSample) > 0 && s.Status().Lost > 0
+	})
 	first.Close()
 	waitFor(t, "the loss noticed", 20*time.Second, func() bool { return s.Status().State == StateReconnecting })
 	second, err := rbkitsim.Start(rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, PID: 2,
@@ -236,6 +248,9 @@ func TestRbkitServerRestartIsANewStream(t *testing.T) {
 	if cmds := second.Commands(); !slices.Contains(cmds, "start_cpu_profiling") {
 		t.Fatalf("the restarted server was not told to profile: %v", cmds)
 	}
+	if lost := s.Status().Lost; lost != 0 {
+		t.Fatalf("%d frames lost: the first process's losses are not the second's", lost)
+	}
 }
 
 // A recording's lost frames show when it is replayed.
@@ -252,5 +267,61 @@ func TestRbkitReplayCountsLostFrames(t *testing.T) {
 	<-c.done
 	if st := f.Status(); st.Lost != 4 || st.Format != decode.FormatRbkit || c.count(decode.KindCollection) != 0 {
 		t.Fatalf("lost %d, format %v; want 4 lost (5 to 8) in an rbkit recording", st.Lost, st.Format)
+	}
+}
+
+// A recording's replay names the process as the live header did: its
+// name, pid and working directory come from the handshake reply it starts with.
+func TestRbkitReplayNamesTheProcess(t *testing.T) {
+	srv := startRbkit(t, rbkitsim.Config{Frames: [][]byte{collectionFrame(0), collectionFrame(1)}, PID: 777})
+	rec := filepath.Join(t.TempDir(), "ruby")
+	s, _, _ := runRbkit(t, srv, RbkitConfig{Record: rec})
+	waitFor(t, "the frames recorded", 20*time.Second, func() bool { return s.Status().Bytes > 0 && s.Status().Recording != "" })
+	f := NewFileSource(s.Status().Recording, 0, decode.Options{})
+	c := consume(f, 0)
+	if err := f.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	st := f.Status()
+	if st.Agent.PID != 777 || st.Agent.Name != "/srv/ledger/bin/reconcile.rb" || !hasFact(st, "pwd", "/srv/ledger") || st.Agent.Type != "rbkit" {
+		t.Fatalf("the replay names %+v, facts %v", st.Agent, st.Facts)
+	}
+}
+
+// A Ruby process that hangs (kill -STOP) keeps its sockets: connections
+// are accepted, nothing answers, not even ZeroMQ's greeting. A command
+// times out when it should, the next one too (the REQ socket made anew
+// waits for no greeting forever), the silence is said and the server
+// reconnected; once it goes on, so does the stream.
+func TestRbkitServerThatHangs(t *testing.T) {
+	srv := startRbkit(t, rbkitsim.Config{Workload: true, Flush: 50 * time.Millisecond, Freezable: true})
+	s, c, _ := runRbkit(t, srv, RbkitConfig{Reconnect: true, ReconnectMin: 100 * time.Millisecond, ReconnectMax: 300 * time.Millisecond,
+		CommandTimeout: 400 * time.Millisecond, ConnectTimeout: 400 * time.Millisecond, Quiet: 500 * time.Millisecond})
+	waitFor(t, "streaming", 20*time.Second, func() bool { return s.Status().State == StateStreaming && c.count(decode.KindSample) > 0 })
+	srv.Freeze()
+	for i := range 2 {
+		start := time.Now()
+		_, err := s.Do(context.Background(), RbkitKeyGC)
+		took := time.Since(start)
+		if err == nil || took > 3*time.Second {
+			t.Fatalf("command %d on a hung server: %v after %v; want an error within the timeouts", i+1, err, took)
+		}
+	}
+	waitFor(t, "the silence said and a reconnection", 20*time.Second, func() bool {
+		st := s.Status()
+		return st.State == StateReconnecting && strings.Contains(st.Cause, "answered")
+	})
+	waitFor(t, "the reconnection told why it fails", 20*time.Second, func() bool {
+		return strings.Contains(s.Status().Cause, "did not answer within")
+	})
+	srv.Thaw()
+	streams := s.Status().Streams
+	waitFor(t, "the stream again", 30*time.Second, func() bool {
+		st := s.Status()
+		return st.State == StateStreaming && st.Streams > streams
+	})
+	if _, err := s.Do(context.Background(), RbkitKeyGC); err != nil {
+		t.Fatalf("a command once the server goes on: %v", err)
 	}
 }

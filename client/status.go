@@ -62,7 +62,10 @@ type Status struct {
 	Cause string
 	// Waiting says what a streaming source waits for before it can show
 	// anything: a followed file its writer has not filled yet.
-	Waiting   string
+	Waiting string
+	// Warning says what is wrong with a stream still up (a server that has
+	// gone silent and answers nothing).
+	Warning   string
 	Attempt   int       // reconnection attempts since the last good stream
 	RetryAt   time.Time // when the next attempt starts
 	Streams   int       // streams received so far

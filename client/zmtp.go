@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/transport"
@@ -18,6 +19,12 @@ import (
 // with a reader that follows ZMTP 3's framing (a 64-byte greeting, then
 // frames: a flags byte, a 1- or 8-byte size, the body) and refuses a
 // message larger than the configured bound before zmq4 sees its header.
+//
+// zmq4 also waits for the peer's greeting and READY without end: a Ruby
+// process that is stopped (kill -STOP) accepts the connection in its
+// kernel and never answers, and zmq4's Dial never returns. The connection
+// has a deadline, the dialer's timeout, until the peer's READY (its first
+// command) has been read, and its context's end ends the wait too.
 
 const zmtpGreeting = 64
 
@@ -57,8 +64,19 @@ func (b boundedTCP) Dial(ctx context.Context, d transport.Dialer, addr string) (
 	if err != nil {
 		return nil, err
 	}
-	return &boundedConn{Conn: c, z: zmtpBound{max: b.max, left: zmtpGreeting, state: stateBody}}, nil
+	timeout := defaultHandshakeTimeout
+	if nd, ok := d.(*net.Dialer); ok && nd.Timeout > 0 {
+		timeout = nd.Timeout
+	}
+	bc := &boundedConn{Conn: c, z: zmtpBound{max: b.max, left: zmtpGreeting, state: stateBody}}
+	c.SetDeadline(time.Now().Add(timeout))
+	bc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) }) // a past deadline: the wait ends now
+	return bc, nil
 }
+
+// defaultHandshakeTimeout bounds the ZMTP handshake when the dialer has no
+// timeout of its own.
+const defaultHandshakeTimeout = 5 * time.Second
 
 func (b boundedTCP) Listen(ctx context.Context, addr string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
@@ -71,10 +89,13 @@ func (b boundedTCP) Addr(ep string) (string, error) {
 	return ep, nil
 }
 
-// boundedConn checks what it reads against the bound.
+// boundedConn checks what it reads against the bound, and lifts the
+// handshake's deadline once it is over.
 type boundedConn struct {
 	net.Conn
-	z zmtpBound
+	z       zmtpBound
+	stop    func() bool // stops the context's watch over the handshake
+	settled bool        // the handshake is over: no deadline
 }
 
 func (c *boundedConn) Read(p []byte) (int, error) {
@@ -82,6 +103,12 @@ func (c *boundedConn) Read(p []byte) (int, error) {
 	if berr := c.z.feed(p[:n]); berr != nil {
 		c.Conn.Close()
 		return 0, berr
+	}
+	if c.z.ready && !c.settled {
+		c.settled = true
+		if c.stop() { // not ended meanwhile: the connection lives on, without a deadline
+			c.Conn.SetDeadline(time.Time{})
+		}
 	}
 	return n, err
 }
@@ -94,6 +121,9 @@ type zmtpBound struct {
 	flags   byte
 	size    [8]byte
 	message uint64 // bytes of the message so far (its frames)
+	// ready: the peer's first command (its READY, which ends the
+	// handshake) has been read whole.
+	ready bool
 }
 
 const (
@@ -111,6 +141,7 @@ func (z *zmtpBound) feed(b []byte) error {
 			b = b[n:]
 			if z.left == 0 {
 				z.state = stateFlags
+				z.ready = z.ready || z.flags&zmtpCommand != 0 // the greeting has no flags
 			}
 		case stateFlags:
 			z.flags = b[0]
@@ -149,6 +180,7 @@ func (z *zmtpBound) feed(b []byte) error {
 			z.state, z.left = stateBody, size
 			if size == 0 {
 				z.state = stateFlags
+				z.ready = z.ready || z.flags&zmtpCommand != 0
 			}
 		}
 	}

@@ -54,6 +54,35 @@ func TestZMTPBoundRefusesLargeMessages(t *testing.T) {
 	}
 }
 
+// The handshake is over once the peer's first command (READY) has been
+// read whole: the greeting alone, or a command half read, is not enough.
+func TestZMTPBoundSeesTheHandshakeEnd(t *testing.T) {
+	greeting := make([]byte, zmtpGreeting)
+	ready := zmtpFrame(zmtpCommand, 40, true)
+	for _, c := range []struct {
+		name   string
+		stream []byte
+		want   bool
+	}{
+		{"the greeting", greeting, false},
+		{"half of READY", append(append([]byte(nil), greeting...), ready[:20]...), false},
+		{"READY whole", bytes.Join([][]byte{greeting, ready}, nil), true},
+		{"an empty command", bytes.Join([][]byte{greeting, zmtpFrame(zmtpCommand, 0, true)}, nil), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			z := zmtpBound{max: 1024, left: zmtpGreeting, state: stateBody}
+			for i := 0; i < len(c.stream); i += 5 {
+				if err := z.feed(c.stream[i:min(i+5, len(c.stream))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if z.ready != c.want {
+				t.Fatalf("ready %v, want %v", z.ready, c.want)
+			}
+		})
+	}
+}
+
 // A server that publishes a frame over --max-message-size is dropped
 // before the frame is taken into memory, and reconnected.
 func TestRbkitSourceRefusesAHugeFrame(t *testing.T) {

@@ -107,7 +107,7 @@ var settings = []setting{
 		set: func(s *Settings, v any) { s.ConnectTimeout = v.(time.Duration) }},
 	{key: "negotiation-timeout", def: "3s", usage: "how long to wait for each command's answer, setOutputFormat included", kind: kDuration,
 		lo: float64(10 * time.Millisecond), hi: float64(10 * time.Minute), set: func(s *Settings, v any) { s.NegotiationTimeout = v.(time.Duration) }},
-	{key: "record", usage: "write the data stream as received to this file (.trcbin or .trcxml)", set: func(s *Settings, v any) { s.Record = v.(string) }},
+	{key: "record", usage: "write the data stream as received to this file (.trcbin or .trcxml; rbkit's frames to .msgpack)", set: func(s *Settings, v any) { s.Record = v.(string) }},
 	{key: "theme", def: "dark", usage: "colors for a dark or light terminal", enum: []string{"dark", "light"}, set: func(s *Settings, v any) { s.Theme = v.(string) }},
 	{key: "color", def: "auto", usage: "color: auto, always or never (NO_COLOR, set to anything, means never)", enum: []string{"auto", "always", "never"},
 		set: func(s *Settings, v any) { s.Color = v.(string) }},

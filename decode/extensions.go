@@ -62,7 +62,7 @@ type Sample struct {
 	Count       int64 `tptp:"count"` // 0 means 1
 	Weight      Ticks `tptp:"weight"`
 	Stack       Stack `tptp:"stack"`
-	Flags       int32 `tptp:"flags,optional"`    // SampleCalls, SampleAggregate, SampleTotal…
+	Flags       int32 `tptp:"flags,optional"`    // SampleCalls, SampleAggregate, SampleTotal, SampleFirstLines…
 	Total       Ticks `tptp:"total,optional"`    // with SampleTotal
 	CPU         Ticks `tptp:"cpu,optional"`      // with SampleCPU
 	TotalCPU    Ticks `tptp:"totalCpu,optional"` // with SampleTotalCPU
@@ -89,6 +89,9 @@ const (
 	// its own and its profiled calls'): the call tree shows it, the
 	// methods do not.
 	SampleUnprofiled
+	// SampleFirstLines: the stack's lines are each frame's method's first
+	// line (rbkit's), not the line running: they name the method.
+	SampleFirstLines
 )
 
 // UnprofiledFrame names a SampleUnprofiled node's frame.

@@ -14,8 +14,9 @@ import (
 // turns them into proftop's events, the same ones a JVM's trace gives:
 //
 //	cpu_sample            Sample (one, count 1, no weight: rbkit does not say
-//	                      how much time a sample stands for), and ThreadStart
-//	                      the first time a thread id is seen
+//	                      how much time a sample stands for; its lines are the
+//	                      methods' first lines), and ThreadStart the first
+//	                      time a thread id is seen
 //	obj_created           ClassDef (once per class name) and ObjAlloc; an
 //	                      object without a class has ClassIDRef 0
 //	obj_destroyed         ObjFree
@@ -74,6 +75,9 @@ type rbkitMapper struct {
 	gcStart   float64           // ms; 0: no collection in progress
 
 	census rbCensus
+
+	handshake    RbkitHandshake // the latest handshake reply (a recording's first frame)
+	hasHandshake bool
 
 	frames      int64
 	lastCounter int64 // -1 before the first frame
@@ -148,6 +152,7 @@ func (m *rbkitMapper) frame(b []byte) error {
 	}
 	if msg.typ == rbkitHandshake {
 		h := &msg.handshake
+		m.handshake, m.hasHandshake = *h, true
 		t := msTicks(msg.ts)
 		m.emit(&ProcessCreate{ProcessID: strconv.FormatInt(h.PID, 10), Name: h.ProcessName, PID: int32(h.PID), Time: t})
 		m.emit(&AgentCreate{AgentName: "rbkit", AgentType: "rbkit", Version: h.ServerVersion + " (protocol " + h.ProtocolVersion + ")", Time: t})
@@ -239,7 +244,7 @@ func (m *rbkitMapper) sample(frames []rbFrame, t Ticks) {
 		m.methods = append(m.methods, name)
 		m.lines = append(m.lines, line)
 	}
-	m.sampled = Sample{ThreadIDRef: thread, Time: t, Count: 1,
+	m.sampled = Sample{ThreadIDRef: thread, Time: t, Count: 1, Flags: SampleFirstLines,
 		Stack: Stack{Methods: m.methods[first:len(m.methods):len(m.methods)], Lines: m.lines[first:len(m.lines):len(m.lines)]}}
 	m.emit(&m.sampled)
 }
@@ -483,6 +488,10 @@ func (d *RbkitDecoder) Lost() int64 { return d.m.lost }
 
 // Frames is the count of frames decoded.
 func (d *RbkitDecoder) Frames() int64 { return d.m.frames }
+
+// Handshake is the recording's handshake reply (who the process is),
+// once read; false when none came yet.
+func (d *RbkitDecoder) Handshake() (RbkitHandshake, bool) { return d.m.handshake, d.m.hasHandshake }
 
 // RbkitFrames decodes rbkit frames one at a time, as a ZeroMQ subscriber
 // receives them: the transport delimits them, so a malformed frame never

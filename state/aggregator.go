@@ -480,7 +480,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 			break
 		}
 		n, w := max(e.Count, 1), max(int64(a.clock.Duration(e.Weight)), 0)
-		a.methods.sample(&e.Stack, n, w)
+		a.methods.sample(&e.Stack, n, w, e.Flags&decode.SampleFirstLines != 0)
 		// A polled source's sample of a thread no poll lists (a virtual
 		// thread) counts for its methods only.
 		t := a.threads.lookup(e.ThreadIDRef)
@@ -591,6 +591,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Node:
 		a.process.Host = e.Hostname
 	case *decode.ProcessCreate:
+		if a.process.PID != 0 && e.PID != 0 && e.PID != a.process.PID {
+			a.newProcess()
+		}
 		a.process.PID = e.PID
 		a.process.Name = e.Name
 		a.process.Started = time.Unix(0, a.ns(e.Time))
@@ -733,6 +736,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Views, s.TotalSelf, s.SamplerSelf = true, time.Duration(total.measured), time.Duration(total.sampled)
 	}
 	s.Names = a.methods.names
+	s.Samples = SampleCounts{Window: a.methods.window.self.samples, Cumulative: a.methods.samples}
 	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS))
 	if q.GroupMonitors {
 		s.Monitors = groupMonitors(s.Monitors)

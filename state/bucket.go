@@ -141,7 +141,7 @@ func (mt *methodTable) expireOldest() windowBucket {
 		in := &mt.info[slot]
 		mt.gens[slot] = mt.gen // its window figures change
 		if !mt.stats[slot].dead {
-			mt.addWindowSelf(slot, -e.self)
+			mt.addWindowSelf(slot, -e.self, -e.samples)
 		}
 		in.win.calls -= e.calls
 		in.win.self -= e.self

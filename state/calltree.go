@@ -16,8 +16,9 @@ import (
 func (mt *methodTable) twoViews() bool { return mt.measured && mt.sampledToo }
 
 // selfTotals is the self time of every method listed: of the measured
-// ones and of the sampled ones.
-type selfTotals struct{ measured, sampled int64 }
+// ones and of the sampled ones; and the stack samples (each on top of one
+// method) they count.
+type selfTotals struct{ measured, sampled, samples int64 }
 
 // treeNode is what a node of a measured call tree says of its method, in
 // ns: calls, its own time, and, when the source says them (else -1), its

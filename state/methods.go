@@ -76,6 +76,7 @@ type methodStat struct {
 	touched    bool // the method has figures in the second being filled (curs)
 	dead       bool // merged into another slot
 	sampler    bool // a frame of stack samples, not of measured calls
+	lineMixed  bool // a sampled label seen at two first lines: line unknown
 }
 
 // methodInfo is the rest of a method: its window and its definition.
@@ -139,8 +140,9 @@ type methodTable struct {
 	// samples: a source that measures calls and also samples (a ProfilerJ
 	// snapshot) has two views of its methods, each its own 100%.
 	samplerSelf int64
-	measured    bool // calls were measured
-	sampledToo  bool // and stack samples arrived (both: two views)
+	samples     int64 // stack samples since watching began (each on top of one method)
+	measured    bool  // calls were measured
+	sampledToo  bool  // and stack samples arrived (both: two views)
 
 	bucketWidth time.Duration
 	buckets     []windowBucket // completed buckets, oldest first
@@ -330,7 +332,7 @@ func (mt *methodTable) merge(from, into int32) {
 	f.dead = true
 	f.cum = figures{}
 	if w := mt.windowOf(from); w.has() {
-		mt.addWindowSelf(from, -w.self)
+		mt.addWindowSelf(from, -w.self, -w.samples)
 	}
 	mt.leave(from)
 	mt.info[from].into = into
@@ -385,7 +387,7 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	}
 	cur := &mt.curs[mt.info[slot].cur]
 	cur.add(calls, self, total, min, max, cpu)
-	mt.addWindowSelf(slot, self)
+	mt.addWindowSelf(slot, self, 0)
 	if cur.has() {
 		mt.join(slot)
 	}
@@ -415,10 +417,11 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	st.cum.addSamples(n, nTotal, self, total)
 	st.totalKnown = true
 	mt.samplerSelf += self
+	mt.samples += n
 	mt.sampledToo = true
 	cur := &mt.curs[mt.info[slot].cur]
 	cur.addSamples(n, nTotal, self, total)
-	mt.addWindowSelf(slot, self)
+	mt.addWindowSelf(slot, self, n)
 	if cur.has() {
 		mt.join(slot)
 	}
@@ -469,7 +472,7 @@ func (mt *methodTable) reset() {
 	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
 	mt.buckets = mt.buckets[:0]
 	mt.clearWindow()
-	mt.totalSelf, mt.samplerSelf, mt.members = 0, 0, mt.gen
+	mt.totalSelf, mt.samplerSelf, mt.samples, mt.members = 0, 0, 0, mt.gen
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
 	}
@@ -511,7 +514,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
 			}
 		}
-		return reused, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
+		return reused, selfTotals{mt.totalSelf, mt.samplerSelf, mt.samples}, gen
 	}
 	out := reused[:0]
 	if len(mt.rowOf) < len(mt.stats) {
@@ -525,7 +528,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 		}
 	}
 	mt.listed = len(out) // membership is unchanged: members stays
-	return out, selfTotals{mt.totalSelf, mt.samplerSelf}, gen
+	return out, selfTotals{mt.totalSelf, mt.samplerSelf, mt.samples}, gen
 }
 
 // noGen marks a table that cannot be patched.
@@ -626,12 +629,20 @@ func (mt *methodTable) frameSlots(st *decode.Stack, measured bool) []int32 {
 // sample adds n stack samples of one stack that stand for w ns: the
 // innermost frame's method gets them as self time, every method on the
 // stack (once, however often it recurs) as total time, and each frame's
-// caller is the frame below it.
-func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
+// caller is the frame below it. firstLines says the stack's lines are
+// its methods' first lines (rbkit's), which the methods take as theirs.
+func (mt *methodTable) sample(st *decode.Stack, n, w int64, firstLines bool) {
 	if len(st.Methods) == 0 {
 		return
 	}
 	slots := mt.frameSlots(st, false)
+	if firstLines {
+		for i, slot := range slots {
+			if slot >= 0 && i < len(st.Lines) {
+				mt.firstLine(slot, st.Lines[i])
+			}
+		}
+	}
 	mt.mark++
 	for i, slot := range slots {
 		if slot < 0 {
@@ -652,4 +663,19 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64) {
 		mt.called(slots[i], slots[i+1], n)
 	}
 	mt.sampled = true
+}
+
+// firstLine takes a sampled method's first line. Two methods may share a
+// label (two blocks of one method): a label seen at two lines has none.
+func (mt *methodTable) firstLine(slot int32, line int64) {
+	st := &mt.stats[slot]
+	if line <= 0 || st.line == line || st.lineMixed {
+		return
+	}
+	if st.line == 0 {
+		st.line = line
+	} else {
+		st.line, st.lineMixed = 0, true
+	}
+	mt.gens[slot] = mt.gen // its row changes
 }

@@ -48,6 +48,7 @@ type objectTable struct {
 	maxClasses int
 	window     int   // seconds of the window
 	second     int64 // the current second (trace time)
+	first      int64 // trace time of the first allocation or free reported: the rates cover no more
 	active     bool  // objects were reported
 	untracked  int64 // frees of objects not remembered (allocated before, or beyond the bound)
 	dropped    int64 // allocations not remembered, beyond the bound
@@ -114,10 +115,19 @@ func (ot *objectTable) tick(c *objectClass, at int64) {
 	}
 }
 
+// began notes when allocations and frees began to be reported (a
+// census, a count at one moment, says nothing of them).
+func (ot *objectTable) began(at int64) {
+	if ot.first == 0 || at < ot.first {
+		ot.first = at
+	}
+}
+
 // allocated records an object of a class (name "" for none) of size bytes
 // (<= 0: unknown).
 func (ot *objectTable) allocated(obj int64, name string, size, at int64) {
 	ot.active = true
+	ot.began(at)
 	c := ot.class(name, at)
 	c.allocs++
 	c.live++
@@ -141,6 +151,7 @@ func (ot *objectTable) allocated(obj int64, name string, size, at int64) {
 // freed records the end of an object.
 func (ot *objectTable) freed(obj, at int64) {
 	ot.active = true
+	ot.began(at)
 	c := ot.classOf[obj]
 	if c == nil {
 		ot.untracked++
@@ -158,6 +169,7 @@ func (ot *objectTable) freed(obj, at int64) {
 // says only how many bytes.
 func (ot *objectTable) sampled(name string, count, bytes, at int64) {
 	ot.active = true
+	ot.began(at)
 	c := ot.class(name, at)
 	c.sampled = true
 	i := c.seen % int64(ot.window)
@@ -207,12 +219,31 @@ func (ot *objectTable) reset() {
 	ot.untracked, ot.dropped, ot.overflow = 0, 0, 0
 }
 
+// span is what the window's per-second rings cover at trace time now, in
+// seconds to divide their sums by: the seconds before the current one and
+// the part of the current one passed, but no more than since the first
+// object (dividing by the whole window before it has passed made the rates
+// too low), and at least a second (the first events would make them
+// soar). shown is the span to show, the window once it has passed.
+func (ot *objectTable) span(now int64) (secs float64, shown time.Duration) {
+	window := time.Duration(ot.window) * time.Second
+	into := (now%int64(time.Second) + int64(time.Second)) % int64(time.Second) // into the current second
+	covered := time.Duration(ot.window-1)*time.Second + time.Duration(into)
+	shown = window
+	if since := time.Duration(now - ot.first); ot.first != 0 && since < window {
+		covered = min(covered, since)
+		shown = since.Truncate(100 * time.Millisecond)
+	}
+	return max(covered, time.Second).Seconds(), max(shown, time.Second)
+}
+
 // rows lists the classes as of trace time now.
 func (ot *objectTable) rows(now int64) (Objects, bool) {
 	if !ot.active {
 		return Objects{}, false
 	}
-	out := Objects{Window: time.Duration(ot.window) * time.Second, Tracked: int64(len(ot.classOf)), Untracked: ot.untracked,
+	secs, span := ot.span(now)
+	out := Objects{Window: span, Tracked: int64(len(ot.classOf)), Untracked: ot.untracked,
 		Dropped: ot.dropped, Overflow: ot.overflow, Classes: make([]ObjectClass, 0, len(ot.byName))}
 	if ot.sorted == nil {
 		ot.sorted = make([]*objectClass, 0, len(ot.byName))
@@ -232,7 +263,6 @@ func (ot *objectTable) rows(now int64) (Objects, bool) {
 			f += c.winFrees[i]
 			b += c.winBytes[i]
 		}
-		secs := float64(ot.window)
 		r.AllocRate, r.FreeRate, r.BytesRate = float64(a)/secs, float64(f)/secs, float64(b)/secs
 		r.History = histories[n*objectsHistory : (n+1)*objectsHistory : (n+1)*objectsHistory]
 		// oldest first, ending with the current second

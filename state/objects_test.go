@@ -1,8 +1,10 @@
 package state
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proftop/proftop/decode"
 )
@@ -39,8 +41,10 @@ func TestObjectsByClass(t *testing.T) {
 		byName[c.Class] = c
 	}
 	foo := byName["Foo"]
-	if foo.Live != 8 || foo.Allocs != 10 || foo.Frees != 2 || foo.Bytes != 240 || foo.AllocRate != 1 || foo.FreeRate != 0.2 {
-		t.Errorf("Foo %+v", foo)
+	// Over the 1.9 s since the first object, not the whole window.
+	if foo.Live != 8 || foo.Allocs != 10 || foo.Frees != 2 || foo.Bytes != 240 || !near(foo.AllocRate, 10/1.9) || !near(foo.FreeRate, 2/1.9) ||
+		s.Objects.Window != 1900*time.Millisecond {
+		t.Errorf("Foo %+v over %v", foo, s.Objects.Window)
 	}
 	if len(foo.History) != objectsHistory || foo.History[len(foo.History)-1] != 8 {
 		t.Errorf("Foo's history ends %v", foo.History[len(foo.History)-3:])
@@ -97,7 +101,8 @@ func TestCensusAndAllocationSamples(t *testing.T) {
 	if len(o.Classes) != 3 || o.Classes[0].Class != "Bar" || o.Classes[1].Class != "Foo" || o.Classes[0].Allocs+o.Classes[1].Allocs != 0 {
 		t.Fatalf("classes %+v", o.Classes)
 	}
-	if c := o.Classes[2]; !c.Sampled || c.BytesRate != float64(4<<20)/10 || c.Allocs != 0 {
+	// Over a second (the least span): the first sample came just now.
+	if c := o.Classes[2]; !c.Sampled || c.BytesRate != float64(4<<20) || c.Allocs != 0 {
 		t.Fatalf("sampled %+v", c)
 	}
 }
@@ -138,4 +143,38 @@ func classNames(cs []ObjectClass) string {
 		names = append(names, c.Class)
 	}
 	return strings.Join(names, ",")
+}
+
+func near(got, want float64) bool { return math.Abs(got-want) < 1e-9*max(1, math.Abs(want)) }
+
+// The rates divide by the span the window covers: from the first object
+// until the window has passed, then the window's seconds before the
+// current one and the part of it passed; never less than a second.
+func TestObjectRatesOverTheSpanCovered(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		first     int // ms of the first object; one more object each 10 ms until now
+		now       int // ms
+		want      float64
+		shownSpan time.Duration
+	}{
+		{"after 4.8 s", 200, 5000, 100, 4800 * time.Millisecond},
+		{"within the first second", 0, 500, 50, time.Second},
+		{"the window passed, at a second's start", 0, 30_000, 100, 10 * time.Second},
+		{"the window passed, half into a second", 0, 30_500, 100, 10 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := New(Options{})
+			evs := []decode.Event{&decode.ClassDef{ClassID: 1, Name: "Foo"}}
+			for at := tc.first; at < tc.now; at += 10 {
+				evs = append(evs, &decode.ObjAlloc{ObjID: int64(at + 1), ClassIDRef: 1, Time: ms(at)})
+			}
+			evs = append(evs, &decode.ObjFree{ObjIDRef: 1 << 40, Time: ms(tc.now)}) // the trace's now
+			feed(a, evs...)
+			o := a.Snapshot(t0, Query{CallersOf: -1}).Objects
+			if len(o.Classes) != 1 || math.Abs(o.Classes[0].AllocRate-tc.want) > 2.5 || o.Window != tc.shownSpan {
+				t.Fatalf("classes %+v over %v; want %v/s over %v", o.Classes, o.Window, tc.want, tc.shownSpan)
+			}
+		})
+	}
 }

@@ -67,6 +67,10 @@ func TestRbkitCapturesMakeThePicture(t *testing.T) {
 	if samples != 22 || byName["Foo#work"].Samples == 0 || byName["<main>"].TotalSamples != 22 || byName["Integer#times <cfunc>"].TotalSamples == 0 {
 		t.Fatalf("methods %v: want 22 samples, Foo#work on top of some, <main> in all", byName)
 	}
+	if byName["Foo#work"].Line != 34 || byName["Integer#times <cfunc>"].Line != 0 {
+		t.Fatalf("lines: Foo#work %d, Integer#times %d; want the method's first line, 34, and none for a C function",
+			byName["Foo#work"].Line, byName["Integer#times <cfunc>"].Line)
+	}
 	if len(s.Threads) != 1 || s.Threads[0].Name != "main" || s.Threads[0].Samples != 22 {
 		t.Fatalf("threads %+v", s.Threads)
 	}
@@ -100,5 +104,71 @@ func TestRubyLabelsAreNotSplitAsDescriptors(t *testing.T) {
 	}
 	if !names["block (2 levels) in Ledger#reconcile"] || !names["<top (required)>"] || !names["com.acme.A.run"] {
 		t.Fatalf("names %v", names)
+	}
+}
+
+// A sampled method's line is its first line when the source says its
+// lines are such (rbkit's); a label seen at two lines (two blocks of one
+// method) has none; a JVM's sampled lines, the lines running, name no method.
+func TestSampledMethodLines(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags int32
+		lines []int64
+		want  int32
+	}{
+		{"first lines", decode.SampleFirstLines, []int64{12, 12}, 12},
+		{"one label at two lines", decode.SampleFirstLines, []int64{12, 40}, 0},
+		{"two lines, then the first again", decode.SampleFirstLines, []int64{12, 40, 12}, 0},
+		{"unknown, then known", decode.SampleFirstLines, []int64{0, 7}, 7},
+		{"lines running", 0, []int64{12, 12}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := New(Options{})
+			var evs []decode.Event
+			for i, l := range tc.lines {
+				evs = append(evs, &decode.Sample{ThreadIDRef: 1, Time: decode.Ticks(i + 1), Count: 1, Flags: tc.flags,
+					Stack: decode.Stack{Methods: []string{"block in Foo#bar", "<main>"}, Lines: []int64{l, 0}}})
+			}
+			a.Apply(evs, 1, decode.Clock{}, time.Unix(0, 0))
+			s := a.Snapshot(time.Unix(0, 0), Query{CallersOf: -1})
+			for _, m := range s.Methods {
+				if s.MethodName(&m) == "block in Foo#bar" && m.Line != tc.want {
+					t.Fatalf("line %d, want %d", m.Line, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// Another process (another pid) after a reconnection is a new heap: the
+// census, the objects and the collections of the one before are forgotten;
+// the same process reconnected keeps them.
+func TestAnotherProcessForgetsTheHeapOfTheOneBefore(t *testing.T) {
+	process := func(pid int32, at int) []decode.Event {
+		return []decode.Event{
+			&decode.ProcessCreate{PID: pid, Name: "worker.rb", Time: ms(at)},
+			&decode.ClassDef{ClassID: 1, Name: "Foo", Time: ms(at)},
+			&decode.ObjAlloc{ObjID: 7, ClassIDRef: 1, Time: ms(at + 10)},
+			&decode.ObjectCensus{Time: ms(at + 20), Census: int64(at + 20), Class: "Gem::Requirement", Count: 187, Bytes: -1, MaxCount: -1},
+			&decode.GCTotals{Time: ms(at + 30), Collector: "minor GC", Count: 113},
+			&decode.Collection{Time: ms(at + 40), Collector: "Ruby GC", Pause: 2_000_000, UsedBefore: -1, UsedAfter: -1, Committed: -1},
+		}
+	}
+	a := New(Options{})
+	a.Apply(process(100, 0), 1, decode.Clock{}, t0)
+	a.Apply(process(100, 1000)[:1], 2, decode.Clock{}, t0) // the same process, reconnected
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if len(s.Objects.Census) != 1 || s.GC.Count != 113 || len(s.GC.Pauses) != 1 {
+		t.Fatalf("the same process reconnected: census %v, GC %d collections, %d pauses", s.Objects.Census, s.GC.Count, len(s.GC.Pauses))
+	}
+	a.Apply([]decode.Event{&decode.ProcessCreate{PID: 200, Name: "worker.rb", Time: ms(5000)}, &decode.ClassDef{ClassID: 1, Name: "Bar", Time: ms(5000)},
+		&decode.ObjAlloc{ObjID: 7, ClassIDRef: 1, Time: ms(5010)}}, 3, decode.Clock{}, t0)
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if len(s.Objects.Census) != 0 || s.GC.Count != 0 || len(s.GC.Pauses) != 0 || len(s.GC.Collectors) != 0 {
+		t.Fatalf("another process: census %v, GC %d collections, pauses %v, collectors %v", s.Objects.Census, s.GC.Count, s.GC.Pauses, s.GC.Collectors)
+	}
+	if len(s.Objects.Classes) != 1 || s.Objects.Classes[0].Class != "Bar" || s.Objects.Classes[0].Live != 1 || s.Process.PID != 200 {
+		t.Fatalf("another process: classes %+v, pid %d", s.Objects.Classes, s.Process.PID)
 	}
 }

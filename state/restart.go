@@ -1,5 +1,17 @@
 package state
 
+// newProcess forgets what described the process watched before, once
+// another (another pid) is watched: a Ruby process restarted under rbkit,
+// a JVM restarted. Its objects, census and collections were of a heap
+// that is gone, and would read as the new one's; the methods' and
+// threads' statistics stay, as for any new stream.
+func (a *Aggregator) newProcess() {
+	a.gc = gcState{}
+	a.gc.init(a.opts.History)
+	a.objects = objectTable{}
+	a.objects.init(a.opts.Window, a.opts.MaxTrackedObjects, a.opts.MaxClasses)
+}
+
 // Restart forgets everything: the source started over from nothing (a
 // followed file was truncated or replaced), so that nothing of what it
 // showed before lingers in the picture. Unlike Reset, threads, owners and

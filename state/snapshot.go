@@ -433,6 +433,12 @@ func (r *CensusRow) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// SampleCounts counts stack samples over two spans.
+type SampleCounts struct {
+	Window     int64 `json:"window"`
+	Cumulative int64 `json:"cumulative"`
+}
+
 // Process describes the profiled JVM, from the stream's first events.
 type Process struct {
 	Host    string    `json:"host,omitempty"`
@@ -485,6 +491,10 @@ type Snapshot struct {
 	// the latter, the 100% of their percentages.
 	Views       bool          `json:"methodViews,omitempty"`
 	SamplerSelf time.Duration `json:"samplerSelfNs,omitempty"`
+	// Samples counts the stack samples over the window and since watching
+	// began: a method's share of them is its share of the time sampled,
+	// which is all that samples that stand for no known time (rbkit's) say.
+	Samples SampleCounts `json:"samples,omitzero"`
 
 	Threads   []Thread      `json:"threads"`
 	Methods   []Method      `json:"-"`

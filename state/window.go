@@ -79,13 +79,14 @@ func (mt *methodTable) leave(slot int32) {
 }
 
 // addWindowSelf keeps the window's self time, apart for the frames of
-// stack samples and measured calls (see selfTotals).
-func (mt *methodTable) addWindowSelf(slot int32, self int64) {
+// stack samples and measured calls, and its samples (see selfTotals).
+func (mt *methodTable) addWindowSelf(slot int32, self, samples int64) {
 	if mt.stats[slot].sampler {
 		mt.window.self.sampled += self
 	} else {
 		mt.window.self.measured += self
 	}
+	mt.window.self.samples += samples
 }
 
 // clearWindow empties the window (a reset).

@@ -70,12 +70,26 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 	if s.HasObjects {
 		rows := newObjectRows(&s.Objects, ascii)
 		n := rows.Len()
-		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(objectsTitle(s)), n)
+		fmt.Fprintf(&b, "\n%s%s (%d", strings.ToUpper(objectsTitle(s)), strings.ToUpper(objectsTitleTail(s)), n)
 		if n > top {
 			fmt.Fprintf(&b, ", first %d", top)
 		}
 		b.WriteString(")\n")
-		for _, l := range newTable(objectCols, 1).render(rows, width, min(n, top)+1, &st, false) {
+		for _, l := range newTable(objectColumns(&s.Objects), 1).render(rows, width, min(n, top)+1, &st, false) {
+			b.WriteString(strings.TrimRight(l, " "))
+			b.WriteByte('\n')
+		}
+	}
+	if s.HasObjects && len(s.Objects.Census) > 0 {
+		// The census by site, which the table by class sums.
+		rows := newCensusRows(&s.Objects)
+		n := rows.Len()
+		fmt.Fprintf(&b, "\n%s (%d", strings.ToUpper(censusTitle(s)), n)
+		if n > top {
+			fmt.Fprintf(&b, ", first %d", top)
+		}
+		b.WriteString(")\n")
+		for _, l := range newTable(censusColumns(&s.Objects), 2).render(rows, width, min(n, top)+1, &st, false) {
 			b.WriteString(strings.TrimRight(l, " "))
 			b.WriteByte('\n')
 		}

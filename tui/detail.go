@@ -230,7 +230,7 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 	name := inert(s.MethodName(m))
 	sampled := m.Calls == 0 && m.Samples+m.TotalSamples > 0
 	out := []string{st.Title.Render("Method ") + value(name)}
-	if m.Line > 0 && !sampled {
+	if m.Line > 0 { // its first line (a sampled method has one when the source names it: rbkit)
 		out[0] += label(fmt.Sprintf(" (line %d)", m.Line))
 	}
 	// What the source does not measure reads –, as in the pane.
@@ -240,8 +240,17 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 		}
 		return dur(d)
 	}
-	span := func(title string, f *state.Method) {
+	// Samples that stand for no known time (rbkit's) are counted: a
+	// method's share of them is its share of the time sampled.
+	bySamples := sampled && s.TotalSelf <= 0
+	span := func(title string, f *state.Method, samples int64) {
 		out = append(out, "", st.Title.Render(title))
+		if bySamples {
+			out = append(out,
+				fmt.Sprintf("  %s %s %s  %s %s%s", label("on top of"), value(count(f.Samples)), label("samples"+shareOf(f.Samples, samples)),
+					label("on the stack in"), value(count(f.TotalSamples)), label(shareOf(f.TotalSamples, samples))))
+			return
+		}
 		if sampled {
 			out = append(out,
 				fmt.Sprintf("  %s %s  %s %s  %s %s", label("on top of"), value(count(f.Samples)), label("samples, self"), value(dur(f.Self)),
@@ -266,6 +275,14 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 	if !s.ResetAt.IsZero() {
 		sinceLabel = "Since the reset, at " + s.ResetAt.Local().Format("15:04:05")
 	}
+	samples := s.Samples
+	if !s.HasFocus || s.FocusRecent.Slot != m.Slot {
+		var listed int64 // figures of one span only, as are the samples of the methods listed
+		for i := range s.Methods {
+			listed += s.Methods[i].Samples
+		}
+		samples = state.SampleCounts{Window: listed, Cumulative: listed}
+	}
 	switch {
 	case still:
 		// A snapshot's figures are one moment's, cumulative: no window.
@@ -273,29 +290,34 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 		if s.HasFocus && s.FocusCumulative.Slot == m.Slot {
 			cumulative = s.FocusCumulative
 		}
-		span("As the snapshot has them", &cumulative)
+		span("As the snapshot has them", &cumulative, samples.Cumulative)
 	case s.IsPicture():
 		// A moment of the history: its rows are the window's; the figures
-		// since the start as of then, where the picture kept them.
-		span("Over the last "+dur(s.Window)+" to "+s.Taken.Local().Format("15:04:05"), m)
+		// since the start as of then, where the picture kept them (without
+		// the number of all samples then: no share).
+		span("Over the last "+dur(s.Window)+" to "+s.Taken.Local().Format("15:04:05"), m, samples.Window)
 		if int(m.Slot) < len(s.Since) {
-			span(sinceLabel+", as of then", &s.Since[m.Slot])
+			span(sinceLabel+", as of then", &s.Since[m.Slot], 0)
 		} else {
 			out = append(out, "", st.Title.Render(sinceLabel),
 				"  "+st.Muted.Render("not kept in the history for this moment"))
 		}
 	case s.HasFocus && s.FocusRecent.Slot == m.Slot:
-		span("Over the last "+dur(s.Window), &s.FocusRecent)
-		span(sinceLabel, &s.FocusCumulative)
+		span("Over the last "+dur(s.Window), &s.FocusRecent, samples.Window)
+		span(sinceLabel, &s.FocusCumulative, samples.Cumulative)
 	case s.Recent:
-		span("Over the last "+dur(s.Window), m) // the other span comes with the next refresh
+		span("Over the last "+dur(s.Window), m, samples.Window) // the other span comes with the next refresh
 	default:
-		span(sinceLabel, m)
+		span(sinceLabel, m, samples.Cumulative)
 	}
 	if s.TotalSelf > 0 {
 		out = append(out, "  "+label("of all self time, in the pane's span: ")+value(pct(s.Percent(m))))
 	}
-	if sampled {
+	switch {
+	case bySamples:
+		out = append(out, "", label("Sampled: the samples stand for no measured time; a method's share of them is"),
+			label("about its share of the time sampled (CPU or wall time, as the clock is set)."))
+	case sampled:
 		out = append(out, "", label("Sampled: times are the CPU time of the threads sampled in it, shared among"),
 			label("their samples; calls, min and max are not measured."))
 	}
@@ -318,4 +340,13 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 		out = append(out, fmt.Sprintf("  %8s  %s", value(count(c.Calls)), inert(c.Name)))
 	}
 	return out
+}
+
+// shareOf is n's share of all the samples, " (12% of 6.8k)", "" when
+// their number is unknown.
+func shareOf(n, all int64) string {
+	if all <= 0 {
+		return ""
+	}
+	return " (" + pct(100*float64(n)/float64(all)) + " of " + count(all) + ")"
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,10 +32,12 @@ type headerInfo struct {
 }
 
 // item is one piece of a header line; when the line is too narrow the
-// pieces with the highest drop go first.
+// pieces with the highest drop go first, and a piece with a short form
+// takes it instead of going (drop 0: only once nothing else can go).
 type item struct {
-	text string
-	drop int
+	text  string
+	drop  int
+	short string
 }
 
 // joinItems joins the pieces that fit in width, in their order.
@@ -46,6 +49,7 @@ func joinItems(items []item, width int, sep string) string {
 // fitItems joins the pieces that fit in width, in their order; false
 // when even the pieces that never go do not fit, and the line is cut.
 func fitItems(items []item, width int, sep string) (string, bool) {
+	items = append([]item(nil), items...) // shortened here, not in the caller's
 	keep := make([]bool, len(items))
 	for i := range keep {
 		keep[i] = true
@@ -63,14 +67,19 @@ func fitItems(items []item, width int, sep string) (string, bool) {
 		}
 		worst := -1
 		for i, it := range items {
-			if keep[i] && it.drop > 0 && (worst < 0 || it.drop > items[worst].drop) {
+			if keep[i] && (it.drop > 0 || it.short != "") && (worst < 0 || it.drop > items[worst].drop) {
 				worst = i
 			}
 		}
-		if worst < 0 {
+		switch {
+		case worst < 0:
 			return clip(line, width), false
+		case items[worst].short != "":
+			// Shortened, it stays: the last thing that can give way.
+			items[worst].text, items[worst].short, items[worst].drop = items[worst].short, "", 0
+		default:
+			keep[worst] = false
 		}
-		keep[worst] = false
 	}
 }
 
@@ -83,17 +92,31 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 
 	source := inert(stt.Source)
 	l1 := []item{{text: st.Title.Render("proftop")}, {text: value(source)}}
-	if stt.Agent.ID != "" {
-		l1 = append(l1, item{text: label("agent") + " " + value(inert(stt.Agent.Name)), drop: 2},
-			item{text: label(fmt.Sprintf("pid %d v%s", stt.Agent.PID, inert(stt.Agent.Version))), drop: 3})
-	} else if s != nil && s.Process.PID != 0 {
-		l1 = append(l1, item{text: label("pid") + " " + value(fmt.Sprint(s.Process.PID)) + " " + label(inert(s.Process.Agent)), drop: 2})
+	// Who is watched, its name and pid, stays whatever the width (its
+	// name shortened); its version, the negotiation and the uptime go first.
+	switch {
+	case stt.Agent.ID != "":
+		l1 = append(l1, processItems(stt.Agent.Name, int64(stt.Agent.PID), stt.Agent.Type != "rbkit", st)...)
+		l1 = append(l1, item{text: label("v" + inert(stt.Agent.Version)), drop: 3})
+	case s != nil && s.Process.PID != 0:
+		l1 = append(l1, processItems(s.Process.Name, int64(s.Process.PID), false, st)...)
+		if s.Process.Agent != "" {
+			l1 = append(l1, item{text: label(inert(s.Process.Agent)), drop: 3})
+		}
 	}
 	if stt.Format != 0 {
-		l1 = append(l1, item{text: value(stt.Format.String())}, item{text: label("(" + stt.Negotiation.String() + ")"), drop: 4})
+		format := item{text: value(stt.Format.String())}
+		if strings.Contains(stt.Source, stt.Format.String()) {
+			format.drop = 5 // the source's name says it already ("rbkit 127.0.0.1:5555/5556")
+		}
+		l1 = append(l1, format, item{text: label("(" + stt.Negotiation.String() + ")"), drop: 4})
+	}
+	stateItem := item{text: stateBadge(stt, h.now, st)}
+	if stt.State == client.StateReconnecting {
+		stateItem.short = st.Bad.Render("● reconnecting") // the attempt and its time give way; the cause is below
 	}
 	badge := len(l1)
-	l1 = append(l1, item{text: stateBadge(stt, h.now, st)})
+	l1 = append(l1, stateItem)
 	if s != nil && !s.Process.Started.IsZero() && !s.Clock.IsZero() {
 		l1 = append(l1, item{text: label("up") + " " + value(dur(s.Clock.Sub(s.Process.Started).Truncate(time.Second))), drop: 1})
 	}
@@ -207,6 +230,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if ended != "" {
 		say(st.Muted, "  "+ended)
 	}
+	if stt.Warning != "" && stt.State == client.StateStreaming {
+		say(st.Warn, "⚠ "+inert(stt.Warning))
+	}
 	if stt.Mismatch != "" {
 		say(st.Warn, "⚠ "+inert(stt.Mismatch))
 	}
@@ -233,11 +259,40 @@ func minimalWidth(items []item, sep string) int {
 	return w
 }
 
-// sourceItems are a source's facts and its toggles' states.
+// processItems name the process watched: "agent NAME" for a JVM's agent,
+// the bare name for a Ruby script, and its pid. The name's short form is
+// a path's last element (a script's) or a class's initials (a JVM's main
+// class), cut to its end if still long.
+func processItems(name string, pid int64, agent bool, st *Styles) []item {
+	var out []item
+	if name != "" {
+		prefix := ""
+		if agent {
+			prefix = st.Label.Render("agent") + " "
+		}
+		short := name
+		if i := strings.LastIndexByte(name, '/'); i >= 0 && i < len(name)-1 {
+			short = name[i+1:]
+		} else if !strings.ContainsAny(name, " /") {
+			short = shortClass(name, 12)
+		}
+		out = append(out, item{text: prefix + st.Value.Render(inert(name)), short: prefix + st.Value.Render(inert(tail(short, 24))), drop: 2})
+	}
+	return append(out, item{text: st.Label.Render("pid") + " " + st.Value.Render(strconv.FormatInt(pid, 10))})
+}
+
+// sourceItems are a source's facts and its toggles' states. The first
+// fact is the process's own (its working directory) and stays longest,
+// shortened to its end; the toggles' states before the other facts.
 func sourceItems(stt client.Status, cmds []client.Command, st *Styles) []item {
 	var out []item
-	for _, f := range stt.Facts {
-		out = append(out, item{text: st.Label.Render(inert(f.Key)) + " " + st.Value.Render(inert(f.Value)), drop: 2})
+	for i, f := range stt.Facts {
+		text := st.Label.Render(inert(f.Key)) + " " + st.Value.Render(inert(f.Value))
+		if i == 0 {
+			out = append(out, item{text: text, drop: 2, short: st.Label.Render(inert(f.Key)) + " " + st.Value.Render(inert(tail(f.Value, 30)))})
+			continue
+		}
+		out = append(out, item{text: text, drop: 3})
 	}
 	return append(out, commandItems(cmds, st)...)
 }

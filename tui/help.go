@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/proftop/proftop/client"
 )
 
 // The help screen and the footer. The help lays its groups out in as many
@@ -36,7 +39,7 @@ func (m *Model) helpGroups() []helpGroup {
 	}
 	panes = append(panes, k.Pane[6], k.Pane[7])
 	view := []key.Binding{k.Pause, k.Recent, k.Group}
-	if m.snap != nil && m.snap.Views {
+	if m.snap != nil && (m.snap.Views || len(m.snap.Objects.Census) > 0) {
 		view = append(view, k.View)
 	}
 	return append(source, []helpGroup{
@@ -238,11 +241,32 @@ func (m *Model) footer() string {
 	if m.help == nil && len(m.commands) > 0 {
 		items = append(append([]footerItem{items[0]}, commandFooter(m.commands)...), items[1:]...)
 	}
+	if m.help == nil && m.detail == nil && m.focus == paneObjects && m.snap != nil && len(m.snap.Objects.Census) > 0 {
+		// The pane's own view, first after "?": what it shows is its to switch.
+		view := footerItem{"v", "census", false}
+		if m.census {
+			view.desc = "classes"
+		}
+		items = append(items[:1:1], append([]footerItem{view}, items[1:]...)...)
+	}
+	command := func(it footerItem) bool { // a source's: when one does not fit, "?" says there are more
+		return slices.ContainsFunc(m.commands, func(c client.Command) bool { return c.Key == it.key })
+	}
 	render := func(keep func(footerItem) bool) string {
+		kept := make([]bool, len(items))
+		all := true // every command shown
+		for i, it := range items {
+			kept[i] = keep(it)
+			all = all && (kept[i] || !command(it))
+		}
 		var parts []string
-		for _, it := range items {
-			if keep(it) {
-				parts = append(parts, m.st.Key.Render(it.key)+" "+m.st.Desc.Render(it.desc))
+		for i, it := range items {
+			if kept[i] {
+				desc := it.desc
+				if it.key == "?" && !all {
+					desc = "more" // the commands that did not fit are in the help
+				}
+				parts = append(parts, m.st.Key.Render(it.key)+" "+m.st.Desc.Render(desc))
 			}
 		}
 		return strings.Join(parts, m.st.Desc.Render(" · "))

@@ -72,8 +72,11 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Group) && !m.applies(paneMonitors):
 		m.notice = "m groups the monitors by class and site: 3 goes there"
 		return m, nil
+	case key.Matches(msg, k.View) && m.focus == paneObjects && m.detail == nil:
+		m.switchObjectsView()
+		return m, nil
 	case key.Matches(msg, k.View) && !m.applies(paneMethods):
-		m.notice = "v switches the hot methods' view: 2 goes there"
+		m.notice = "v switches the hot methods' view (2) or the objects' (5)"
 		return m, nil
 	case key.Matches(msg, k.Recent):
 		if m.status.Still {

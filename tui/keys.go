@@ -30,7 +30,7 @@ func DefaultKeyMap() KeyMap {
 		Slower:   k(w("-", "_"), h("-", "refresh slower")),
 		Recent:   k(w("c"), h("c", "methods: last N s / cumulative")),
 		Group:    k(w("m"), h("m", "monitors: by lock / by class and site")),
-		View:     k(w("v"), h("v", "methods: call tree / sampler hits")),
+		View:     k(w("v"), h("v", "methods: call tree / sampler hits; objects: classes / census")),
 		Pane: [numPanes]key.Binding{
 			k(w("1"), h("1", "threads")),
 			k(w("2"), h("2", "hot methods")),

@@ -21,7 +21,7 @@ func (m *Model) rows(p paneID, s *state.Snapshot) rows {
 	case paneMethods:
 		return m.methodRows(s)
 	case paneObjects:
-		return newObjectRows(&s.Objects, m.cfg.ASCII)
+		return m.objectRows(s)
 	case paneCoverage:
 		return coverageRows{s: s.Coverage}
 	case paneTelemetry:
@@ -335,6 +335,12 @@ func (m *Model) gridBody(h int) []string {
 		mw, gw := lw/2, rw/2
 		left := joinColumns(m.pane(paneMonitors, mw, bh), m.pane(paneCoverage, lw-mw, bh))
 		bottom = joinColumns(left, joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, rw-gw, bh)))
+	case m.snap != nil && m.snap.HasObjects && m.monitorsUnfilled():
+		// The monitors only say why they are empty (rbkit's): a narrow
+		// column, and the room to the objects' columns and their trend.
+		mw := max(m.width/6, 30)
+		gw := max((m.width-mw)/3, 52) // 52: the GC pane's longest lines uncut
+		bottom = joinColumns(m.pane(paneMonitors, mw, bh), joinColumns(m.pane(paneGC, gw, bh), m.pane(paneObjects, m.width-mw-gw, bh)))
 	case m.snap != nil && m.snap.HasObjects:
 		// Objects beside GC, under the methods.
 		gw := rw / 2
@@ -349,6 +355,12 @@ func (m *Model) gridBody(h int) []string {
 	return out
 }
 
+// monitorsUnfilled says the monitors pane has nothing but the sentence of
+// a source that reports no locks.
+func (m *Model) monitorsUnfilled() bool {
+	return m.status.Why(client.PaneMonitors) != "" && (m.snap == nil || len(m.snap.Monitors) == 0)
+}
+
 func joinColumns(a, b []string) []string {
 	out := make([]string, len(a))
 	for i := range a {
@@ -360,7 +372,10 @@ func joinColumns(a, b []string) []string {
 // pane draws one pane in its frame, from the cache when nothing changed.
 func (m *Model) pane(p paneID, w, h int) []string {
 	focused := p == m.focus
-	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler}
+	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler, census: p == paneObjects && m.census}
+	if p == paneObjects && m.snap != nil {
+		m.objectRows(m.snap) // the table of the view shown
+	}
 	t := m.tables[p]
 	if t != nil {
 		key.sortCol, key.flipped, key.filter, key.selID, key.hasSel, key.offset = t.sortCol, t.flipped, m.filters[p], t.selID, t.hasSel, t.offset
@@ -396,12 +411,18 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			title = methodsViewTitle(m.snap, m.sampler, true)
 		case paneObjects:
 			title = objectsTitle(m.snap)
+			if m.censusShown() {
+				title = censusTitle(m.snap)
+			}
 		case paneCoverage:
 			title = coverageTitle(m.snap)
 		case paneProbes:
 			title = "Probes · since the start"
 		}
 		title += tableTitle(t, d.Len(), m.filters[p])
+		if p == paneObjects && !m.censusShown() {
+			title += objectsTitleTail(m.snap) // after the count and the sort: the first to be cut
+		}
 		if nt := notTracked(m.snap, p); nt != "" {
 			title += " · " + nt
 		}

@@ -66,11 +66,15 @@ type Model struct {
 	grouped  bool // monitors by class and site
 	sampler  bool // methods: the sampler's view of a source with two
 	views    viewCache
-	focus    paneID
-	tables   [numPanes]*table // nil for the GC pane
-	detail   *detailView
-	help     *helpView // the help screen, when open
-	notice   string
+	census   bool // objects: the census by class and site, not the classes
+	// The Objects pane's two tables, one a view: tables[paneObjects] is
+	// the one shown (census.go).
+	classTable, censusTable *table
+	focus                   paneID
+	tables                  [numPanes]*table // nil for the GC pane
+	detail                  *detailView
+	help                    *helpView // the help screen, when open
+	notice                  string
 	// noticeSeen is the notice the latest snapshot found, since noticeAt:
 	// a notice gives the footer back to the key hints after noticeFor.
 	noticeSeen string
@@ -129,6 +133,7 @@ type cacheKey struct {
 	hasSel  bool
 	offset  int
 	sampler bool
+	census  bool
 }
 
 // New returns the model for a source whose events feed agg.
@@ -156,6 +161,7 @@ func New(cfg Config, src client.Source, agg *state.Aggregator) *Model {
 			paneProbes:    newTable(probeCols, 3),
 		},
 	}
+	m.classTable, m.censusTable = m.tables[paneObjects], newTable(censusCols, 2)
 	m.filterInput = textinput.New()
 	m.filterInput.Prompt = "/"
 	return m

@@ -15,12 +15,63 @@ var objectCols = []column{
 	{title: "CLASS", min: 20, text: true, asc: true, shorten: shortClass},
 	{title: "LIVE", width: 8, right: true, name: "live objects"},
 	{title: "NEW/s", width: 7, right: true, name: "new per second"},
-	{title: "FREED/s", width: 7, right: true, drop: 3},
-	{title: "BYTES/s", width: 8, right: true, drop: 2},
-	{title: "ALLOCATED", width: 9, right: true, drop: 4},
-	{title: "CENSUS", width: 8, right: true, drop: 5},
-	{title: "LIVE, LAST MINUTE", width: 20, drop: 1},
+	{title: "FREED/s", width: 7, right: true, drop: 4},
+	{title: "BYTES/s", width: 8, right: true, drop: 3},
+	{title: "ALLOCATED", width: 9, right: true, drop: 5},
+	{title: "CENSUS", width: 8, right: true, drop: 1},
+	{title: "LIVE, LAST MINUTE", width: sparkCells, drop: 2},
 }
+
+// The objects' columns' indices.
+const (
+	objColBytesRate = 4
+	objColAllocated = 5
+	objColCensus    = 6
+)
+
+// What the objects have, which decides the columns shown.
+const (
+	objHaveCensus      = 1 << iota // a census beside the allocations
+	objHaveBytes                   // sizes (rbkit reports none)
+	objHaveAllocations             // allocations (a census alone has none)
+)
+
+// objectColumnSets are objectCols without the columns the data has nothing
+// for, by what it has: a census's count (kept longest when there is one:
+// it is the true count of the live objects), the bytes, the allocations.
+// The indices stay those of objectCols, which sorting goes by.
+var objectColumnSets = func() (sets [8][]column) {
+	for i := range sets {
+		cols := append([]column(nil), objectCols...)
+		cols[objColCensus].off = i&objHaveCensus == 0
+		cols[objColBytesRate].off = i&objHaveBytes == 0
+		cols[objColAllocated].off = i&objHaveAllocations == 0
+		sets[i] = cols
+	}
+	return sets
+}()
+
+// objectColumns are the columns for the objects o.
+func objectColumns(o *state.Objects) []column {
+	have := objHaveAllocations
+	switch {
+	case censusOnly(o):
+		have = 0 // LIVE is the census's count
+	case len(o.Census) > 0:
+		have |= objHaveCensus
+	}
+	for c := range o.Classes {
+		if o.Classes[c].Bytes != 0 {
+			have |= objHaveBytes
+			break
+		}
+	}
+	return objectColumnSets[have]
+}
+
+// sparkCells is the width of the live count's sparkline: the last minute,
+// three seconds a cell.
+const sparkCells = 20
 
 type objectRows struct {
 	s      []state.ObjectClass
@@ -82,11 +133,7 @@ func (r objectRows) Cell(i, col int) string {
 		}
 		return "–"
 	case 7:
-		h := make([]float64, len(c.History))
-		for j, v := range c.History {
-			h[j] = float64(v)
-		}
-		return sparkline(h, 20, 0, r.ascii)
+		return sparkline(perCell(c.History, sparkCells), sparkCells, 0, r.ascii)
 	}
 	return ""
 }
@@ -110,6 +157,27 @@ func (r objectRows) Num(i, col int) int64 {
 	return 0
 }
 
+// perCell fits a history into cells: each cell the highest of its run of
+// values (a live count's peaks are what a minute's trend is about), so
+// that the cells span the whole history, not only its last seconds.
+func perCell(history []int64, cells int) []float64 {
+	if len(history) == 0 || cells <= 0 {
+		return nil
+	}
+	per := max((len(history)+cells-1)/cells, 1)
+	out := make([]float64, 0, cells)
+	// The runs end with the latest value; the oldest run may be short.
+	for end := len(history); end > 0 && len(out) < cells; end -= per {
+		peak := history[max(end-per, 0)]
+		for _, v := range history[max(end-per, 0):end] {
+			peak = max(peak, v)
+		}
+		out = append(out, float64(peak))
+	}
+	slices.Reverse(out)
+	return out
+}
+
 // hashName is a stable row id for a name.
 func hashName(s string) uint32 {
 	h := uint32(2166136261)
@@ -128,11 +196,16 @@ func objectsTitle(s *state.Snapshot) string {
 	if censusOnly(&s.Objects) {
 		return t + " · census at " + s.Objects.CensusAt.Local().Format("15:04:05") + " (LIVE: counted then)"
 	}
-	t += " · per second over " + dur(s.Objects.Window)
-	if s.Objects.Untracked > 0 {
-		t += fmt.Sprintf(" · %s freed of unknown class", count(s.Objects.Untracked))
+	return t + " · per second over " + dur(s.Objects.Window)
+}
+
+// objectsTitleTail is what the title adds after the table's count and
+// sort, which matter more: the frees proftop could not attribute.
+func objectsTitleTail(s *state.Snapshot) string {
+	if s == nil || !s.HasObjects || censusOnly(&s.Objects) || s.Objects.Untracked == 0 {
+		return ""
 	}
-	return t
+	return fmt.Sprintf(" · %s freed of unknown class", count(s.Objects.Untracked))
 }
 
 // censusOnly says the objects are known from a census alone: no
@@ -159,9 +232,9 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 	case c != nil:
 		out = append(out,
 			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(count(c.Live)), label("allocated"), value(count(c.Allocs)),
-				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(size(c.Bytes))),
+				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(knownSize(c.Bytes))),
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(rate(c.FreeRate)),
-				label("bytes/s"), value(size(int64(c.BytesRate)))))
+				label("bytes/s"), value(knownSize(int64(c.BytesRate)))))
 		if c.Sampled {
 			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))
 		}
@@ -193,6 +266,15 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 	return out
 }
 
+// knownSize is an amount of bytes allocated, – when none is known: a
+// source that gives no sizes (rbkit) counts objects only.
+func knownSize(b int64) string {
+	if b <= 0 {
+		return "–"
+	}
+	return size(b)
+}
+
 func censusLabel(s *state.Snapshot) string {
 	if s.Objects.CensusAt.IsZero() {
 		return "(no census taken: rbkit's object-space snapshot, for one)"
@@ -210,11 +292,17 @@ func noObjects(st *Styles) []string {
 	}
 }
 
-// objectByID finds a class's name by its row id.
+// objectByID finds a class's name by its row id, in either view: a class
+// or a census line (whose drill-in is its class's).
 func objectByID(s *state.Snapshot, id int64) (string, bool) {
 	for i := range s.Objects.Classes {
 		if int64(hashName(s.Objects.Classes[i].Class)) == id {
 			return s.Objects.Classes[i].Class, true
+		}
+	}
+	for i := range s.Objects.Census {
+		if censusRowID(&s.Objects.Census[i]) == id {
+			return s.Objects.Census[i].Class, true
 		}
 	}
 	return "", false

@@ -597,8 +597,10 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		first = append(first, label(" since the process started,")+" "+value(dur(g.TotalTime)))
 	case g.SinceStart: // the source counts them, not their time (rbkit's gc_stats)
 		first = append(first, label(" since the process started"))
-	case len(g.Collectors) > 0:
+	case len(g.Collectors) > 0 && (g.TotalTime > 0 || g.Count == 0):
 		first = append(first, label(" since the reset,")+" "+value(dur(g.TotalTime)))
+	case len(g.Collectors) > 0: // counted, not timed
+		first = append(first, label(" since the reset"))
 	}
 	if g.InGC {
 		first = append(first, "  "+st.Warn.Render("collecting"))
@@ -668,8 +670,13 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		lines = append(lines, fitFields(width, fields...))
 	}
 	for _, c := range g.Collectors {
-		lines = append(lines, fitFields(width, fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections")),
-			label(", "+dur(c.TotalTime))))
+		fields := []string{fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections"))}
+		// Collections that took no time at all were not timed (rbkit's
+		// gc_stats counts them only): their time is unknown, not 0.
+		if c.TotalTime > 0 || c.Count == 0 {
+			fields = append(fields, label(", "+dur(c.TotalTime)))
+		}
+		lines = append(lines, fitFields(width, fields...))
 	}
 	if len(lines) > height {
 		lines = lines[:height]

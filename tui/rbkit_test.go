@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,15 +22,18 @@ import (
 // commandSource is a source that takes commands, as rbkit's does.
 type commandSource struct {
 	fakeSource
-	cpu  bool
-	done []string
+	cpu, memory bool
+	unknown     bool // the toggles' states are not known (never connected)
+	done        []string
 }
 
 func (c *commandSource) Commands() []client.Command {
 	return []client.Command{
-		{Key: "C", Label: "CPU sampling", Toggle: true, On: c.cpu},
-		{Key: "W", Label: "wall/CPU clock", Toggle: true, State: "CPU clock"},
-		{Key: "X", Label: "force a GC"},
+		{Key: "C", Label: "CPU sampling", Short: "CPU", Toggle: true, On: c.cpu, Unknown: c.unknown},
+		{Key: "W", Label: "wall/CPU clock", Short: "clock", Toggle: true, State: "CPU clock", Unknown: c.unknown},
+		{Key: "X", Label: "force a GC", Short: "GC"},
+		{Key: "M", Label: "memory profiling", Short: "memory", Toggle: true, On: c.memory, Unknown: c.unknown},
+		{Key: "O", Label: "object-space snapshot", Short: "snapshot"},
 	}
 }
 
@@ -45,7 +49,7 @@ func (c *commandSource) Do(_ context.Context, key string) (string, error) {
 func rbkitModel(t *testing.T, w, h int) (*Model, *state.Aggregator, *commandSource) {
 	t.Helper()
 	agg := state.New(state.Options{})
-	for _, name := range []string{"cpu_sampling.msgpack", "memory_profile.msgpack"} {
+	for _, name := range []string{"cpu_sampling.msgpack", "memory_profile.msgpack", "objectspace_dump.msgpack.gz"} {
 		b, err := os.ReadFile(sharedFixture(t, "rbkit/"+name))
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +71,7 @@ func rbkitModel(t *testing.T, w, h int) (*Model, *state.Aggregator, *commandSour
 		}
 		agg.Apply(batch.Events(), 1, decode.Clock{}, t0)
 	}
-	src := &commandSource{cpu: true, fakeSource: fakeSource{st: client.Status{Source: "rbkit 127.0.0.1:5555/5556", State: client.StateStreaming,
+	src := &commandSource{cpu: true, memory: true, fakeSource: fakeSource{st: client.Status{Source: "rbkit 127.0.0.1:5555/5556", State: client.StateStreaming,
 		Format: decode.FormatRbkit, Negotiation: client.OutcomeHandshake, Streams: 1, Lost: 3,
 		Agent:    protocol.Agent{ID: "14772", PID: 14772, Name: "/opt/rbkit-run/target.rb", Type: "rbkit", Version: "0.1.10"},
 		Facts:    []client.Fact{{Key: "pwd", Value: "/opt/rbkit-run"}, {Key: "rbkit", Value: "0.1.10, protocol 2.1"}},
@@ -95,6 +99,11 @@ func TestRbkitGoldenScreens(t *testing.T) {
 		{"rbkit-monitors-80x24", 80, 24, []string{"3"}},
 		{"rbkit-methods-80x24", 80, 24, []string{"2"}},
 		{"rbkit-help-80x24", 80, 24, []string{"?"}},
+		{"rbkit-method-drill-in-80x24", 80, 24, []string{"2", "enter"}},
+		{"rbkit-objects-80x24", 80, 24, []string{"5"}},
+		{"rbkit-census-80x24", 80, 24, []string{"5", "v"}},
+		{"rbkit-census-200x50", 200, 50, []string{"5", "v"}},
+		{"rbkit-census-drill-in-80x24", 80, 24, []string{"5", "v", "enter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, agg, _ := rbkitModel(t, tc.w, tc.h)
@@ -143,4 +152,90 @@ func TestRbkitCallTree(t *testing.T) {
 		}
 	}
 	golden(t, "rbkit-call-tree-80x24", screen)
+}
+
+// The footer offers the source's keys by their short words, as many as
+// fit; "?" says more when some do not.
+func TestRbkitFooterKeys(t *testing.T) {
+	for _, tc := range []struct {
+		width   int
+		want    []string
+		lacking []string
+	}{
+		{80, []string{"? help", "C CPU", "W clock", "X GC", "M memory", "O snapshot", "q quit"}, nil},
+		{48, []string{"? more", "C CPU", "q quit"}, []string{"O snapshot", "? help"}},
+	} {
+		t.Run(strconv.Itoa(tc.width), func(t *testing.T) {
+			m, _, _ := rbkitModel(t, tc.width, 24)
+			footer := ansi.Strip(m.footer())
+			for _, w := range tc.want {
+				if !strings.Contains(footer, w) {
+					t.Errorf("footer %q lacks %q", footer, w)
+				}
+			}
+			for _, w := range tc.lacking {
+				if strings.Contains(footer, w) {
+					t.Errorf("footer %q has %q", footer, w)
+				}
+			}
+		})
+	}
+}
+
+// A toggle whose state the source does not know (never connected) is left
+// out of the header, not shown off.
+func TestUnknownTogglesLeftOut(t *testing.T) {
+	m, agg, src := rbkitModel(t, 200, 50)
+	src.unknown = true
+	deliverCommands(m, agg)
+	screen := ansi.Strip(m.render())
+	for _, w := range []string{"C CPU sampling", "M memory profiling", "W CPU clock"} {
+		if strings.Contains(screen, w) {
+			t.Errorf("the header shows %q though its state is unknown", w)
+		}
+	}
+	if !strings.Contains(screen, "C CPU · W clock") {
+		t.Error("the footer no longer offers the keys")
+	}
+}
+
+// v shows the census by class and site in the Objects pane, and the
+// classes again; without a census it says how to take one. The text
+// snapshot lists the census too.
+func TestObjectsCensusView(t *testing.T) {
+	m, agg, _ := rbkitModel(t, 120, 40)
+	press(m, "5", "v")
+	deliverCommands(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "census 08:59:43, 12.8k objects") || !strings.Contains(screen, "COUNT") {
+		t.Fatalf("after v, no census:\n%s", screen)
+	}
+	press(m, "v")
+	deliverCommands(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "per second over") || !strings.Contains(screen, "CENSUS") {
+		t.Fatalf("after v again, not the classes:\n%s", screen)
+	}
+	text := ansi.Strip(RenderText(agg.Snapshot(time.Unix(0, 1795251590000000000), state.Query{CallersOf: -1}), m.status, 120, 5, false))
+	if !strings.Contains(text, "OBJECTS · CENSUS 08:59:43, 12.8K OBJECTS (47, first 5)") || !strings.Contains(text, "9519    74%") {
+		t.Fatalf("the text snapshot lacks the census:\n%s", text)
+	}
+
+	bare := New(Config{Refresh: time.Second}, &fakeSource{}, state.New(state.Options{}))
+	bare.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	bare.snap = &state.Snapshot{HasObjects: true}
+	press(bare, "5", "v")
+	if bare.census || !strings.Contains(bare.notice, "no census") {
+		t.Fatalf("v without a census: census %v, notice %q", bare.census, bare.notice)
+	}
+}
+
+// A stream still up whose server has gone silent says so in the header.
+func TestStreamWarningInTheHeader(t *testing.T) {
+	m, agg, src := rbkitModel(t, 80, 24)
+	src.st.Warning = "the rbkit server has sent nothing for 6s and answers no command: is the Ruby process stopped or hung?"
+	deliverCommands(m, agg)
+	screen := m.render()
+	checkFrame(t, screen, 80, 24)
+	if !strings.Contains(ansi.Strip(screen), "⚠ the rbkit server has sent nothing for 6s") {
+		t.Fatalf("no warning:\n%s", ansi.Strip(screen))
+	}
 }

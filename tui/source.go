@@ -74,11 +74,16 @@ func commandBindings(cmds []client.Command) []key.Binding {
 }
 
 // commandFooter is the source's commands for the footer, right after "?":
-// the last to go when the terminal is narrow.
+// the last to go when the terminal is narrow. They go by their short
+// words, so that more of them fit.
 func commandFooter(cmds []client.Command) []footerItem {
 	out := make([]footerItem, 0, len(cmds))
-	for _, b := range commandBindings(cmds) {
-		out = append(out, footerItem{key: b.Help().Key, desc: b.Help().Desc})
+	for i, b := range commandBindings(cmds) {
+		desc := cmds[i].Short
+		if desc == "" {
+			desc = b.Help().Desc
+		}
+		out = append(out, footerItem{key: b.Help().Key, desc: desc})
 	}
 	return out
 }
@@ -87,7 +92,7 @@ func commandFooter(cmds []client.Command) []footerItem {
 func commandItems(cmds []client.Command, st *Styles) []item {
 	var out []item
 	for _, c := range cmds {
-		if !c.Toggle {
+		if !c.Toggle || c.Unknown {
 			continue
 		}
 		state := st.Muted.Render("off")

@@ -23,6 +23,7 @@ type column struct {
 	text  bool // sorts by its text, else by a number
 	asc   bool // sorts ascending by default (names, ids); figures sort descending
 	drop  int  // when the table is narrow, columns with the highest drop go first; 0 never goes
+	off   bool // never shown: the data has nothing for it (no census, no sizes)
 	// shorten fits a cell's text in the column's width, keeping what
 	// tells rows apart (see shorten.go), and returns a text that fits as
 	// it is; nil cuts it at the right.
@@ -409,8 +410,8 @@ func (t *table) worst(gone []bool, skip int) int {
 // they do not fit; a gone column's width is -1.
 func (t *table) fit(width int, gone []bool) []int {
 	w := make([]int, len(t.cols))
-	for i := range gone {
-		if gone[i] {
+	for i, c := range t.cols {
+		if gone[i] || c.off {
 			w[i] = -1
 		}
 	}

@@ -42,12 +42,16 @@ type Config struct {
 	Lose int
 	// Delay, when set, holds the reply to a command this long.
 	Delay func(cmd string) time.Duration
+	// Freezable puts a relay in front of both sockets, so that Freeze can
+	// stop the server as kill -STOP does a Ruby process (freeze.go).
+	Freezable bool
 }
 
 // Server is a running fake rbkit server.
 type Server struct {
 	cfg      Config
 	pub, rep zmq4.Socket
+	gates    []*gate // Freezable: the pub's and the rep's
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -87,13 +91,30 @@ func Start(cfg Config) (*Server, error) {
 	quiet := zmq4.WithLogger(log.New(io.Discard, "", 0))
 	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, pub: zmq4.NewPub(ctx, quiet), rep: zmq4.NewRep(ctx, quiet),
 		ruby: newRuby(cfg.Seed)}
-	if err := s.pub.Listen("tcp://" + cfg.PubAddr); err != nil {
+	pubAddr, repAddr := cfg.PubAddr, cfg.ReqAddr
+	if cfg.Freezable {
+		pubAddr, repAddr = "127.0.0.1:0", "127.0.0.1:0" // behind the gates
+	}
+	if err := s.pub.Listen("tcp://" + pubAddr); err != nil {
 		s.Close()
 		return nil, err
 	}
-	if err := s.rep.Listen("tcp://" + cfg.ReqAddr); err != nil {
+	if err := s.rep.Listen("tcp://" + repAddr); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if cfg.Freezable {
+		for _, p := range []struct {
+			addr string
+			sock zmq4.Socket
+		}{{cfg.PubAddr, s.pub}, {cfg.ReqAddr, s.rep}} {
+			g, err := newGate(p.addr, p.sock.Addr().String())
+			if err != nil {
+				s.Close()
+				return nil, err
+			}
+			s.gates = append(s.gates, g)
+		}
 	}
 	s.wg.Add(2)
 	go s.serveCommands()
@@ -102,11 +123,41 @@ func Start(cfg Config) (*Server, error) {
 }
 
 // PubPort and ReqPort are the ports listened on.
-func (s *Server) PubPort() int { return s.pub.Addr().(*net.TCPAddr).Port }
-func (s *Server) ReqPort() int { return s.rep.Addr().(*net.TCPAddr).Port }
+func (s *Server) PubPort() int {
+	if len(s.gates) == 2 {
+		return s.gates[0].port()
+	}
+	return s.pub.Addr().(*net.TCPAddr).Port
+}
+
+func (s *Server) ReqPort() int {
+	if len(s.gates) == 2 {
+		return s.gates[1].port()
+	}
+	return s.rep.Addr().(*net.TCPAddr).Port
+}
+
+// Freeze stops the server as kill -STOP stops a Ruby process: connections
+// are still accepted and what clients send is taken, but nothing comes
+// back, neither frames, replies, nor a new connection's greeting. Thaw
+// lets it go on. Both need Config.Freezable.
+func (s *Server) Freeze() {
+	for _, g := range s.gates {
+		g.freeze()
+	}
+}
+
+func (s *Server) Thaw() {
+	for _, g := range s.gates {
+		g.thaw()
+	}
+}
 
 // Close stops the server: its sockets close, as when the Ruby process exits.
 func (s *Server) Close() error {
+	for _, g := range s.gates {
+		g.close()
+	}
 	s.cancel()
 	s.pub.Close()
 	s.rep.Close()
