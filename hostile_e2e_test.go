@@ -316,26 +316,31 @@ func TestPeerTextReachesTheTerminalEscaped(t *testing.T) {
 	}
 }
 
-// proftop simulate --port listens there (it used to be ignored), and a
-// flag that means nothing to a command is refused, not ignored.
+// proftop simulate --port listens there (it used to be ignored), on the
+// host of --listen when that names a host alone, and a flag that means
+// nothing to a command is refused, not ignored.
 func TestSimulatePortAndStrayFlags(t *testing.T) {
-	port := freePort(t)
-	cmd := exec.Command(proftopBin, "simulate", "-q", "--port", strconv.Itoa(port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			break
+	for _, listen := range [][]string{nil, {"--listen", "127.0.0.1"}} {
+		port := freePort(t)
+		cmd := exec.Command(proftopBin, append([]string{"simulate", "-q", "--port", strconv.Itoa(port)}, listen...)...)
+		var errs bytes.Buffer
+		cmd.Stderr = &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing listens on %d", port)
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("simulate --port %d %v: nothing listens\n%s", port, listen, errs.String())
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	for _, args := range [][]string{{"simulate", "--refresh", "1s"}, {"decode", "--batch", "x"}, {"list", "--json"}} {
 		_, errs, code := run(t, nil, args...)
