@@ -272,10 +272,11 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 	}
 }
 
-// Names with escape sequences, C1 controls and bidirectional overrides:
-// escaped in --json, and in the error line a peer's words end up in.
+// Names with escape sequences, C1 controls, DEL and bidirectional
+// overrides: escaped in --json (and its --history), and in the error line
+// a peer's words end up in.
 func TestPeerTextReachesTheTerminalEscaped(t *testing.T) {
-	evil := "x\x1b]0;owned\x07\u009b2J\u202egnp.exe"
+	evil := "x\x1b]0;owned\x07\u009b2J\u202egnp.exe\x7f"
 	port := hostileController(t, nil, func(fw *protocol.FrameWriter) {
 		encodeStream(fw, func(i int) decode.Event {
 			if i > 0 {
@@ -284,11 +285,12 @@ func TestPeerTextReachesTheTerminalEscaped(t *testing.T) {
 			return &decode.ThreadStart{ThreadID: 1, ThreadName: evil, GroupName: evil, Time: 1}
 		})
 	})
-	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "--json", "-n", "2", "--refresh", "1s")
-	if code != 0 || !strings.Contains(out, `x\u001b]0;owned\u0007\u009b2J\u202egnp.exe`) {
+	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "--json", "--history", "-n", "2", "--refresh", "1s")
+	const escaped = `x\u001b]0;owned\u0007\u009b2J\u202egnp.exe\u007f`
+	if code != 0 || strings.Count(out, escaped) < 3 { // two snapshots and the history
 		t.Fatalf("exit %d: %s\n%s", code, out, errs)
 	}
-	for _, raw := range []string{"\x1b", "\u009b", "\u202e"} {
+	for _, raw := range []string{"\x1b", "\u009b", "\u202e", "\x7f"} {
 		if strings.Contains(out, raw) {
 			t.Fatalf("%q reached the output raw", raw)
 		}

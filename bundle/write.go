@@ -22,6 +22,7 @@ import (
 
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/export"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 	"github.com/proftop/proftop/tui"
 )
@@ -191,7 +192,7 @@ func (src *Source) entries(now time.Time, sum *Summary) ([]entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		hist.Write(b)
+		hist.Write(textsafe.EscapeJSON(b)) // read with cat as often as with a parser
 		hist.WriteByte('\n')
 	}
 	add(FileHistory, hist.Bytes())
@@ -205,7 +206,7 @@ func (src *Source) entries(now time.Time, sum *Summary) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	add(FileDeadJSON, append(dj, '\n'))
+	add(FileDeadJSON, append(textsafe.EscapeJSON(dj), '\n'))
 	var td bytes.Buffer
 	WriteThreadDump(&td, snap, status.Source)
 	add(FileThreads, td.Bytes())
