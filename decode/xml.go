@@ -33,6 +33,9 @@ type XMLDecoder struct {
 	fatal   error
 	decl    bool // the XML declaration was seen
 
+	// maxString bounds the strings of the events (0: none).
+	maxString int
+
 	// The event element whose children (stack frames) are being read.
 	open          *kindSpec
 	openErr       error // a bad attribute value, reported when the element closes
@@ -46,7 +49,8 @@ type XMLDecoder struct {
 
 // NewXMLDecoder returns a decoder reading an XML trace from r.
 func NewXMLDecoder(r io.Reader, opts Options) *XMLDecoder {
-	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize(), opts.maxAttributes()), intern: newInterner(), declaredDepth: -1}
+	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize(), opts.maxAttributes()), intern: newInterner(), declaredDepth: -1,
+		maxString: opts.maxString()}
 	for k, sp := range kindTable().byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -75,6 +79,8 @@ func (d *XMLDecoder) Next() (Event, error) {
 	ev, err := d.next()
 	if err == nil {
 		d.ordinal++
+		boundEvent(ev, d.maxString)
+		boundAttrs(d.extra, d.maxString)
 		return ev, nil
 	}
 	numberError(err, &d.ordinal)
