@@ -120,6 +120,7 @@ type batchDocument struct {
 	Format      string            `json:"format,omitempty"`
 	Negotiation string            `json:"negotiation,omitempty"`
 	Mismatch    string            `json:"mismatch,omitempty"`
+	Dropped     string            `json:"dropped,omitempty"`
 	Events      int64             `json:"events"`
 	EventsPS    float64           `json:"eventsPerSec"`
 	BytesPS     float64           `json:"bytesPerSec"`
@@ -150,7 +151,7 @@ func RenderJSON(s *state.Snapshot, status client.Status, top int) ([]byte, error
 		s = &c
 	}
 	doc := batchDocument{Time: time.Now().UTC(), Source: status.Source, State: status.State.String(), Cause: status.Cause,
-		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Events: status.Events, EventsPS: status.EventsPerSec,
+		Negotiation: status.Negotiation.String(), Mismatch: status.Mismatch, Dropped: status.Dropped, Events: status.Events, EventsPS: status.EventsPerSec,
 		BytesPS: status.BytesPerSec, Errors: status.DecodeErrors, Recording: status.Recording, Lost: status.Lost, Facts: status.Facts,
 		Unfilled: status.Unfilled, Notes: status.Notes, Still: status.Still, Snapshot: s}
 	if status.Format != 0 {
