@@ -140,19 +140,39 @@ func TestClientThatFellBehindIsToldWhy(t *testing.T) {
 	}
 	t.Logf("told: %s", e)
 	c.Close()
+	// The next connection of the same user is told too (a client that
+	// reads again too late never sees the reason above), once.
 	token, _ := client.LocalToken(port)
+	told := authenticateOnceFree(t, port, token)
+	if d := told.LastDrop; d == nil || d.Code != protocol.CodeTooSlow || d.MsAgo < 0 || d.MsAgo > 120_000 ||
+		!strings.Contains(d.Message, "fell more than 64 KiB behind") {
+		t.Fatalf("the next connection was told: %+v", told.LastDrop)
+	}
+	if again := authenticateOnceFree(t, port, token); again.LastDrop != nil {
+		t.Fatalf("told twice: %+v", again.LastDrop)
+	}
+	j.exits(t, 20*time.Second)
+}
+
+// authenticateOnceFree authenticates once the agent's place is free again
+// (a session that just ended frees it within moments), and disconnects.
+func authenticateOnceFree(t *testing.T, port int, token string) protocol.Authenticated {
+	t.Helper()
 	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
-		next := dialUnauthenticated(t, "127.0.0.1", port)
-		m := next.command(t, 1, &protocol.Authenticate{Token: token})
-		next.Close()
+		c := dialUnauthenticated(t, "127.0.0.1", port)
+		m := c.command(t, 1, &protocol.Authenticate{Token: token})
+		c.Close()
 		if m.Name == "authenticated" {
-			break
+			var in protocol.Authenticated
+			if err := m.Decode(&in); err != nil {
+				t.Fatal(err)
+			}
+			return in
 		}
 		if time.Since(start) > 20*time.Second {
 			t.Fatalf("the place is still taken: %s %s", m.Name, m.Body)
 		}
 	}
-	j.exits(t, 20*time.Second)
 }
 
 // The deadline to authenticate covers the whole exchange: a peer sending
@@ -389,12 +409,15 @@ func TestNoiseDoesNotHurtTheAgent(t *testing.T) {
 		c.Close()
 	}
 	start := time.Now()
-	w, s, cancel := watch(t, port, client.FormatAuto)
+	w, s, cancel := watchWith(t, client.Config{Host: "127.0.0.1", Port: port, Reconnect: true,
+		ReconnectMin: 200 * time.Millisecond, ReconnectMax: 2 * time.Second})
 	// The killed client's session ends once JFR, which it had started, can
-	// be stopped: seconds on a loaded machine, and proftop backs off.
+	// be stopped: seconds on a loaded machine, and proftop tries again
+	// (BUSY until then).
 	await(t, w, expectations(t, false)[:1], 3*time.Minute)
 	t.Logf("%d connections opened at once; then the owner's proftop saw the JVM's threads after %v (%d attempts before)",
 		len(conns), time.Since(start).Round(100*time.Millisecond), s.Status().Attempt)
 	cancel()
 	j.exits(t, 20*time.Second)
 }
+
