@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -421,3 +423,83 @@ func TestNoiseDoesNotHurtTheAgent(t *testing.T) {
 	j.exits(t, 20*time.Second)
 }
 
+// Anyone may make /tmp/proftop-UID before the JVM's user does: the agent
+// then hands its token over in a directory of its user's own beside it,
+// proftop-UID-RANDOM (where proftop looks too), says which name was taken,
+// and starts. Run against a root of its own instead of /tmp.
+func TestSquattedTokenDirectoryDoesNotStopTheAgent(t *testing.T) {
+	_, jar := workload(t)
+	classes := t.TempDir()
+	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/HandoverCheck.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	uid := os.Geteuid()
+	name := "proftop-" + strconv.Itoa(uid)
+	handover := func(root string) (dir, stderr string) {
+		var out, errs bytes.Buffer
+		cmd := exec.Command("java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.HandoverCheck", root, strconv.Itoa(uid))
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v\n%s%s", err, out.String(), errs.String())
+		}
+		d, ok := strings.CutPrefix(strings.TrimSpace(out.String()), "dir: ")
+		if !ok {
+			t.Fatalf("%s%s", out.String(), errs.String())
+		}
+		return d, errs.String()
+	}
+	for _, tc := range []struct {
+		name  string
+		squat func(path string) error
+		says  string
+	}{
+		{"nobody did", nil, ""},
+		{"another user's directory", func(path string) error {
+			if uid != 0 {
+				t.Skip("giving a directory to another user needs root")
+			}
+			if err := os.Mkdir(path, 0o700); err != nil {
+				return err
+			}
+			return os.Chown(path, 65534, 65534)
+		}, "belongs to user 65534"},
+		{"a directory open to all", func(path string) error {
+			if err := os.Mkdir(path, 0o777); err != nil {
+				return err
+			}
+			return os.Chmod(path, 0o777)
+		}, "is open to other users (rwxrwxrwx)"},
+		{"a symbolic link", func(path string) error { return os.Symlink(t.TempDir(), path) }, "is a symbolic link"},
+		{"a file", func(path string) error { return os.WriteFile(path, nil, 0o600) }, "is not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			squatted := filepath.Join(root, name)
+			if tc.squat != nil {
+				if err := tc.squat(squatted); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir, stderr := handover(root)
+			if tc.squat == nil {
+				if dir != squatted || stderr != "" {
+					t.Fatalf("%s\n%s", dir, stderr)
+				}
+				return
+			}
+			if !strings.HasPrefix(dir, squatted+"-") || !strings.Contains(stderr, squatted+" "+tc.says) ||
+				!strings.Contains(stderr, "the token goes to "+dir+" instead") {
+				t.Fatalf("%s\n%s", dir, stderr)
+			}
+			fi, err := os.Lstat(dir)
+			if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 || !ok || int(st.Uid) != uid {
+				t.Fatalf("%s: %v %v", dir, fi.Mode(), err)
+			}
+			// Started again, the agent takes the same directory, not one more.
+			if again, _ := handover(root); again != dir {
+				t.Fatalf("again: %s, first %s", again, dir)
+			}
+			t.Logf("%s", strings.TrimSpace(stderr))
+		})
+	}
+}
