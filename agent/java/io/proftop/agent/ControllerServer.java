@@ -205,8 +205,16 @@ final class ControllerServer {
                 Session session = new Session(this, s, peer);
                 String why = gate.admit(session);
                 if (why == null) {
-                    Collector.daemon(session::serve, "proftop-client").start();
-                } else {
+                    try {
+                        Collector.daemon(session::serve, "proftop-client").start();
+                    } catch (OutOfMemoryError | RuntimeException e) {
+                        // No thread to be had (the process's limit): this
+                        // connection is refused, the next ones are still heard.
+                        gate.leave(session);
+                        why = "this JVM cannot start a thread for the connection now: " + e;
+                    }
+                }
+                if (why != null) {
                     refusals.refuse(s, "BUSY", why);
                 }
             }
