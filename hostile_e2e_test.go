@@ -163,7 +163,8 @@ func lastPicture(t *testing.T, out string) picture {
 const mib = 1 << 20
 
 // Each bound against a peer that pushes it, with the peak RSS allowed
-// (figures measured on the development machine in docs/performance.md).
+// (figures measured on the development machine in docs/performance.md):
+// the methods' within the default soft limit (--memory-limit 512m).
 func TestHostilePeersMemoryIsBounded(t *testing.T) {
 	xmlFlood := func(fw *protocol.FrameWriter) {
 		var b bytes.Buffer
@@ -174,10 +175,15 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 		b.WriteString(`/>` + "\n" + `<threadStart threadId="2" threadName="after" time="2"/>` + "\n")
 		fw.WriteData(b.Bytes())
 	}
+	// A megabyte, to name things with.
+	long := strings.Repeat("x", 1<<20)
+	named := func(n int) string { return strconv.Itoa(n) + long }
+	text := []string{"--batch", "--refresh", "10s"}
 	for _, tc := range []struct {
 		name   string
 		answer func(protocol.Message, *protocol.FrameWriter) bool
 		stream func(fw *protocol.FrameWriter)
+		args   []string // the output asked for, when not --batch --json until the peer closes
 		limit  int64
 		check  func(t *testing.T, out, errs string, code int)
 	}{
@@ -192,7 +198,7 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 				}
 			}
 			return true
-		}, nil, 96 * mib, func(t *testing.T, out, errs string, code int) {
+		}, nil, nil, 96 * mib, func(t *testing.T, out, errs string, code int) {
 			if code != 1 || !strings.Contains(errs, "sent more than 16777216 bytes of trace data before its reply") {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
@@ -204,7 +210,7 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 				}
 				return &decode.ThreadStart{ThreadID: int64(i + 1), ThreadName: "worker-" + strconv.Itoa(i), GroupName: "main", Time: 1}
 			})
-		}, 256 * mib, func(t *testing.T, out, errs string, code int) {
+		}, nil, 256 * mib, func(t *testing.T, out, errs string, code int) {
 			p := lastPicture(t, out)
 			if n := p.Picture.NotTracked.Threads; len(p.Picture.Threads) != 50_000 || n < 249_000 || n > 251_000 {
 				t.Fatalf("%d threads, %d not tracked", len(p.Picture.Threads), n)
@@ -221,7 +227,7 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 				}
 				return nil
 			})
-		}, 640 * mib, func(t *testing.T, out, errs string, code int) {
+		}, nil, 512 * mib, func(t *testing.T, out, errs string, code int) {
 			p := lastPicture(t, out)
 			if n := p.Picture.NotTracked.Methods; len(p.Picture.Methods) != 200_000 || n < 795_000 || n > 805_000 {
 				t.Fatalf("%d methods, %d not tracked", len(p.Picture.Methods), n)
@@ -234,10 +240,73 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 				}
 				return &decode.MonContendedEnter{ThreadIDRef: int64(2 + i%1000), ObjIDRef: int64(i + 1), ThreadOwner: 1, Time: 1}
 			})
-		}, 128 * mib, func(t *testing.T, out, errs string, code int) {
+		}, nil, 128 * mib, func(t *testing.T, out, errs string, code int) {
 			p := lastPicture(t, out)
 			if n := p.Picture.NotTracked.Monitors; len(p.Picture.Monitors) != 10_000 || n < 89_000 || n > 91_000 {
 				t.Fatalf("%d monitors, %d not tracked", len(p.Picture.Monitors), n)
+			}
+		}},
+		{"exactly 200,000 methods", nil, func(fw *protocol.FrameWriter) {
+			encodeStream(fw, func(i int) decode.Event {
+				if i == 200_000 {
+					return nil
+				}
+				return &decode.Sample{ThreadIDRef: 1, Time: decode.Ticks(i), Count: 1, Weight: 1000,
+					Stack: decode.Stack{Methods: []string{"com.example.Generated.m" + strconv.Itoa(i)}, Lines: []int64{1}}}
+			})
+		}, nil, 512 * mib, func(t *testing.T, out, errs string, code int) {
+			if p := lastPicture(t, out); len(p.Picture.Methods) != 200_000 || p.Picture.NotTracked.Methods != 0 {
+				t.Fatalf("%d methods, %d not tracked", len(p.Picture.Methods), p.Picture.NotTracked.Methods)
+			}
+		}},
+		{"20,000 methods named with 5 KiB each", nil, func(fw *protocol.FrameWriter) {
+			encodeStream(fw, func(i int) decode.Event {
+				if i == 20_000 {
+					return nil
+				}
+				return &decode.Sample{ThreadIDRef: 1, Time: decode.Ticks(i), Count: 1, Weight: 1000,
+					Stack: decode.Stack{Methods: []string{"com.example.M" + named(i)[:5<<10] + ".run"}, Lines: []int64{1}}}
+			})
+		}, nil, 512 * mib, func(t *testing.T, out, errs string, code int) {
+			// Cut to 4 KiB, they fill the table by bytes: 200,000 × 256 bytes hold 12,500 of them.
+			p := lastPicture(t, out)
+			if n := len(p.Picture.Methods); n < 12_000 || n > 12_600 || int64(n)+p.Picture.NotTracked.Methods < 19_800 {
+				t.Fatalf("%d methods, %d not tracked", n, p.Picture.NotTracked.Methods)
+			}
+			for _, m := range p.Picture.Methods {
+				if len(m.Name) > decode.DefaultMaxString || !strings.Contains(m.Name, " bytes elided #") {
+					t.Fatalf("a method named with %d bytes: %.100s", len(m.Name), m.Name)
+				}
+			}
+		}},
+		{"1,000 threads named with 1 MiB each", nil, func(fw *protocol.FrameWriter) {
+			encodeStream(fw, func(i int) decode.Event {
+				if i == 1000 {
+					return nil
+				}
+				return &decode.ThreadStart{ThreadID: int64(i + 1), ThreadName: named(i), GroupName: named(i), Time: 1}
+			})
+		}, text, 128 * mib, func(t *testing.T, out, errs string, code int) {
+			if !strings.Contains(out, "THREADS (1000, first 20)") {
+				t.Fatalf("exit %d: %.2000s\n%s", code, out, errs)
+			}
+		}},
+		{"300 threads named with 1 MiB each, in JSON", nil, func(fw *protocol.FrameWriter) {
+			encodeStream(fw, func(i int) decode.Event {
+				if i == 300 {
+					return nil
+				}
+				return &decode.ThreadStart{ThreadID: int64(i + 1), ThreadName: named(i), GroupName: named(i), Time: 1}
+			})
+		}, nil, 128 * mib, func(t *testing.T, out, errs string, code int) {
+			p := lastPicture(t, out)
+			for _, th := range p.Picture.Threads {
+				if len(th.Name) > decode.DefaultMaxString || !strings.Contains(th.Name, " bytes elided #") {
+					t.Fatalf("a thread named with %d bytes: %.100s", len(th.Name), th.Name)
+				}
+			}
+			if len(p.Picture.Threads) != 300 || len(out) > 20*mib {
+				t.Fatalf("%d threads, %d bytes of JSON", len(p.Picture.Threads), len(out))
 			}
 		}},
 		{"1.35 million attributes on one element", func(m protocol.Message, fw *protocol.FrameWriter) bool {
@@ -247,7 +316,7 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 			p, _ := protocol.EncodeMessage("agent:1", "proftop", m.Ctxt, &protocol.EnabledOutputFormat{Format: "xml"})
 			fw.WriteFrame(false, p)
 			return true
-		}, xmlFlood, 192 * mib, func(t *testing.T, out, errs string, code int) {
+		}, xmlFlood, nil, 192 * mib, func(t *testing.T, out, errs string, code int) {
 			p := lastPicture(t, out)
 			names := map[string]bool{}
 			for _, th := range p.Picture.Threads {
@@ -261,8 +330,12 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			port := hostileController(t, tc.answer, tc.stream)
 			// Until the peer closes: the last snapshot is the picture of everything it sent.
-			out, errs, code, rss := runMeasured(t, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--reconnect=false",
-				"--negotiation-timeout", "30s", "--batch", "--json", "--refresh", "10s", "--window", "1h")
+			args := tc.args
+			if args == nil {
+				args = []string{"--batch", "--json", "--refresh", "10s", "--window", "1h"}
+			}
+			out, errs, code, rss := runMeasured(t, append([]string{"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--reconnect=false",
+				"--negotiation-timeout", "30s"}, args...)...)
 			t.Logf("peak RSS %d MiB (limit %d MiB)", rss/mib, tc.limit/mib)
 			tc.check(t, out, errs, code)
 			if rss > tc.limit {
@@ -272,10 +345,11 @@ func TestHostilePeersMemoryIsBounded(t *testing.T) {
 	}
 }
 
-// Names with escape sequences, C1 controls and bidirectional overrides:
-// escaped in --json, and in the error line a peer's words end up in.
+// Names with escape sequences, C1 controls, DEL and bidirectional
+// overrides: escaped in --json (and its --history), and in the error line
+// a peer's words end up in.
 func TestPeerTextReachesTheTerminalEscaped(t *testing.T) {
-	evil := "x\x1b]0;owned\x07\u009b2J\u202egnp.exe"
+	evil := "x\x1b]0;owned\x07\u009b2J\u202egnp.exe\x7f"
 	port := hostileController(t, nil, func(fw *protocol.FrameWriter) {
 		encodeStream(fw, func(i int) decode.Event {
 			if i > 0 {
@@ -284,11 +358,12 @@ func TestPeerTextReachesTheTerminalEscaped(t *testing.T) {
 			return &decode.ThreadStart{ThreadID: 1, ThreadName: evil, GroupName: evil, Time: 1}
 		})
 	})
-	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "--json", "-n", "2", "--refresh", "1s")
-	if code != 0 || !strings.Contains(out, `x\u001b]0;owned\u0007\u009b2J\u202egnp.exe`) {
+	out, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "--json", "--history", "-n", "2", "--refresh", "1s")
+	const escaped = `x\u001b]0;owned\u0007\u009b2J\u202egnp.exe\u007f`
+	if code != 0 || strings.Count(out, escaped) < 3 { // two snapshots and the history
 		t.Fatalf("exit %d: %s\n%s", code, out, errs)
 	}
-	for _, raw := range []string{"\x1b", "\u009b", "\u202e"} {
+	for _, raw := range []string{"\x1b", "\u009b", "\u202e", "\x7f"} {
 		if strings.Contains(out, raw) {
 			t.Fatalf("%q reached the output raw", raw)
 		}
@@ -316,26 +391,31 @@ func TestPeerTextReachesTheTerminalEscaped(t *testing.T) {
 	}
 }
 
-// proftop simulate --port listens there (it used to be ignored), and a
-// flag that means nothing to a command is refused, not ignored.
+// proftop simulate --port listens there (it used to be ignored), on the
+// host of --listen when that names a host alone, and a flag that means
+// nothing to a command is refused, not ignored.
 func TestSimulatePortAndStrayFlags(t *testing.T) {
-	port := freePort(t)
-	cmd := exec.Command(proftopBin, "simulate", "-q", "--port", strconv.Itoa(port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			break
+	for _, listen := range [][]string{nil, {"--listen", "127.0.0.1"}} {
+		port := freePort(t)
+		cmd := exec.Command(proftopBin, append([]string{"simulate", "-q", "--port", strconv.Itoa(port)}, listen...)...)
+		var errs bytes.Buffer
+		cmd.Stderr = &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing listens on %d", port)
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("simulate --port %d %v: nothing listens\n%s", port, listen, errs.String())
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	for _, args := range [][]string{{"simulate", "--refresh", "1s"}, {"decode", "--batch", "x"}, {"list", "--json"}} {
 		_, errs, code := run(t, nil, args...)

@@ -196,7 +196,13 @@ type watched struct {
 
 func watch(t testing.TB, port int, format client.FormatChoice) (*watched, *client.Session, context.CancelFunc) {
 	t.Helper()
-	s := client.NewSession(client.Config{Host: "127.0.0.1", Port: port, Format: format})
+	return watchWith(t, client.Config{Host: "127.0.0.1", Port: port, Format: format})
+}
+
+// watchWith watches with a session configured so (to reconnect, say).
+func watchWith(t testing.TB, cfg client.Config) (*watched, *client.Session, context.CancelFunc) {
+	t.Helper()
+	s := client.NewSession(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watched{methods: map[int64]string{}, agg: state.New(state.Options{})}
 	done := make(chan struct{})

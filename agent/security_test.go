@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -140,19 +142,39 @@ func TestClientThatFellBehindIsToldWhy(t *testing.T) {
 	}
 	t.Logf("told: %s", e)
 	c.Close()
+	// The next connection of the same user is told too (a client that
+	// reads again too late never sees the reason above), once.
 	token, _ := client.LocalToken(port)
+	told := authenticateOnceFree(t, port, token)
+	if d := told.LastDrop; d == nil || d.Code != protocol.CodeTooSlow || d.MsAgo < 0 || d.MsAgo > 120_000 ||
+		!strings.Contains(d.Message, "fell more than 64 KiB behind") {
+		t.Fatalf("the next connection was told: %+v", told.LastDrop)
+	}
+	if again := authenticateOnceFree(t, port, token); again.LastDrop != nil {
+		t.Fatalf("told twice: %+v", again.LastDrop)
+	}
+	j.exits(t, 20*time.Second)
+}
+
+// authenticateOnceFree authenticates once the agent's place is free again
+// (a session that just ended frees it within moments), and disconnects.
+func authenticateOnceFree(t *testing.T, port int, token string) protocol.Authenticated {
+	t.Helper()
 	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
-		next := dialUnauthenticated(t, "127.0.0.1", port)
-		m := next.command(t, 1, &protocol.Authenticate{Token: token})
-		next.Close()
+		c := dialUnauthenticated(t, "127.0.0.1", port)
+		m := c.command(t, 1, &protocol.Authenticate{Token: token})
+		c.Close()
 		if m.Name == "authenticated" {
-			break
+			var in protocol.Authenticated
+			if err := m.Decode(&in); err != nil {
+				t.Fatal(err)
+			}
+			return in
 		}
 		if time.Since(start) > 20*time.Second {
 			t.Fatalf("the place is still taken: %s %s", m.Name, m.Body)
 		}
 	}
-	j.exits(t, 20*time.Second)
 }
 
 // The deadline to authenticate covers the whole exchange: a peer sending
@@ -389,12 +411,95 @@ func TestNoiseDoesNotHurtTheAgent(t *testing.T) {
 		c.Close()
 	}
 	start := time.Now()
-	w, s, cancel := watch(t, port, client.FormatAuto)
+	w, s, cancel := watchWith(t, client.Config{Host: "127.0.0.1", Port: port, Reconnect: true,
+		ReconnectMin: 200 * time.Millisecond, ReconnectMax: 2 * time.Second})
 	// The killed client's session ends once JFR, which it had started, can
-	// be stopped: seconds on a loaded machine, and proftop backs off.
+	// be stopped: seconds on a loaded machine, and proftop tries again
+	// (BUSY until then).
 	await(t, w, expectations(t, false)[:1], 3*time.Minute)
 	t.Logf("%d connections opened at once; then the owner's proftop saw the JVM's threads after %v (%d attempts before)",
 		len(conns), time.Since(start).Round(100*time.Millisecond), s.Status().Attempt)
 	cancel()
 	j.exits(t, 20*time.Second)
+}
+
+// Anyone may make /tmp/proftop-UID before the JVM's user does: the agent
+// then hands its token over in a directory of its user's own beside it,
+// proftop-UID-RANDOM (where proftop looks too), says which name was taken,
+// and starts. Run against a root of its own instead of /tmp.
+func TestSquattedTokenDirectoryDoesNotStopTheAgent(t *testing.T) {
+	_, jar := workload(t)
+	classes := t.TempDir()
+	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/HandoverCheck.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	uid := os.Geteuid()
+	name := "proftop-" + strconv.Itoa(uid)
+	handover := func(root string) (dir, stderr string) {
+		var out, errs bytes.Buffer
+		cmd := exec.Command("java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.HandoverCheck", root, strconv.Itoa(uid))
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v\n%s%s", err, out.String(), errs.String())
+		}
+		d, ok := strings.CutPrefix(strings.TrimSpace(out.String()), "dir: ")
+		if !ok {
+			t.Fatalf("%s%s", out.String(), errs.String())
+		}
+		return d, errs.String()
+	}
+	for _, tc := range []struct {
+		name  string
+		squat func(path string) error
+		says  string
+	}{
+		{"nobody did", nil, ""},
+		{"another user's directory", func(path string) error {
+			if uid != 0 {
+				t.Skip("giving a directory to another user needs root")
+			}
+			if err := os.Mkdir(path, 0o700); err != nil {
+				return err
+			}
+			return os.Chown(path, 65534, 65534)
+		}, "belongs to user 65534"},
+		{"a directory open to all", func(path string) error {
+			if err := os.Mkdir(path, 0o777); err != nil {
+				return err
+			}
+			return os.Chmod(path, 0o777)
+		}, "is open to other users (rwxrwxrwx)"},
+		{"a symbolic link", func(path string) error { return os.Symlink(t.TempDir(), path) }, "is a symbolic link"},
+		{"a file", func(path string) error { return os.WriteFile(path, nil, 0o600) }, "is not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			squatted := filepath.Join(root, name)
+			if tc.squat != nil {
+				if err := tc.squat(squatted); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir, stderr := handover(root)
+			if tc.squat == nil {
+				if dir != squatted || stderr != "" {
+					t.Fatalf("%s\n%s", dir, stderr)
+				}
+				return
+			}
+			if !strings.HasPrefix(dir, squatted+"-") || !strings.Contains(stderr, squatted+" "+tc.says) ||
+				!strings.Contains(stderr, "the token goes to "+dir+" instead") {
+				t.Fatalf("%s\n%s", dir, stderr)
+			}
+			fi, err := os.Lstat(dir)
+			if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 || !ok || int(st.Uid) != uid {
+				t.Fatalf("%s: %v %v", dir, fi.Mode(), err)
+			}
+			// Started again, the agent takes the same directory, not one more.
+			if again, _ := handover(root); again != dir {
+				t.Fatalf("again: %s, first %s", again, dir)
+			}
+			t.Logf("%s", strings.TrimSpace(stderr))
+		})
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/export"
 	"github.com/proftop/proftop/internal/atomicfile"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 	"github.com/proftop/proftop/tui"
 )
@@ -183,9 +184,13 @@ func (src *Source) members(now time.Time, sum *Summary) (out []member, release f
 	}
 	sum.Pictures, sum.Deadlocks = len(pics), len(deadlocks)
 	out = append(out, member{name: FileHistory, size: -1, write: func(w io.Writer) error {
-		enc := json.NewEncoder(w) // a line a picture, from one buffer: no copy of each
-		for _, p := range pics {
-			if err := enc.Encode(p); err != nil {
+		for _, p := range pics { // a line a picture
+			b, err := json.Marshal(p)
+			if err != nil {
+				return err
+			}
+			// Read with cat as often as with a parser: peer text escaped.
+			if _, err := w.Write(append(textsafe.EscapeJSON(b), '\n')); err != nil {
 				return err
 			}
 		}
@@ -203,7 +208,7 @@ func (src *Source) members(now time.Time, sum *Summary) (out []member, release f
 	if err != nil {
 		return nil, release, err
 	}
-	out = append(out, bytesMember(FileDeadJSON, append(dj, '\n')),
+	out = append(out, bytesMember(FileDeadJSON, append(textsafe.EscapeJSON(dj), '\n')),
 		member{name: FileThreads, size: -1, write: func(w io.Writer) error { return WriteThreadDump(w, snap, status.Source) }})
 
 	var ring client.RingContents

@@ -64,7 +64,9 @@ var errDecodeFailed = errors.New("the input did not decode cleanly")
 // runDecode prints the events of in, then any error with its offset.
 func runDecode(in io.Reader, name string, stdout, stderr io.Writer, opts decodeOptions) error {
 	start := time.Now()
-	d, err := decode.Open(in, decode.Options{MaxMessageSize: opts.maxSize})
+	// Every string whole: decode prints what the trace holds, one event at
+	// a time, and keeps nothing (the picture bounds them: decode.DefaultMaxString).
+	d, err := decode.Open(in, decode.Options{MaxMessageSize: opts.maxSize, MaxString: -1})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

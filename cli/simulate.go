@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -35,17 +36,9 @@ and now and then a deadlock — deterministic for a seed.`,
 			if err := parseRate(rate, &cfg); err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("port") {
-				host, _, err := net.SplitHostPort(listen)
-				if err != nil {
-					return fmt.Errorf("--listen %q: %w", listen, err)
-				}
-				if cmd.Flags().Changed("listen") {
-					if _, p, _ := net.SplitHostPort(listen); p != "0" && p != strconv.Itoa(port) {
-						return fmt.Errorf("--port %d and --listen %s name two ports: give one", port, listen)
-					}
-				}
-				listen = net.JoinHostPort(host, strconv.Itoa(port))
+			where, err := listenAddress(listen, port, cmd.Flags().Changed("listen"), cmd.Flags().Changed("port"))
+			if err != nil {
+				return err
 			}
 			cfg.Aggregated = aggregated
 			if !quiet {
@@ -54,7 +47,7 @@ and now and then a deadlock — deterministic for a seed.`,
 				}
 			}
 			srv := simulator.NewServer(cfg)
-			addr, err := srv.Listen(listen)
+			addr, err := srv.Listen(where)
 			if err != nil {
 				return err
 			}
@@ -71,7 +64,7 @@ and now and then a deadlock — deterministic for a seed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "127.0.0.1:10002", "address to listen on")
+	f.StringVar(&listen, "listen", "127.0.0.1:10002", "address to listen on: HOST:PORT, or a HOST alone (on --port)")
 	f.IntVar(&port, "port", 10002, "port to listen on (on the host of --listen)")
 	f.BoolVar(&cfg.Legacy, "legacy", false, "behave like a profiler from before the binary format: XML only, setOutputFormat unrecognized")
 	f.IntVar(&cfg.Agents, "agents", 1, "number of simulated JVMs (agents) on the controller; each connection streams its own (watch them as a fleet: --host 127.0.0.1/1,127.0.0.1/2,…)")
@@ -83,4 +76,26 @@ and now and then a deadlock — deterministic for a seed.`,
 	f.DurationVar(&cfg.DeadlockFor, "deadlock-for", 0, "how long a deadlock lasts before its threads are killed (default 15s)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "do not log connections")
 	return cmd
+}
+
+// listenAddress is where simulate listens: --listen as HOST:PORT or as a
+// host alone, whose port is --port's. A port in both must be the same
+// (0 in --listen takes --port's).
+func listenAddress(listen string, port int, listenSet, portSet bool) (string, error) {
+	host, p, err := net.SplitHostPort(listen)
+	if err != nil {
+		// A host alone: "0.0.0.0", "::1", "[::1]", "localhost".
+		host = strings.TrimSuffix(strings.TrimPrefix(listen, "["), "]")
+		if host == "" || strings.ContainsAny(host, "[]") || (strings.Contains(host, ":") && net.ParseIP(host) == nil) {
+			return "", fmt.Errorf("--listen %q: want HOST:PORT or a HOST alone: %w", listen, err)
+		}
+		return net.JoinHostPort(host, strconv.Itoa(port)), nil
+	}
+	if !portSet {
+		return listen, nil
+	}
+	if listenSet && p != "0" && p != strconv.Itoa(port) {
+		return "", fmt.Errorf("--port %d and --listen %s name two ports: give one", port, listen)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
 }

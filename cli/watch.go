@@ -10,6 +10,7 @@ import (
 	"github.com/proftop/proftop/bundle"
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 )
 
@@ -112,11 +113,15 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// printHistory writes the history as JSON lines, oldest first.
+// printHistory writes the history as JSON lines, oldest first, with the
+// peer's text escaped as --json escapes it (textsafe.EscapeJSON).
 func printHistory(out io.Writer, h *state.History) error {
-	enc := json.NewEncoder(out)
 	for _, p := range h.Pictures() {
-		if err := enc.Encode(p); err != nil {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(append(textsafe.EscapeJSON(b), '\n')); err != nil {
 			return err
 		}
 	}

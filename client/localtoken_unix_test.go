@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // The token an agent left for its user is read only from a directory and
@@ -35,8 +36,9 @@ func TestLocalTokenIsReadOnlyWhenPrivate(t *testing.T) {
 			os.Symlink(file+"-elsewhere", file)
 		}, ""},
 		{"a directory through a link", func(dir, file string) {
-			os.Rename(dir, dir+"-elsewhere")
-			os.Symlink(dir+"-elsewhere", dir)
+			elsewhere := filepath.Join(filepath.Dir(dir), "elsewhere")
+			os.Rename(dir, elsewhere)
+			os.Symlink(elsewhere, dir)
 		}, ""},
 		{"no file", func(dir, file string) { os.Remove(file) }, ""},
 	} {
@@ -74,5 +76,42 @@ func TestLocalTokenOfAPortNoOneOfOursListensOn(t *testing.T) {
 	l.Close()
 	if got, _ := LocalToken(port); got != "" {
 		t.Fatalf("with no one listening: got %q", got)
+	}
+}
+
+// Someone else made /tmp/proftop-UID first: the agent hands its token
+// over in /tmp/proftop-UID-RANDOM instead, and proftop finds it there —
+// in a directory of this user's own only, the newest file of several.
+func TestLocalTokenBesideASquattedDirectory(t *testing.T) {
+	old := tokenDir
+	t.Cleanup(func() { tokenDir = old })
+	uid := os.Geteuid()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	name := "token-" + strconv.Itoa(port)
+	tokenDir = t.TempDir()
+	squatted := filepath.Join(tokenDir, "proftop-"+strconv.Itoa(uid))
+	os.Mkdir(squatted, 0o777)
+	os.Chmod(squatted, 0o777)
+	os.WriteFile(filepath.Join(squatted, name), []byte("planted\n"), 0o600)
+	open := filepath.Join(tokenDir, "proftop-"+strconv.Itoa(uid)+"-open")
+	os.Mkdir(open, 0o755)
+	os.WriteFile(filepath.Join(open, name), []byte("planted\n"), 0o600)
+	own := filepath.Join(tokenDir, "proftop-"+strconv.Itoa(uid)+"-123")
+	os.Mkdir(own, 0o700)
+	os.WriteFile(filepath.Join(own, name), []byte("t0ken\n"), 0o600)
+	if got, path := LocalToken(port); got != "t0ken" || path != filepath.Join(own, name) {
+		t.Fatalf("got %q from %q", got, path)
+	}
+	older := filepath.Join(tokenDir, "proftop-"+strconv.Itoa(uid)+"-0")
+	os.Mkdir(older, 0o700)
+	os.WriteFile(filepath.Join(older, name), []byte("stale\n"), 0o600)
+	os.Chtimes(filepath.Join(older, name), time.Now().Add(-time.Hour), time.Now().Add(-time.Hour))
+	if got, _ := LocalToken(port); got != "t0ken" {
+		t.Fatalf("beside an older file: got %q", got)
 	}
 }

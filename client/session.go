@@ -260,15 +260,24 @@ func (s *Session) attach(c *control) (protocol.Agent, error) {
 		token, from = LocalToken(s.cfg.Port)
 	}
 	if token != "" {
-		if err := c.expect(&protocol.Authenticate{Token: token}, timeout, &protocol.Authenticated{}); err != nil {
+		var in protocol.Authenticated
+		if err := c.expect(&protocol.Authenticate{Token: token}, timeout, &in); err != nil {
+			err = unanswered(err)
 			if from != "" {
 				return protocol.Agent{}, fmt.Errorf("authenticate with the token in %s: %w", from, err)
 			}
 			return protocol.Agent{}, fmt.Errorf("authenticate: %w", err)
 		}
+		if in.LastDrop != nil {
+			dropped := describeDrop(in.LastDrop, time.Now())
+			s.track.update(func(st *Status) { st.Dropped = dropped })
+		}
 	}
 	var list protocol.AgentList
 	if err := c.expect(&protocol.ListAgents{}, timeout, &list); err != nil {
+		if token == "" {
+			err = unanswered(err)
+		}
 		return protocol.Agent{}, fmt.Errorf("listAgents: %w", err)
 	}
 	s.mu.Lock()
@@ -463,6 +472,11 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 			if ferr := s.pump.flush(ctx); ferr != nil {
 				return ferr
 			}
+			if errors.Is(err, decode.ErrTruncated) && errors.As(err, &de) {
+				// A live stream ends inside a message only when its
+				// connection does: the data was cut, not malformed.
+				return &CutError{Offset: de.Offset}
+			}
 			if errors.As(err, &de) {
 				s.track.decodeError(err)
 			}
@@ -475,6 +489,47 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 	}
 }
 
+// CutError says the connection ended in the middle of a message of the
+// trace, at stream offset Offset (that message's start).
+type CutError struct{ Offset int64 }
+
+func (e *CutError) Error() string {
+	return fmt.Sprintf("the connection ended in the middle of a message (trace offset %d)", e.Offset)
+}
+
+// UnansweredError says the profiler closed the connection (or reset it)
+// before it answered the first command.
+type UnansweredError struct{ Err error }
+
+func (e *UnansweredError) Error() string { return "closed before answering: " + e.Err.Error() }
+func (e *UnansweredError) Unwrap() error { return e.Err }
+
+// unanswered marks the end of a connection before the first answer.
+func unanswered(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		return &UnansweredError{Err: err}
+	}
+	return err
+}
+
+// maxDropText bounds the reason a profiler gives for an earlier drop, as
+// proftop keeps and shows it.
+const maxDropText = 512
+
+// describeDrop says when and why the profiler ended this user's previous
+// connection, as it told this one.
+func describeDrop(d *protocol.Drop, now time.Time) string {
+	why := d.Code
+	if msg := strings.TrimSpace(d.Message); msg != "" {
+		if len(msg) > maxDropText {
+			msg = strings.ToValidUTF8(msg[:maxDropText], "") + "…"
+		}
+		why += ": " + msg
+	}
+	at := now.Add(-time.Duration(max(d.MsAgo, 0)) * time.Millisecond)
+	return fmt.Sprintf("the profiler dropped the previous connection at %s (%s)", at.Local().Format("15:04:05"), why)
+}
+
 // describe turns a connection failure into a sentence for the user.
 func describe(err error, addr string) string {
 	if err == nil {
@@ -485,7 +540,15 @@ func describe(err error, addr string) string {
 	var de *decode.Error
 	var er *protocol.ErrorReply
 	var ended *EndedError
+	var cut *CutError
+	var unans *UnansweredError
 	switch {
+	case errors.As(err, &unans):
+		return fmt.Sprintf("%s closed the connection without answering: a profiler flooded with connections closes some unanswered"+
+			" (is another user flooding it?)", addr)
+	case errors.As(err, &cut):
+		return fmt.Sprintf("%s closed the connection in the middle of a message (trace offset %d): the stream was cut, not malformed"+
+			" (proftop's agent cuts a client that stops reading for long, and tells its next connection why)", addr, cut.Offset)
 	case errors.As(err, &dnsErr):
 		return fmt.Sprintf("cannot resolve host %q: %v", dnsErr.Name, dnsErr.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -429,8 +429,86 @@ func TestResetInTheMiddleOfAMessage(t *testing.T) {
 	if got := c.count(decode.KindThreadStart); got != 9 {
 		t.Fatalf("%d of the 9 complete events delivered", got)
 	}
-	if cause := s.Status().Cause; !strings.Contains(cause, "reset") && !strings.Contains(cause, "ends inside a message") {
+	if cause := s.Status().Cause; !strings.Contains(cause, "reset") && !strings.Contains(cause, "in the middle of a message") {
 		t.Fatalf("cause %q", cause)
+	}
+}
+
+// A profiler that closes the connection in the middle of a message cut
+// the stream: proftop says so, not that the data is malformed. Told at
+// the next connection that it had dropped the previous one, proftop shows
+// when and why.
+func TestCutStreamAndTheDropToldNext(t *testing.T) {
+	var conns atomic.Int32
+	port := fakeController(t, func(c net.Conn) {
+		n := conns.Add(1)
+		fr, fw := protocol.NewFrameReader(c, 0), protocol.NewFrameWriter(c, 0)
+		for {
+			f, err := fr.Next()
+			if err != nil {
+				return
+			}
+			m, _ := protocol.ParseMessage(f.Payload)
+			var body any
+			switch m.Name {
+			case "authenticate":
+				in := &protocol.Authenticated{}
+				if n == 2 {
+					in.LastDrop = &protocol.Drop{Code: protocol.CodeTooSlow, MsAgo: 61_000, Message: "the client fell more than 16 MiB behind the trace"}
+				}
+				body = in
+			case "listAgents":
+				body = &protocol.AgentList{Agents: []protocol.Agent{{ID: "1", PID: 7, Name: "cut"}}}
+			case "attach":
+				body = &protocol.Attached{AgentID: "1"}
+			case "setOutputFormat":
+				body = &protocol.EnabledOutputFormat{Format: "binary"}
+			case "startMonitoring":
+				body = &protocol.MonitoringStarted{}
+			}
+			p, _ := protocol.EncodeMessage("agent:1", "proftop", m.Ctxt, body)
+			fw.WriteFrame(false, p)
+			if m.Name == "startMonitoring" {
+				var buf strings.Builder
+				enc := decode.NewEncoder(&buf, decode.EncoderOptions{})
+				enc.Encode(&decode.ThreadStart{ThreadID: 1, ThreadName: "worker"})
+				enc.Flush()
+				if n == 1 {
+					fw.WriteData([]byte(buf.String()[:len(buf.String())-5])) // then a close: FIN, not a reset
+					return
+				}
+				fw.WriteData([]byte(buf.String()))
+				time.Sleep(time.Minute)
+				return
+			}
+		}
+	})
+	s, c, _ := run(t, Config{Port: port, Token: "t", Reconnect: true, ReconnectMin: time.Hour})
+	waitFor(t, "the cut", 5*time.Second, func() bool { return s.Status().State == StateReconnecting })
+	st := s.Status()
+	if !strings.Contains(st.Cause, "closed the connection in the middle of a message (trace offset 12)") || strings.Contains(st.Cause, "is malformed") ||
+		st.DecodeErrors != 0 || st.Dropped != "" {
+		t.Fatalf("cause %q, %d decode errors, dropped %q", st.Cause, st.DecodeErrors, st.Dropped)
+	}
+
+	s, c, _ = run(t, Config{Port: port, Token: "t"})
+	waitFor(t, "the second stream", 5*time.Second, func() bool { return c.count(decode.KindThreadStart) == 1 })
+	want := "the profiler dropped the previous connection at " + time.Now().Add(-61*time.Second).Format("15:04:05")
+	if d := s.Status().Dropped; !strings.HasPrefix(d, want[:len(want)-2]) ||
+		!strings.HasSuffix(d, "(TOO_SLOW: the client fell more than 16 MiB behind the trace)") {
+		t.Fatalf("dropped %q, want %q…", d, want)
+	}
+}
+
+// A profiler that closes connections before answering (too many of them
+// at once) is described so, not as a connection merely closed.
+func TestClosedBeforeAnsweringIsDescribed(t *testing.T) {
+	port := fakeController(t, func(c net.Conn) {})
+	for _, token := range []string{"", "t"} {
+		err := NewSession(Config{Host: "127.0.0.1", Port: port, Token: token}).Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "closed the connection without answering") {
+			t.Fatalf("token %q: %v", token, err)
+		}
 	}
 }
 

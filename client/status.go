@@ -58,6 +58,10 @@ type Status struct {
 	// Mismatch says the data did not start as the negotiated format said;
 	// proftop then decodes what the bytes are.
 	Mismatch string
+	// Dropped says when and why the profiler ended the previous connection
+	// unasked, as it told the next one: a client that had stopped reading
+	// never read the reason sent then.
+	Dropped string
 	// Cause says why the source is disconnected, reconnecting or ended.
 	Cause string
 	// Waiting says what a streaming source waits for before it can show

@@ -28,6 +28,11 @@ type Options struct {
 	// its end is only where the writer has got to, so what may follow a
 	// complete document (a ProfilerJ snapshot's </doc>) is not waited for.
 	Growing bool
+	// MaxString bounds every string of an event (names, stack frames) to
+	// this many bytes, elided in the middle (BoundString); 0 means
+	// DefaultMaxString, a negative value no bound (proftop decode, which
+	// prints what the trace holds and keeps nothing).
+	MaxString int
 }
 
 // DefaultMaxMessageSize is the default limit on one message (16 MiB).
@@ -86,9 +91,12 @@ type BinaryDecoder struct {
 	clock   Clock
 	intern  *interner
 	stacks  *stackTable // nil: every frame is interned on its own
-	tc      *transcoder
-	last    int64 // offset of the last event returned
-	fatal   error // sticky: the framing is lost
+	// maxString bounds the strings of events (0: none); those of a
+	// custom message's conversion are bounded once it is made.
+	maxString int
+	tc        *transcoder
+	last      int64 // offset of the last event returned
+	fatal     error // sticky: the framing is lost
 
 	events [numKinds]Event
 	bases  [numKinds]unsafe.Pointer
@@ -97,7 +105,7 @@ type BinaryDecoder struct {
 // NewBinaryDecoder returns a decoder reading a binary stream from r, which
 // must start with the stream header.
 func NewBinaryDecoder(r io.Reader, opts Options) *BinaryDecoder {
-	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable()}
+	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable(), maxString: opts.maxString()}
 	for k, sp := range d.kinds.byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -187,6 +195,7 @@ func (d *BinaryDecoder) next() (Event, error) {
 		if cerr != nil {
 			return nil, &Error{Err: cerr, Offset: start, MessageID: id, Element: sp.name, Field: "body"}
 		}
+		boundEvent(conv, d.maxString)
 		ev = conv
 	}
 	return ev, nil
@@ -411,7 +420,10 @@ func (d *BinaryDecoder) readString(sp *kindSpec, name string, body []byte, pos i
 		raw = conv
 	}
 	if sp.kind == KindCustom {
-		return string(raw), pos + n + 1, nil // a payload, not a name: not worth remembering
+		return string(raw), pos + n + 1, nil // a payload, not a name: not worth remembering (bounded once read)
+	}
+	if max := d.maxString; max > 0 && len(raw) > max {
+		return boundBytes(raw, max), pos + n + 1, nil
 	}
 	return d.intern.bytes(raw), pos + n + 1, nil
 }

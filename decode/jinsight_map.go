@@ -19,8 +19,9 @@ import (
 // Its tables are bounded: threads and classes by ErrBound errors, each
 // thread's stack and the objects remembered by counted overflow.
 type JinsightDecoder struct {
-	r     *JinsightReader
-	limit jinsightLimits
+	r         *JinsightReader
+	limit     jinsightLimits
+	maxString int // the bound on an event's strings (0: none)
 
 	// Events waiting to be returned. Those of which one record makes
 	// several sit in stores, which may move while they grow: the queue
@@ -100,7 +101,7 @@ const censusEvery = 1024
 func NewJinsightDecoder(r io.Reader, opts Options) *JinsightDecoder {
 	return &JinsightDecoder{r: NewJinsightReader(r, opts), limit: defaultJinsightLimits,
 		threads: map[uint32]*jinsightThread{}, classNames: map[uint16]string{}, arrayNames: map[int64]bool{},
-		objects: map[uint32]int64{}, byClass: map[int64]int64{}}
+		objects: map[uint32]int64{}, byClass: map[int64]int64{}, maxString: opts.maxString()}
 }
 
 // NextRecord returns the trace's own records instead of events (for
@@ -160,6 +161,14 @@ func pick(n int64, one, many string) string {
 // error) the frames still open are closed and the census taken first, so
 // that what was read is shown.
 func (d *JinsightDecoder) Next() (Event, error) {
+	ev, err := d.next()
+	if err == nil {
+		boundEvent(ev, d.maxString)
+	}
+	return ev, err
+}
+
+func (d *JinsightDecoder) next() (Event, error) {
 	for {
 		if d.qi < len(d.queue) {
 			q := d.queue[d.qi]

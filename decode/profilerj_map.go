@@ -136,6 +136,14 @@ func (d *ProfilerJDecoder) NextRecord() (Record, error) {
 // call trees' nodes, the sampler's, the threads that ended, the census of
 // allocations, the coverage.
 func (d *ProfilerJDecoder) Next() (Event, error) {
+	ev, err := d.next()
+	if err == nil {
+		boundEvent(ev, d.opts.maxString())
+	}
+	return ev, err
+}
+
+func (d *ProfilerJDecoder) next() (Event, error) {
 	if err := d.parse(); err != nil {
 		return nil, err
 	}

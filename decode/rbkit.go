@@ -65,8 +65,9 @@ const rvalueSize = 40
 // thread and class ids, the collection in progress, the dump being
 // assembled, the frame counter.
 type rbkitMapper struct {
-	rr  *rbkitReader
-	msg rbMessage
+	rr        *rbkitReader
+	msg       rbMessage
+	maxString int // the bound on an event's strings (0: none)
 
 	threads   map[int64]bool
 	classes   map[string]int64
@@ -112,9 +113,9 @@ type rbCensus struct {
 	groups     map[censusKey]*censusGroup
 }
 
-func newRbkitMapper() *rbkitMapper {
+func newRbkitMapper(opts Options) *rbkitMapper {
 	return &rbkitMapper{rr: newRbkitReader(newInterner()), threads: map[int64]bool{}, classes: map[string]int64{},
-		cfunc: map[string]string{}, lastCounter: -1}
+		cfunc: map[string]string{}, lastCounter: -1, maxString: opts.maxString()}
 }
 
 // emit copies an event into the frame's storage.
@@ -123,7 +124,9 @@ func (m *rbkitMapper) emit(ev Event) {
 	if m.arenas[k] == nil {
 		m.arenas[k] = specOf(k).arenaF()
 	}
-	m.out = append(m.out, m.arenas[k].add(ev))
+	kept := m.arenas[k].add(ev)
+	boundEvent(kept, m.maxString)
+	m.out = append(m.out, kept)
 }
 
 // frame decodes one whole frame (checked by msgpackScan) into m.out. On
@@ -411,7 +414,7 @@ type RbkitDecoder struct {
 
 // NewRbkitDecoder returns a decoder of the rbkit recording in r.
 func NewRbkitDecoder(r io.Reader, opts Options) *RbkitDecoder {
-	return &RbkitDecoder{in: newChunkReader(r), opts: opts, m: newRbkitMapper()}
+	return &RbkitDecoder{in: newChunkReader(r), opts: opts, m: newRbkitMapper(opts)}
 }
 
 // Next returns the next event (see Decoder). Errors of one frame are
@@ -504,7 +507,7 @@ type RbkitFrames struct {
 
 // NewRbkitFrames returns a decoder for the frames of one server process.
 func NewRbkitFrames(opts Options) *RbkitFrames {
-	return &RbkitFrames{m: newRbkitMapper(), opts: opts}
+	return &RbkitFrames{m: newRbkitMapper(opts), opts: opts}
 }
 
 // Decode returns the events of one frame, valid until the next call. A

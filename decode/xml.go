@@ -34,6 +34,9 @@ type XMLDecoder struct {
 	decl    bool // the XML declaration was seen
 	began   bool // the first element was seen (and is a trace's)
 
+	// maxString bounds the strings of the events (0: none).
+	maxString int
+
 	// The event element whose children (stack frames) are being read.
 	open          *kindSpec
 	openErr       error // a bad attribute value, reported when the element closes
@@ -47,7 +50,8 @@ type XMLDecoder struct {
 
 // NewXMLDecoder returns a decoder reading an XML trace from r.
 func NewXMLDecoder(r io.Reader, opts Options) *XMLDecoder {
-	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize(), opts.maxAttributes()), intern: newInterner(), declaredDepth: -1}
+	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize(), opts.maxAttributes()), intern: newInterner(), declaredDepth: -1,
+		maxString: opts.maxString()}
 	for k, sp := range kindTable().byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -76,6 +80,8 @@ func (d *XMLDecoder) Next() (Event, error) {
 	ev, err := d.next()
 	if err == nil {
 		d.ordinal++
+		boundEvent(ev, d.maxString)
+		boundAttrs(d.extra, d.maxString)
 		return ev, nil
 	}
 	numberError(err, &d.ordinal)

@@ -40,8 +40,19 @@ type (
 		XMLName xml.Name `xml:"authenticate"`
 		Token   string   `xml:"token,attr"`
 	}
+	// Authenticated admits the client. LastDrop, when present, says that
+	// the controller dropped this user's previous connection unasked (the
+	// reason it sent then may never have been read).
 	Authenticated struct {
-		XMLName xml.Name `xml:"authenticated"`
+		XMLName  xml.Name `xml:"authenticated"`
+		LastDrop *Drop    `xml:"lastDrop,omitempty"`
+	}
+	// Drop is why and when a connection was ended unasked: the error code
+	// and message it was ended with, MsAgo milliseconds before this reply.
+	Drop struct {
+		Code    string `xml:"code,attr"`
+		MsAgo   int64  `xml:"msAgo,attr"`
+		Message string `xml:",chardata"`
 	}
 	ListAgents struct {
 		XMLName xml.Name `xml:"listAgents"`

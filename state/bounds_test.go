@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +91,20 @@ func TestTablesAreBoundedAndCountTheRest(t *testing.T) {
 			return evs
 		}, func(s *Snapshot) error {
 			if len(s.Methods) != 100 || s.NotTracked.Methods != 201 {
+				return fmt.Errorf("%d methods, %d not tracked", len(s.Methods), s.NotTracked.Methods)
+			}
+			return nil
+		}},
+		{"methods with long names", Options{MaxMethods: 100}, func() []decode.Event {
+			// 100 methods may hold 25,600 bytes of names: six of 4,000 bytes.
+			var evs []decode.Event
+			for i := range 300 {
+				evs = append(evs, &decode.Sample{ThreadIDRef: 1, Time: ms(i), Count: 1, Weight: decode.Ticks(time.Millisecond),
+					Stack: stack(fmt.Sprintf("a.B.m%03d", i) + strings.Repeat("x", 3991))})
+			}
+			return evs
+		}, func(s *Snapshot) error {
+			if len(s.Methods) != 6 || s.NotTracked.Methods < 290 || s.NotTracked.Methods > 298 {
 				return fmt.Errorf("%d methods, %d not tracked", len(s.Methods), s.NotTracked.Methods)
 			}
 			return nil

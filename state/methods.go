@@ -114,17 +114,17 @@ type methodTable struct {
 	// has not changed since (members).
 	gen       uint32
 	gens      []uint32
-	members   uint32   // generation of the last change to which methods are listed
-	rowOf     []int32  // slot -> row in the cumulative table, as of members
-	listed    int      // rows of the cumulative table, as of members
-	totalSelf int64    // cumulative self time of every method measured (not sampled)
-	names     []string // display names by slot; shared with snapshots
-	shared    bool     // names is shared: copy before changing an element
-	byKey     map[string]int32
-	byFrame   map[string]int32  // stack frame name -> slot, for samples
-	byDisplay map[string]int32  // display name -> the first slot named so
-	ids       idTable           // method id -> slot, of the current stream
-	pending   map[int64][]int32 // class id -> slots waiting for its name
+	members   uint32             // generation of the last change to which methods are listed
+	rowOf     []int32            // slot -> row in the cumulative table, as of members
+	listed    int                // rows of the cumulative table, as of members
+	totalSelf int64              // cumulative self time of every method measured (not sampled)
+	names     []string           // display names by slot; shared with snapshots
+	shared    bool               // names is shared: copy before changing an element
+	byKey     map[string]int32   // a defined method's key (methodKey) -> slot
+	byFrame   map[frameKey]int32 // stack frame name -> slot, for samples
+	byDisplay map[string]int32   // display name -> the first slot named so
+	ids       idTable            // method id -> slot, of the current stream
+	pending   map[int64][]int32  // class id -> slots waiting for its name
 	callers   [][]callerCount
 	touched   []int32
 	curs      []figures // the second being filled, of the touched methods only
@@ -151,7 +151,25 @@ type methodTable struct {
 
 	max     int       // slots, at most
 	refused untracked // methods turned away by a full table
-	window  windowSet
+	// nameBytes counts the bytes of the names the slots hold (keys, names,
+	// signatures), at most max × nameBytesPerMethod: a peer that names its
+	// methods with kilobytes each fills the table by bytes long before its
+	// count (a name has at most decode.DefaultMaxString bytes).
+	nameBytes int64
+	window    windowSet
+}
+
+// nameBytesPerMethod is what a method's names may take on average: a
+// JVM's are 30 to 150 bytes (class, method and signature), so the bound
+// holds max-methods real methods, and 200,000 with hostile names cost
+// about 50 MB of names, not 800 MB.
+const nameBytesPerMethod = 256
+
+// frameKey is a stack frame's name, as a sampled frame or as a frame of
+// measured calls (the call tree's): the two are kept apart.
+type frameKey struct {
+	name     string
+	measured bool
 }
 
 // methodNotTracked stands for a method a full table turned away.
@@ -160,7 +178,7 @@ const methodNotTracked = "(method not tracked)"
 func (mt *methodTable) init(window time.Duration, limit int) {
 	mt.max = limit
 	mt.byKey = map[string]int32{}
-	mt.byFrame = map[string]int32{}
+	mt.byFrame = map[frameKey]int32{}
 	mt.pending = map[int64][]int32{}
 	mt.bucketWidth = time.Second
 	// The window is the second being filled plus the completed ones before it.
@@ -182,13 +200,21 @@ func (mt *methodTable) setName(slot int32, name string) {
 	mt.names[slot] = name
 }
 
-// newSlot makes a slot for a method; -1, and the method counted as not
-// tracked, when the table is full.
-func (mt *methodTable) newSlot(key, display string) int32 {
-	if len(mt.stats) >= mt.max {
-		mt.refused.addName(key)
+// room says a new method whose names take nameBytes bytes fits in the
+// table: by count, and by the bytes of the names it holds.
+func (mt *methodTable) room(nameBytes int) bool {
+	return len(mt.stats) < mt.max && mt.nameBytes+int64(nameBytes) <= int64(mt.max)*nameBytesPerMethod
+}
+
+// newSlot makes a slot for a method whose names take nameBytes bytes;
+// -1, and the method counted as not tracked, when the table is full. key
+// is its key in byKey; "" for a frame's slot, which byFrame finds.
+func (mt *methodTable) newSlot(key, display string, nameBytes int) int32 {
+	if !mt.room(nameBytes) {
+		mt.refused.addName(display)
 		return -1
 	}
+	mt.nameBytes += int64(nameBytes)
 	slot := int32(len(mt.stats))
 	mt.stats = append(mt.stats, methodStat{})
 	mt.info = append(mt.info, methodInfo{})
@@ -196,7 +222,9 @@ func (mt *methodTable) newSlot(key, display string) int32 {
 	mt.names = append(mt.names, display)
 	mt.callers = append(mt.callers, nil)
 	mt.window.at = append(mt.window.at, 0)
-	mt.byKey[key] = slot
+	if key != "" {
+		mt.byKey[key] = slot
+	}
 	mt.info[slot].key = key
 	return slot
 }
@@ -208,11 +236,12 @@ func (mt *methodTable) byID(id int64) int32 {
 		return slot
 	}
 	name := "method#" + strconv.FormatInt(id, 10)
-	if len(mt.stats) >= mt.max {
+	key := "\x00" + name + "\x00" + strconv.Itoa(len(mt.stats))
+	if !mt.room(len(key)) {
 		mt.refused.addName(name)
 		return -1
 	}
-	slot := mt.newSlot("\x00"+name+"\x00"+strconv.Itoa(len(mt.stats)), name)
+	slot := mt.newSlot(key, name, len(key))
 	mt.ids.set(id, slot, len(mt.stats))
 	return slot
 }
@@ -237,6 +266,9 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
+			// Named now: its names count instead of the provisional key
+			// (a slot made already may take the table a name over its bound).
+			mt.nameBytes += int64(len(key) + len(e.Name) + len(e.Signature) - len(mt.info[prov].key))
 			delete(mt.byKey, mt.info[prov].key)
 			mt.byKey[key], mt.info[prov].key = prov, key
 			mt.setName(prov, display)
@@ -244,12 +276,13 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		}
 	}
 	if !seen {
-		if len(mt.stats) >= mt.max {
+		cost := len(key) + len(e.Name) + len(e.Signature)
+		if !mt.room(cost) {
 			// Counted as its events will name it, so that it counts once.
 			mt.refused.addName("method#" + strconv.FormatInt(e.MethodID, 10))
 			return
 		}
-		slot = mt.newSlot(key, display)
+		slot = mt.newSlot(key, display, cost)
 	}
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
 	in := &mt.info[slot]
@@ -281,6 +314,7 @@ func (mt *methodTable) classDefined(id int64, class string) {
 			merged = true
 			continue
 		}
+		mt.nameBytes += int64(len(key) - len(in.key))
 		delete(mt.byKey, in.key)
 		mt.byKey[key], in.key = slot, key
 		display := key[:len(class)+1+len(in.name)] // shares the key's bytes
@@ -588,14 +622,11 @@ func (mt *methodTable) callersOf(slot int32) []Caller {
 // samples and those of a measured call tree are apart: they are the two
 // views of a source that has both.
 func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
-	key := "\x01" + frame
-	if measured {
-		key = "\x02" + frame
-	}
+	key := frameKey{frame, measured} // the frame's own bytes: its name is kept once
 	if slot, ok := mt.byFrame[key]; ok {
 		return slot
 	}
-	if len(mt.stats) >= mt.max {
+	if !mt.room(len(frame)) {
 		mt.refused.addName(frame)
 		return -1
 	}
@@ -605,7 +636,7 @@ func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
 	if i := strings.IndexByte(frame, '('); i > 0 && !strings.ContainsRune(frame, ' ') {
 		display, sig = frame[:i], frame[i:]
 	}
-	slot := mt.newSlot(key, display)
+	slot := mt.newSlot("", display, len(frame))
 	mt.info[slot].sig = sig
 	mt.stats[slot].sampler = !measured
 	if i := strings.LastIndexByte(display, '.'); i > 0 {

@@ -236,6 +236,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if stt.Mismatch != "" {
 		say(st.Warn, "⚠ "+inert(stt.Mismatch))
 	}
+	if stt.Dropped != "" {
+		say(st.Warn, "⚠ "+inert(stt.Dropped))
+	}
 	for _, n := range notesLines(s) {
 		say(st.Warn, n)
 	}

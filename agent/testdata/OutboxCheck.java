@@ -29,7 +29,7 @@ public class OutboxCheck {
                 t.setDaemon(true);
                 return t;
             });
-            Outbox out = new Outbox(s, backlog, timer);
+            Outbox out = new Outbox(s, backlog, timer, (code, message) -> System.out.println("ended: " + code));
             Thread writer = new Thread(out::run, "writer");
             writer.setDaemon(true);
             writer.start();

@@ -63,14 +63,19 @@ func Dangerous(r rune) bool {
 	return false
 }
 
-// EscapeJSON rewrites the dangerous runes (see Dangerous) of a valid JSON
-// document as \u escapes. Such runes can only stand inside strings, where
-// the escape means the same character: the document reads the same to a
-// parser and does nothing to a terminal. A document without them is
+// EscapeJSON rewrites DEL and the dangerous runes (see Dangerous) of a
+// valid JSON document as \u escapes. JSON lets them stand raw, but only
+// inside strings, where the escape means the same character: the document
+// reads the same to a parser and does nothing to a terminal (which the
+// text view's \x7f promises for DEL too). A document without them is
 // returned as it is.
 func EscapeJSON(doc []byte) []byte {
 	first := -1
 	for i := 0; i < len(doc); {
+		if doc[i] == 0x7f {
+			first = i
+			break
+		}
 		if doc[i] < utf8.RuneSelf {
 			i++
 			continue
@@ -88,6 +93,11 @@ func EscapeJSON(doc []byte) []byte {
 	out := make([]byte, 0, len(doc)+16)
 	out = append(out, doc[:first]...)
 	for i := first; i < len(doc); {
+		if doc[i] == 0x7f {
+			out = AppendEscape(out, 0x7f)
+			i++
+			continue
+		}
 		if doc[i] < utf8.RuneSelf {
 			out = append(out, doc[i])
 			i++

@@ -26,7 +26,7 @@ func TestInert(t *testing.T) {
 // JSON escaped by EscapeJSON decodes to the same values, and holds
 // nothing a terminal would act on.
 func TestEscapeJSON(t *testing.T) {
-	for _, s := range []string{"plain", "c1 \u009b31m and \u0085", "bidi \u202egnp.exe", "isolate \u2067x\u2069", "bom \ufeff", "ls \u2028 ps \u2029", "名前"} {
+	for _, s := range []string{"plain", "c1 \u009b31m and \u0085", "bidi \u202egnp.exe", "isolate \u2067x\u2069", "bom \ufeff", "ls \u2028 ps \u2029", "名前", "del \x7f here"} {
 		doc, err := json.Marshal(map[string]string{"name": s})
 		if err != nil {
 			t.Fatal(err)
@@ -48,7 +48,7 @@ func TestEscapeJSON(t *testing.T) {
 
 func firstDangerous(b []byte) (rune, bool) {
 	for _, r := range string(b) {
-		if Dangerous(r) || r < 0x20 {
+		if Dangerous(r) || r < 0x20 || r == 0x7f {
 			return r, true
 		}
 	}
@@ -56,7 +56,7 @@ func firstDangerous(b []byte) (rune, bool) {
 }
 
 func FuzzEscapeJSON(f *testing.F) {
-	for _, s := range []string{"", "a\u202eb", "\u0085\u009f", "\xff\xfe", `"quoted\"`, "名\u2028"} {
+	for _, s := range []string{"", "a\u202eb", "\x7f", "\u0085\u009f", "\xff\xfe", `"quoted\"`, "名\u2028"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

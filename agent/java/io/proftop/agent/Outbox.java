@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * The frames going to one client, written in order by a thread of their own.
@@ -17,7 +18,9 @@ import java.util.concurrent.TimeUnit;
  * the backlog allows is dropped instead of letting the queue grow: what is
  * queued is thrown away at once (the application's heap holds it), and the
  * client is told why in a last frame, should it read again within
- * END_GRACE_MS; then the connection closes whatever it does.
+ * END_GRACE_MS; then the connection closes whatever it does. A client that
+ * reads again only later never gets that frame: whoever made the Outbox
+ * hears of the end (onEnd) and tells the client's next connection.
  */
 final class Outbox {
     /** How long a client being dropped has to read the reason before the connection closes. */
@@ -29,6 +32,7 @@ final class Outbox {
     private final OutputStream out;
     private final long maxBacklog;
     private final ScheduledExecutorService timer;
+    private final BiConsumer<String, String> onEnd; // code, message
     private final ArrayDeque<Frame> queue = new ArrayDeque<>();
     private long backlog; // bytes queued, not yet written
     private boolean writing;
@@ -36,11 +40,12 @@ final class Outbox {
     private boolean closed;
     private String closedBecause = "the connection to the client is closed";
 
-    Outbox(Socket socket, long maxBacklog, ScheduledExecutorService timer) throws IOException {
+    Outbox(Socket socket, long maxBacklog, ScheduledExecutorService timer, BiConsumer<String, String> onEnd) throws IOException {
         this.socket = socket;
         this.out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
         this.maxBacklog = maxBacklog;
         this.timer = timer;
+        this.onEnd = onEnd;
     }
 
     /**
@@ -110,6 +115,11 @@ final class Outbox {
             notifyAll();
         }
         System.err.println("proftop agent: " + message);
+        try {
+            onEnd.accept(code, message);
+        } catch (RuntimeException e) {
+            // the note is a courtesy: the end goes on
+        }
         try {
             timer.schedule(() -> close(message), END_GRACE_MS, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {

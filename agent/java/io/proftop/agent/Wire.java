@@ -5,6 +5,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -73,6 +74,18 @@ final class Wire {
 
     static String error(String code, String message) {
         return "<error code=\"" + code + "\">" + escape(message) + "</error>";
+    }
+
+    /**
+     * Writes one reply straight to a socket, outside any Outbox: a few
+     * hundred bytes, which a fresh connection's send buffer takes without
+     * waiting.
+     */
+    static void writeReply(Socket s, String src, String ctxt, String body) throws IOException {
+        byte[] reply = reply(src, "proftop", ctxt, body).getBytes(StandardCharsets.UTF_8);
+        OutputStream out = s.getOutputStream();
+        write(out, false, reply, 0, reply.length);
+        out.flush();
     }
 
     /** One frame read from a client. */
