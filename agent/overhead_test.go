@@ -138,9 +138,11 @@ func BenchmarkAgentOverheadOnTomcat(b *testing.B) {
 				}()
 				time.Sleep(warmup)
 				cpuWatched, cpuOther := processCPU(b, cats[watched].PID), processCPU(b, cats[1-watched].PID)
+				threadsWatched, threadsOther := threadCPU(cats[watched].PID), threadCPU(cats[1-watched].PID)
 				a, c := startAB(b, cats[watched].URL(page), clients, seconds), startAB(b, cats[1-watched].URL(page), clients, seconds)
 				with, without := a.Wait(), c.Wait()
 				cpuWatched, cpuOther = processCPU(b, cats[watched].PID)-cpuWatched, processCPU(b, cats[1-watched].PID)-cpuOther
+				extra := cpuByThreadKind(threadsWatched, threadCPU(cats[watched].PID), threadsOther, threadCPU(cats[1-watched].PID))
 				cancel()
 				ratio := with.RPS / without.RPS
 				ratios = append(ratios, ratio)
@@ -150,8 +152,8 @@ func BenchmarkAgentOverheadOnTomcat(b *testing.B) {
 				perOther := cpuOther / time.Duration(max(without.Complete, 1))
 				cpuRatio := float64(perWatched) / float64(perOther)
 				cpuRatios = append(cpuRatios, cpuRatio)
-				b.Logf("%s round %d: watched Tomcat %d %.0f/s, the other %.0f/s: %.3f; CPU a request %v against %v: %.3f",
-					page, r, watched, with.RPS, without.RPS, ratio, perWatched, perOther, cpuRatio)
+				b.Logf("%s round %d: watched Tomcat %d %.0f/s, the other %.0f/s: %.3f; CPU a request %v against %v: %.3f; more CPU watched, by thread: %s",
+					page, r, watched, with.RPS, without.RPS, ratio, perWatched, perOther, cpuRatio, extra)
 				time.Sleep(2 * time.Second) // the agent stops recording
 			}
 			median := medianOf(ratios)
@@ -193,4 +195,57 @@ func processCPU(tb testing.TB, pid int) time.Duration {
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// threadCPU is the CPU time each thread of a process has used, by the
+// thread's name as the kernel keeps it (its first 15 bytes), threads of
+// one name together.
+func threadCPU(pid int) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(data[end+1:]))
+		if len(fields) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseInt(fields[11], 10, 64)
+		stime, _ := strconv.ParseInt(fields[12], 10, 64)
+		// Numbered threads of one kind (C2 CompilerThread0, GC Thread#1) together.
+		name := strings.TrimRight(string(data[open+1:end]), "0123456789#")
+		out[name] += time.Duration(utime+stime) * 10 * time.Millisecond
+	}
+	return out
+}
+
+// cpuByThreadKind says, by kind of thread, how much more CPU the watched
+// process's threads used than the other's over the same span, the largest
+// differences first.
+func cpuByThreadKind(watched0, watched1, other0, other1 map[string]time.Duration) string {
+	diff := map[string]time.Duration{}
+	for name, d := range watched1 {
+		diff[name] += d - watched0[name]
+	}
+	for name, d := range other1 {
+		diff[name] -= d - other0[name]
+	}
+	names := make([]string, 0, len(diff))
+	for name, d := range diff {
+		if d >= 50*time.Millisecond || d <= -50*time.Millisecond {
+			names = append(names, name)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return int(diff[b] - diff[a]) })
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s %v", name, diff[name]))
+	}
+	return strings.Join(parts, ", ")
 }
