@@ -6,11 +6,17 @@ import java.util.List;
 /**
  * What can give an address to another object: a monitor deflated (its
  * address free for another object's monitor), counted at each poll by
- * the JVM's own counter where it has one; a collection (objects move),
+ * the JVM's own counter where it has one; a collection that moves objects,
  * counted at each poll and timed exactly by JFR. Between two moments
  * nothing happened when the counts at the polls around them agree, or,
  * for objects, when JFR has delivered its collections past them and none
  * fell in between.
+ *
+ * G1's concurrent cycle moves nothing (its remark and cleanup pauses mark
+ * and count; the evacuations within it are young collections of their
+ * own), yet JFR reports it as one collection lasting the whole cycle, and
+ * JDK 20 and later count its pauses on a collector of their own: taken
+ * for a move, a cycle of 100 ms would part every lock's events across it.
  */
 final class Epochs {
     private static final int KEPT = 64;
@@ -28,10 +34,17 @@ final class Epochs {
     private long deflationsSince = Long.MAX_VALUE;
     private long reached;
 
+    /** JFR's name (jdk.GarbageCollection's) of G1's concurrent cycle, which moves nothing. */
+    static final String G1_CONCURRENT_CYCLE = "G1Old";
+    /** The collector (GarbageCollectorMXBean) that counts the pauses of G1's concurrent cycle, JDK 20 and later. */
+    static final String G1_CONCURRENT_COLLECTOR = "G1 Concurrent GC";
+
     void polled(long at) {
         long n = 0;
         for (var gc : gcs) {
-            n += Math.max(gc.getCollectionCount(), 0);
+            if (!gc.getName().equals(G1_CONCURRENT_COLLECTOR)) {
+                n += Math.max(gc.getCollectionCount(), 0);
+            }
         }
         if (marks.size() >= KEPT) {
             marks.pollFirst();
@@ -39,7 +52,11 @@ final class Epochs {
         marks.addLast(new long[] {at, deflations.value(), n});
     }
 
-    void collection(long start, long end) {
+    /** JFR reported a collection, named as jdk.GarbageCollection names it: objects may have moved in [start, end]. */
+    void collection(String name, long start, long end) {
+        if (G1_CONCURRENT_CYCLE.equals(name)) {
+            return;
+        }
         collectionsSince = Math.min(collectionsSince, start);
         if (collections.size() >= 1024) {
             collections.pollFirst();
@@ -69,6 +86,29 @@ final class Epochs {
         // JFR delivers collections as they end: from the first event
         // on, every collection after it is known.
         collectionsSince = Math.min(collectionsSince, time);
+    }
+
+    /**
+     * Whether a collection JFR has told of, or one it has not told of yet,
+     * may lie between two moments: an address seen at both may name two
+     * objects. (Unlike unchanged, no answer waits for JFR to settle: a
+     * collection that ended before to and is not told yet is missed.)
+     */
+    boolean mayHaveMoved(long from, long to) {
+        if (from < collectionsSince) {
+            return true;
+        }
+        for (long[] c : collections) {
+            if (c[0] <= to && c[1] >= from) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How far JFR has delivered its events: the end of the latest (ns since the epoch, JFR's clock). */
+    long reached() {
+        return reached;
     }
 
     /** Whether nothing could rename an address of this space between from and to. */
