@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/proftop/proftop/decode"
 )
 
 type waiter struct {
@@ -394,10 +396,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 		if m == nil {
 			return
 		}
-		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner)
-		if t.virtual {
-			waiting = virtualWaiting(t.state, t.monitor, t.lockOwner, t.lockClass)
-		}
+		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner, contendsFor(t.lockClass, t.onLock))
 		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since})
 		if t.lockOwner != 0 {
 			m.owner = a.ownerThread(t.lockOwner, t.stream)
@@ -416,7 +415,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 		if g.key.lock == 0 || m == nil || !g.key.state.onLock() {
 			continue
 		}
-		if virtualWaiting(g.key.state, g.key.lock, g.key.owner, g.key.lockClass) {
+		if _, waiting := episodeKind(g.key.state, g.key.lock, g.key.owner, contendsFor(g.key.lockClass, g.key.flags&decode.ThreadOnLock != 0)); waiting {
 			m.unlistedWaiting += g.count
 		} else {
 			m.unlistedBlocked += g.count

@@ -112,9 +112,10 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64) {
 	}
 	t.daemon = p.flags&decode.ThreadDaemon != 0
 	t.timed = p.flags&decode.ThreadTimed != 0
+	t.onLock = p.flags&decode.ThreadOnLock != 0
 	t.carrier = p.flags&decode.ThreadCarrier != 0 || p.carries != 0
 	t.carries = p.carries
-	a.observeEpisode(t, p.state, p.lock, p.owner, now)
+	a.observeEpisode(t, p.state, p.lock, p.owner, contendsFor(p.lockClass, p.flags&decode.ThreadOnLock != 0), now)
 	switch {
 	case t.live != nil:
 		t.since = t.live.since

@@ -51,6 +51,7 @@ type thread struct {
 	// From the latest thread poll, for sources that send polls.
 	lockClass string
 	lockOwner int64
+	onLock    bool // the source says it parks on a lock (decode.ThreadOnLock)
 	timed     bool
 	daemon    bool
 	polled    bool    // a poll has listed it

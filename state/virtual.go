@@ -139,7 +139,7 @@ type virtualEntry struct {
 type groupKey struct {
 	container string
 	state     ThreadState
-	flags     int32 // decode.ThreadMounted and ThreadPinned
+	flags     int32 // decode.ThreadMounted, ThreadPinned and ThreadOnLock
 	lock      int64
 	lockClass string
 	owner     int64
@@ -227,7 +227,7 @@ func (a *Aggregator) addVirtual(e *decode.ThreadState) {
 	}
 	if len(vt.entries) >= a.opts.MaxVirtualListed {
 		vt.folded++
-		a.addGroup(groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned),
+		a.addGroup(groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned | decode.ThreadOnLock),
 			lock: p.lock, lockClass: p.lockClass, owner: p.owner, site: virtualSite(p.stack)}, 1, p.stack)
 		return
 	}
@@ -241,7 +241,7 @@ func (a *Aggregator) addThreadGroup(e *decode.ThreadGroup) {
 	if !ok {
 		a.badStates++
 	}
-	k := groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned),
+	k := groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned | decode.ThreadOnLock),
 		lock: e.LockObjIDRef, lockClass: e.LockClass, owner: e.LockOwner, site: e.Site}
 	if !st.onLock() {
 		k.lock, k.lockClass, k.owner = 0, "", 0
@@ -302,7 +302,7 @@ func (a *Aggregator) commitListing(at int64, complete bool) {
 	for i := range vt.entries {
 		e := &vt.entries[i]
 		t := &thread{id: e.id, name: e.name, group: e.container, stream: a.stream, state: e.state, monitor: e.lock,
-			lockClass: e.lockClass, lockOwner: e.owner, timed: e.flags&decode.ThreadTimed != 0, polled: true,
+			lockClass: e.lockClass, lockOwner: e.owner, onLock: e.flags&decode.ThreadOnLock != 0, timed: e.flags&decode.ThreadTimed != 0, polled: true,
 			pollStack: e.stack, since: at, virtual: true, vflags: e.flags & (decode.ThreadMounted | decode.ThreadPinned)}
 		if t.name == "" {
 			t.name = "virtual-" + strconv.FormatInt(t.id, 10)
@@ -611,24 +611,4 @@ func (a *Aggregator) markCarriers(rows []Thread) {
 			}
 		}
 	}
-}
-
-// lockClassPrefixes are the classes of java.util.concurrent synchronizers
-// that are locks: a park on one is contention for it, owner known or not
-// (a thread dump does not say who owns a lock only virtual threads want).
-var lockClassPrefixes = []string{"java.util.concurrent.locks.ReentrantLock$", "java.util.concurrent.locks.ReentrantReadWriteLock$",
-	"java.util.concurrent.locks.StampedLock", "java.util.concurrent.Semaphore$"}
-
-// virtualWaiting says a virtual thread on a lock waits (a condition, a
-// queue, Object.wait) rather than contends for it.
-func virtualWaiting(s ThreadState, lock, owner int64, lockClass string) bool {
-	if s == ThreadParked && owner == 0 {
-		for _, p := range lockClassPrefixes {
-			if strings.HasPrefix(lockClass, p) {
-				return false
-			}
-		}
-	}
-	_, waiting := episodeKind(s, lock, owner)
-	return waiting
 }

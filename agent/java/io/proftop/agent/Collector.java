@@ -345,7 +345,7 @@ final class Collector {
                     lastStack.put(s.id(), s.stack());
                 }
                 int flags = s.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0)
-                        | (carriers.contains(s.id()) ? ThreadPoller.CARRIER : 0);
+                        | (carriers.contains(s.id()) ? ThreadPoller.CARRIER : 0) | contentions.onLockFlag(s.state(), s.lockClass(), s.owner());
                 enc.threadState(s.id(), at, s.state(), flags, s.lock(), s.lockClass(), s.owner(), s.cpu(),
                         same ? List.of() : s.stack(), s.carries(), "", "");
             }

@@ -168,6 +168,11 @@ final class Contentions {
         return JDK_LOCKS.contains(className) || lockClasses.containsKey(className);
     }
 
+    /** A thread state's ON_LOCK flag: parked on a lock, owned now or not, as the events here count it. */
+    int onLockFlag(String state, String lockClass, long owner) {
+        return state.equals(ThreadPoller.PARKED) && (owner != 0 || isLock(lockClass)) ? ThreadPoller.ON_LOCK : 0;
+    }
+
     // --- what the poll saw ---------------------------------------------------
 
     /** JFR recorded a collection (jdk.GarbageCollection's name) over [start, end]: objects may have moved in between. */

@@ -80,6 +80,8 @@ final class ThreadPoller {
     static final int CARRIER = 32;
     static final int PINNED = 64;
     static final int MOUNTED = 128;
+    /** Parked on a lock (an ownable synchronizer): contention, even at an instant it has no owner. */
+    static final int ON_LOCK = 256;
 
     /** The class a carrier thread waits on, as ThreadMXBean reports it, while it runs a virtual thread. */
     static final String VIRTUAL_THREAD_CLASS = "java.lang.VirtualThread";

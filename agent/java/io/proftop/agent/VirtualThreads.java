@@ -273,12 +273,14 @@ final class VirtualThreads {
             List<TraceEncoder.Frame> last = lastStacks.get(e.id());
             boolean same = last != null && last.equals(e.stack());
             stacks.put(e.id(), e.stack());
-            enc.threadState(e.id(), at, e.state(), e.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0), e.lock(),
+            int flags = e.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0) | contentions.onLockFlag(e.state(), e.lockClass(), e.owner());
+            enc.threadState(e.id(), at, e.state(), flags, e.lock(),
                     e.lockClass(), e.owner(), -1, same ? List.of() : e.stack(), e.carrier(), e.name(), e.container());
         }
         lastStacks = stacks;
         for (VirtualListing.Group g : l.groups) {
-            enc.threadGroup(at, g.container(), g.state(), g.flags(), g.lock(), g.lockClass(), g.owner(), g.count(), g.site(),
+            enc.threadGroup(at, g.container(), g.state(), g.flags() | contentions.onLockFlag(g.state(), g.lockClass(), g.owner()), g.lock(),
+                    g.lockClass(), g.owner(), g.count(), g.site(),
                     g.stack());
         }
         contentions.witnessed(l.witnesses);
