@@ -283,6 +283,10 @@ type Objects struct {
 	Untracked int64 `json:"untrackedFrees,omitempty"`
 	Dropped   int64 `json:"untrackedAllocations,omitempty"`
 	Overflow  int64 `json:"otherClasses,omitempty"`
+	// FreesReported says the source reports frees (it has reported one):
+	// else every class's frees are unknown (the JVM agent samples
+	// allocations and sees no frees), left out of JSON rather than 0.
+	FreesReported bool `json:"freesReported,omitempty"`
 	// The latest census of the live objects, by class and site.
 	Census      []CensusRow `json:"census,omitempty"`
 	CensusAt    time.Time   `json:"censusAt,omitzero"`
@@ -522,4 +526,38 @@ type Query struct {
 	// Telemetry fills the older points of this series, or of the series
 	// of this group ("": none).
 	Telemetry string
+}
+
+// objectClassJSON is a class as JSON shows it: its frees left out where
+// the source reports none, rather than given as 0.
+type objectClassJSON struct {
+	Class     string   `json:"class"`
+	Live      int64    `json:"live"`
+	Allocs    int64    `json:"allocated"`
+	Frees     *int64   `json:"freed,omitempty"`
+	Bytes     int64    `json:"bytes"`
+	AllocRate float64  `json:"allocatedPerSec"`
+	FreeRate  *float64 `json:"freedPerSec,omitempty"`
+	BytesRate float64  `json:"bytesPerSec"`
+	Sampled   bool     `json:"sampled,omitempty"`
+	History   []int64  `json:"liveHistory"`
+}
+
+// MarshalJSON writes the objects with their classes' frees only where the
+// source reports frees.
+func (o Objects) MarshalJSON() ([]byte, error) {
+	type plain Objects
+	classes := make([]objectClassJSON, len(o.Classes))
+	for i := range o.Classes {
+		c := &o.Classes[i]
+		classes[i] = objectClassJSON{Class: c.Class, Live: c.Live, Allocs: c.Allocs, Bytes: c.Bytes, AllocRate: c.AllocRate,
+			BytesRate: c.BytesRate, Sampled: c.Sampled, History: c.History}
+		if o.FreesReported {
+			classes[i].Frees, classes[i].FreeRate = &c.Frees, &c.FreeRate
+		}
+	}
+	return json.Marshal(struct {
+		plain
+		Classes []objectClassJSON `json:"classes"`
+	}{plain(o), classes})
 }

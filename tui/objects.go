@@ -24,11 +24,12 @@ var objectCols = []column{
 type objectRows struct {
 	s      []state.ObjectClass
 	census map[string]int64 // census count by class
+	frees  bool             // the source reports frees: else FREED/s is unknown
 	ascii  bool
 }
 
 func newObjectRows(o *state.Objects, ascii bool) objectRows {
-	r := objectRows{s: o.Classes, ascii: ascii}
+	r := objectRows{s: o.Classes, frees: o.FreesReported, ascii: ascii}
 	if len(o.Census) > 0 {
 		r.census = map[string]int64{}
 		for _, c := range o.Census {
@@ -64,6 +65,9 @@ func (r objectRows) Cell(i, col int) string {
 		}
 		return rate(c.AllocRate)
 	case 3:
+		if !r.frees {
+			return "–" // the source reports no frees (the JVM agent)
+		}
 		return rate(c.FreeRate)
 	case 4:
 		if c.Bytes == 0 {
@@ -170,10 +174,14 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 	}
 	out := []string{st.Title.Render("Class ") + value(inert(name))}
 	if c != nil {
+		freed, freedRate := "–", "–" // the source reports no frees
+		if s.Objects.FreesReported {
+			freed, freedRate = count(c.Frees), rate(c.FreeRate)
+		}
 		out = append(out,
 			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(count(c.Live)), label("allocated"), value(count(c.Allocs)),
-				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(size(c.Bytes))),
-			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(rate(c.FreeRate)),
+				label("freed"), value(freed), label("bytes allocated"), value(size(c.Bytes))),
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(freedRate),
 				label("bytes/s"), value(size(int64(c.BytesRate)))))
 		if c.Sampled {
 			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))
