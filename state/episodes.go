@@ -44,6 +44,10 @@ type episode struct {
 	since    int64 // the first poll that saw it
 	lastSeen int64 // the last poll that saw it
 	ended    int64 // the first poll that saw it over (pending and estimates)
+	// unseenStart says it was under way at the first poll that saw its
+	// thread, so since is when it was first seen, not when it began; and
+	// beforeWatching that this poll was the stream's first.
+	unseenStart, beforeWatching bool
 	// confirmed says the source reported it (exactly) while a poll still
 	// saw it: the next poll that sees the thread on the lock sees a new one.
 	confirmed bool
@@ -101,8 +105,10 @@ func (t *thread) episodeTotals(now int64) (blocked, waiting, contentions int64) 
 	return blocked, waiting, contentions
 }
 
-// observeEpisode follows the thread's block or wait at a poll at now.
-func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64, isLock bool, now int64) {
+// observeEpisode follows the thread's block or wait at a poll at now;
+// firstLook says the poll is the first to see the thread, and firstPoll
+// that it is the stream's first.
+func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64, isLock bool, now int64, firstLook, firstPoll bool) {
 	on, waiting := episodeKind(s, lock, owner, isLock)
 	if e := t.live; e != nil && (!on || e.obj != lock || e.waiting != waiting || e.confirmed) {
 		a.endEpisode(t, now)
@@ -111,7 +117,7 @@ func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64,
 		return
 	}
 	if t.live == nil {
-		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now}
+		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now, unseenStart: firstLook, beforeWatching: firstLook && firstPoll}
 		return
 	}
 	t.live.lastSeen = now

@@ -14,6 +14,9 @@ type waiter struct {
 	waiting bool // Object.wait (or a condition) rather than contention
 	since   int64
 	timeout int64 // ms
+	// unseenStart: since is when a look first saw it so, not when it
+	// began; beforeWatching: that look was the stream's first.
+	unseenStart, beforeWatching bool
 }
 
 type monitor struct {
@@ -397,7 +400,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 			return
 		}
 		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner, contendsFor(t.lockClass, t.onLock))
-		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since})
+		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since, unseenStart: t.unseenStart, beforeWatching: t.beforeWatching})
 		if t.lockOwner != 0 {
 			m.owner = a.ownerThread(t.lockOwner, t.stream)
 		}
@@ -469,7 +472,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		owner[m] = o
 		for _, w := range m.waiters {
 			if !w.waiting && w.t != o {
-				next[w.t] = waitEdge{m: m, since: w.since}
+				next[w.t] = waitEdge{m: m, since: w.since, unseenStart: w.unseenStart, beforeWatching: w.beforeWatching}
 			}
 		}
 	}
@@ -512,14 +515,18 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 }
 
 // waitEdge is a blocked thread's edge of the wait-for graph: the monitor
-// it waits for, since when.
+// it waits for, since when, and whether that is when it was first seen
+// blocked rather than when it blocked (and first seen at the first look).
 type waitEdge struct {
-	m     *monitor
-	since int64
+	m                           *monitor
+	since                       int64
+	unseenStart, beforeWatching bool
 }
 
 // cycle describes the deadlock of threads ts. It formed when the last of
-// them blocked: that is its Since, when every one's time is known.
+// them blocked: that is its Since, when every one's time is known. When
+// the last of them was blocked already the first time it was seen, the
+// deadlock formed before that, unseen: Since is when it was first seen.
 func cycle(ts []*thread, next map[*thread]waitEdge) Deadlock {
 	// Start the cycle at its lowest thread id, so that it reads the same every time.
 	low := 0
@@ -541,14 +548,18 @@ func cycle(ts []*thread, next map[*thread]waitEdge) Deadlock {
 	if !slices.Contains(d.Virtual, true) {
 		d.Virtual = nil
 	}
-	var formed int64
+	var last waitEdge
 	for _, t := range ts {
-		at := next[t].since
-		if at <= 0 {
+		e := next[t]
+		if e.since <= 0 {
+			d.FirstSeen = true // when it formed is not known
 			return d
 		}
-		formed = max(formed, at)
+		if e.since > last.since || e.since == last.since && e.unseenStart {
+			last = e
+		}
 	}
-	d.Since = time.Unix(0, formed)
+	d.Since = time.Unix(0, last.since)
+	d.FirstSeen, d.BeforeWatching = last.unseenStart, last.beforeWatching
 	return d
 }

@@ -217,8 +217,13 @@ type Deadlock struct {
 	// Virtual says which of Threads are virtual threads (left out when none is).
 	Virtual []bool `json:"virtual,omitempty"`
 	// Since is when it formed, its last thread blocking, or else when it
-	// was first seen (trace time).
-	Since time.Time `json:"since,omitzero"`
+	// was first seen (trace time). FirstSeen says it is when it was first
+	// seen: it formed before, unseen (its last thread was blocked already
+	// at the first look at it); BeforeWatching that this was at the first
+	// look of all: it formed before proftop began watching.
+	Since          time.Time `json:"since,omitzero"`
+	FirstSeen      bool      `json:"sinceFirstSeen,omitempty"`
+	BeforeWatching bool      `json:"formedBeforeWatching,omitempty"`
 }
 
 // HeapSample is the heap after one collection, or at one poll.

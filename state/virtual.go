@@ -295,6 +295,7 @@ func (a *Aggregator) virtualCounts(e *decode.VirtualThreads) {
 func (a *Aggregator) commitListing(at int64, complete bool) {
 	vt := &a.virtual
 	prev := vt.byID
+	firstListing := vt.listedAt == 0
 	vt.threads = vt.threads[:0]
 	vt.byID = make(map[int64]*thread, len(vt.entries))
 	clear(vt.carrier)
@@ -307,12 +308,17 @@ func (a *Aggregator) commitListing(at int64, complete bool) {
 		if t.name == "" {
 			t.name = "virtual-" + strconv.FormatInt(t.id, 10)
 		}
+		// Not listed before (a listing names a thousand threads at most):
+		// since is when it was first seen so, not when it began.
+		t.unseenStart, t.beforeWatching = true, firstListing
 		if old := prev[t.id]; old != nil {
 			if t.pollStack == nil {
 				t.pollStack = old.pollStack
 			}
+			t.unseenStart, t.beforeWatching = false, false
 			if old.state == t.state && old.monitor == t.monitor {
 				t.since = old.since // still as the previous listing saw it: since then at least
+				t.unseenStart, t.beforeWatching = old.unseenStart, old.beforeWatching
 			}
 		}
 		if e.carrier != 0 {
