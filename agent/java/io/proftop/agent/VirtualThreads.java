@@ -113,6 +113,9 @@ final class VirtualThreads {
     private ScheduledExecutorService lister;
     private Path dir;
     private long dumps;
+    // On the listing's thread.
+    private LockOwners lockOwners;
+    private boolean lockOwnersTried;
 
     // Under the collector's lock.
     private long started = -1; // since the recording began, from JFR; -1 without it
@@ -241,14 +244,32 @@ final class VirtualThreads {
         }
         try {
             DUMP_THREADS.invoke(diagnostic, file.toAbsolutePath().toString(), JSON_FORMAT);
-            VirtualListing.Builder b = new VirtualListing.Builder(platform);
+            // Once locks with owners no dump tells have been seen, their owners
+            // are found before each dump, so that a virtual owner is listed.
+            LockOwners o = lockOwnersTried ? lockOwners : null;
+            VirtualListing.Builder b = new VirtualListing.Builder(platform, o == null ? Map.of() : o.all());
             try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
                 new ThreadDumpReader(r).read(b::add);
+            }
+            if (!b.unownedParks().isEmpty()) {
+                o = lockOwners();
+                if (o != null) {
+                    b.parkOwners(o.owners(b.unownedParks()));
+                }
             }
             return b.build();
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /** The finder of the owners of locks virtual threads park on, made when first needed (it opens two JDK packages to itself). */
+    private LockOwners lockOwners() {
+        if (!lockOwnersTried) {
+            lockOwnersTried = true;
+            lockOwners = LockOwners.open(Agent.instrumentation());
+        }
+        return lockOwners;
     }
 
     /** A directory only this JVM's user can read: thread dumps name the application's threads and code. */
