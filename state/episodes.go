@@ -46,7 +46,9 @@ type episode struct {
 	ended    int64 // the first poll that saw it over (pending and estimates)
 	// unseenStart says it was under way at the first poll that saw its
 	// thread, so since is when it was first seen, not when it began; and
-	// beforeWatching that this poll was the stream's first.
+	// beforeWatching that this poll was the stream's first. (A thread a
+	// later poll sees first started after the poll before, which listed
+	// every thread: what it does began since then.)
 	unseenStart, beforeWatching bool
 	// confirmed says the source reported it (exactly) while a poll still
 	// saw it: the next poll that sees the thread on the lock sees a new one.
@@ -117,7 +119,8 @@ func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64,
 		return
 	}
 	if t.live == nil {
-		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now, unseenStart: firstLook, beforeWatching: firstLook && firstPoll}
+		unseen := firstLook && firstPoll
+		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now, unseenStart: unseen, beforeWatching: unseen}
 		return
 	}
 	t.live.lastSeen = now

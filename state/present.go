@@ -123,7 +123,7 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64, firstP
 	case t.live != nil:
 		t.since, t.unseenStart, t.beforeWatching = t.live.since, t.live.unseenStart, t.live.beforeWatching
 	case t.state != p.state:
-		t.since, t.unseenStart, t.beforeWatching = now, firstLook, firstLook && firstPoll
+		t.since, t.unseenStart, t.beforeWatching = now, firstLook && firstPoll, firstLook && firstPoll
 	}
 	t.state, t.monitor, t.lockClass, t.lockOwner = p.state, p.lock, p.lockClass, p.owner
 	if p.lock == 0 {
