@@ -193,7 +193,9 @@ final class Witnesses {
                 if (x.state().equals(ThreadPoller.PARKED) || x.owner() != 0 && !x.state().equals(ThreadPoller.BLOCKED)) {
                     wanted.remove(x.lock());
                     wanted.put(x.lock(), now);
-                    seenInStretch.add(x.lock());
+                    if (seenInStretch.size() < MAX_WANTED) {
+                        seenInStretch.add(x.lock());
+                    }
                 }
             }
             host.witnessed(w);
