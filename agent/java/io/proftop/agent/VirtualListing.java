@@ -93,6 +93,7 @@ final class VirtualListing {
         // Locks virtual threads park on whose owner the dump does not say, and
         // their owners as LockOwners found them (0: none now).
         private final Set<Long> unownedParks = new java.util.HashSet<>();
+        private boolean syncsUnowned;
         private Map<Long, Long> parkOwners;
         private final Set<Long> lockOwnerIds = new java.util.HashSet<>();
         private long count;
@@ -166,6 +167,9 @@ final class VirtualListing {
                 }
             }
             long owner = state.equals(ThreadPoller.PARKED) && t.parkBlockerOwner > 0 ? t.parkBlockerOwner : 0;
+            if (state.equals(ThreadPoller.PARKED) && lock != 0 && owner == 0 && lockClass.endsWith("Sync")) {
+                syncsUnowned = true;
+            }
             if (state.equals(ThreadPoller.PARKED) && lock != 0 && owner == 0) {
                 Long o = parkOwners.get(lock);
                 owner = o == null || o == t.tid ? 0 : o;
@@ -236,6 +240,11 @@ final class VirtualListing {
          */
         Set<Long> unownedParks() {
             return unownedParks;
+        }
+
+        /** Whether virtual threads park on locks whose owners the dump does not say, found or not. */
+        boolean syncsUnowned() {
+            return syncsUnowned;
         }
 
         /** Takes the owners LockOwners found of unownedParks, by lock (0: owned by nobody now). */

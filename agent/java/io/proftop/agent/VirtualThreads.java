@@ -116,6 +116,7 @@ final class VirtualThreads {
     // On the listing's thread.
     private LockOwners lockOwners;
     private boolean lockOwnersTried;
+    private boolean syncsUnowned; // the latest dump showed locks whose owners it did not say
 
     // Under the collector's lock.
     private long started = -1; // since the recording began, from JFR; -1 without it
@@ -243,11 +244,13 @@ final class VirtualThreads {
             platform.add(id);
         }
         try {
+            // While the dumps show locks whose owners they do not say, the
+            // owners are found before each dump, so that a virtual owner is
+            // listed one by one, not counted in a group.
+            LockOwners o = syncsUnowned ? lockOwners : null;
+            Map<Long, Long> owners = o == null ? Map.of() : o.all();
             DUMP_THREADS.invoke(diagnostic, file.toAbsolutePath().toString(), JSON_FORMAT);
-            // Once locks with owners no dump tells have been seen, their owners
-            // are found before each dump, so that a virtual owner is listed.
-            LockOwners o = lockOwnersTried ? lockOwners : null;
-            VirtualListing.Builder b = new VirtualListing.Builder(platform, o == null ? Map.of() : o.all());
+            VirtualListing.Builder b = new VirtualListing.Builder(platform, owners);
             try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
                 new ThreadDumpReader(r).read(b::add);
             }
@@ -257,6 +260,7 @@ final class VirtualThreads {
                     b.parkOwners(o.owners(b.unownedParks()));
                 }
             }
+            syncsUnowned = b.syncsUnowned();
             return b.build();
         } finally {
             Files.deleteIfExists(file);
