@@ -39,9 +39,12 @@ func testParksMatchJFRUnderCollections(t *testing.T, jdk jdk) {
 	recording := filepath.Join(dir, "truth.jfr")
 	_, jar := workload(t)
 	portFile := filepath.Join(dir, "port")
-	// A small heap: Workload's allocator then fills the young generation
-	// some ten times a second on a 2-core machine (more on a faster one).
-	j := startWorkloadOn(t, jdk.tool("java"), 120, []string{"parks"}, "-Xmx256m",
+	// Workload's collector thread collects four times a second (a full
+	// collection, which moves objects), however busy the machine; its
+	// allocator fills the young generation of a fixed heap (a full
+	// collection would shrink one that may) some ten times a second more
+	// when it gets the processor.
+	j := startWorkloadOn(t, jdk.tool("java"), 120, []string{"parks"}, "-Xms256m", "-Xmx256m",
 		"-XX:StartFlightRecording=filename="+recording+",settings="+settings+",dumponexit=true",
 		fmt.Sprintf("-javaagent:%s=port=0,portfile=%s", jar, portFile))
 	at, err := waitForPort(portFile, 10*time.Second, j.cmd.Process.Pid)
@@ -83,7 +86,7 @@ func testParksMatchJFRUnderCollections(t *testing.T, jdk jdk) {
 		// between two looks for a whole stretch between collections.
 		least := 0.85
 		if lock != "contended" {
-			least = 0.5
+			least = 0.7
 		}
 		if got.named == 0 {
 			t.Errorf("%s: no poll named the lock", lock)

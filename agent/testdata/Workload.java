@@ -13,7 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *                                       runs SECONDS, or until its standard input closes;
  *                                       "pairs" adds two threads that contend for two
  *                                       locks of one class in turn; "parks" the same
- *                                       with ReentrantLocks (threads park on them)
+ *                                       with ReentrantLocks (threads park on them), and
+ *                                       a full collection (objects move) four times a
+ *                                       second, however busy the machine
  * java Workload bench SECONDS [WARMUP]  prints "ops N": operations done in SECONDS,
  *                                       counted after WARMUP seconds (default 1)
  */
@@ -198,6 +200,12 @@ public class Workload {
             start("park-holder-right", () -> parkHolder(parkRight));
             start("park-pair-0", Workload::parkPair);
             start("park-pair-1", Workload::parkPair);
+            start("collector", () -> {
+                while (running) {
+                    Thread.sleep(250);
+                    System.gc();
+                }
+            });
         }
         System.out.println("workload started");
         if (mode.equals("bench")) {
