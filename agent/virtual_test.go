@@ -17,10 +17,11 @@ import (
 
 // Virtual threads, on the newest JDK present: the agent's picture of a
 // workload of virtual threads (hundreds blocked on one monitor and parked
-// on one ReentrantLock, thousands parked on a latch, one pinned to its
-// carrier again and again, two deadlocked) against the JDK's own thread
-// dump (jcmd PID Thread.dump_to_file -format=json) taken at the same
-// moment. The workload holds still, so that both see the same.
+// on one ReentrantLock, fifty on another that a virtual thread holds,
+// thousands parked on a latch, one pinned to its carrier again and again,
+// two deadlocked on monitors and two on ReentrantLocks) against the JDK's
+// own thread dump (jcmd PID Thread.dump_to_file -format=json) taken at
+// the same moment. The workload holds still, so that both see the same.
 
 // virtualWorkload compiles testdata/VirtualWorkload.java with the JDK's
 // javac and starts it with the agent, for seconds at most; extra goes to
@@ -189,7 +190,7 @@ func TestVirtualThreadsMatchTheThreadDump(t *testing.T) {
 	snap := func() *state.Snapshot { return w.agg.Snapshot(time.Now(), state.Query{CallersOf: -1}) }
 	// Wait until a listing shows the workload in place.
 	settled := func(s *state.Snapshot) bool {
-		return s.Virtual != nil && s.Virtual.Count >= 2600 && len(s.Deadlocks) > 0 && len(s.VirtualPinning) > 0
+		return s.Virtual != nil && s.Virtual.Count >= 2650 && len(s.Deadlocks) > 1 && len(s.VirtualPinning) > 0
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	for s := snap(); !settled(s); s = snap() {
@@ -256,6 +257,8 @@ func TestVirtualThreadsMatchTheThreadDump(t *testing.T) {
 	}{
 		{"blocked", "VirtualWorkload.monitorWaiter", 300},
 		{"parked", "VirtualWorkload.lockWaiter", 300},
+		{"parked", "VirtualWorkload.vlockWaiter", 50},
+		{"parked", "VirtualWorkload.jucDeadlock", 2},
 		{"parked", "VirtualWorkload$OrderService.await", 2000},
 		{"blocked", "VirtualWorkload.deadlock", 2},
 		{"pinned", "VirtualWorkload.sleep", 1}, // in the class loader, which sleeps
@@ -274,6 +277,7 @@ func TestVirtualThreadsMatchTheThreadDump(t *testing.T) {
 	// Each lock: its virtual waiters, counted whether listed or not, and its owner.
 	monitorLock := lockOf(byName["monitor-waiter-0"].BlockedOn)
 	reentrant := lockOf(byName["lock-waiter-0"].ParkBlocker.Object)
+	vreentrant := lockOf(byName["vlock-waiter-0"].ParkBlocker.Object)
 	latch := int64(0)
 	for _, th := range dump {
 		if dumpSite(&th) == "VirtualWorkload$OrderService.await" && th.ParkBlocker != nil {
@@ -289,7 +293,7 @@ func TestVirtualThreadsMatchTheThreadDump(t *testing.T) {
 			t.Errorf("a virtual thread taken for a lock: %s", state.MonitorName(m))
 		}
 	}
-	for _, lock := range []int64{monitorLock, reentrant, latch} {
+	for _, lock := range []int64{monitorLock, reentrant, vreentrant, latch} {
 		m := monitors[lock]
 		if m == nil {
 			t.Errorf("no monitor %x in proftop's picture (the dump has %d virtual threads on it)", lock, waitersOf[lock])
@@ -318,6 +322,12 @@ func TestVirtualThreadsMatchTheThreadDump(t *testing.T) {
 		t.Errorf("the ReentrantLock: owner %d %q, %d contending; want lock-owner, 301 contending (300 virtual, 1 platform)", m.Owner,
 			m.OwnerName, blocked(m))
 	}
+	// Nor who holds the other, and no platform thread waits for it: the
+	// agent finds its owner in the lock itself, the virtual vlock-owner.
+	if m := monitors[vreentrant]; m != nil && (m.OwnerName != "vlock-owner" || !m.OwnerVirtual || blocked(m) != 50) {
+		t.Errorf("the ReentrantLock a virtual thread holds: owner %d %q (virtual %v), %d contending; want vlock-owner, 50 contending",
+			m.Owner, m.OwnerName, m.OwnerVirtual, blocked(m))
+	}
 	if m := monitors[latch]; m != nil && (m.VirtualUnlistedWaiting+int64(len(m.Waiters)) != 2000 || blocked(m) != 0) {
 		t.Errorf("the latch: %d waiting, %d blocked", m.VirtualUnlistedWaiting+int64(len(m.Waiters)), blocked(m))
 	}
@@ -327,14 +337,21 @@ func TestVirtualThreadsMatchTheThreadDump(t *testing.T) {
 	if ownerOf[lockOf(a.BlockedOn)] != b.TID || ownerOf[lockOf(b.BlockedOn)] != a.TID {
 		t.Fatalf("the dump shows no deadlock: %+v %+v", a, b)
 	}
-	found := false
-	for _, d := range s.Deadlocks {
-		if strings.Join(d.Names, ",") == "deadlock-a,deadlock-b" && len(d.Virtual) == 2 && d.Virtual[0] && d.Virtual[1] {
-			found = true
-		}
+	// And the one through ReentrantLocks, whose owners only the locks know.
+	ja, jb := byName["jucdead-a"], byName["jucdead-b"]
+	if ja.ParkBlocker == nil || jb.ParkBlocker == nil || ja.ParkBlocker.Object == jb.ParkBlocker.Object {
+		t.Fatalf("the dump shows jucdead-a and jucdead-b parked otherwise: %+v %+v", ja, jb)
 	}
-	if !found {
-		t.Errorf("deadlocks: %+v", s.Deadlocks)
+	for _, names := range []string{"deadlock-a,deadlock-b", "jucdead-a,jucdead-b"} {
+		found := false
+		for _, d := range s.Deadlocks {
+			if strings.Join(d.Names, ",") == names && len(d.Virtual) == 2 && d.Virtual[0] && d.Virtual[1] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no deadlock of %s among %+v", names, s.Deadlocks)
+		}
 	}
 
 	// Platform threads only among the threads; carriers marked.

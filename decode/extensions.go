@@ -42,6 +42,10 @@ const (
 	// ThreadMounted: a virtual thread that is on a carrier (running, or
 	// pinned); a runnable one that is not waits for a carrier.
 	ThreadMounted
+	// ThreadOnLock: parked on a lock (an ownable synchronizer, such as a
+	// ReentrantLock's): contention for it, even at an instant it has no
+	// owner, not a wait (a condition, a latch, a queue).
+	ThreadOnLock
 )
 
 // Sample is one distinct stack of one thread as a sampling profiler saw it

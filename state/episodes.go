@@ -1,6 +1,10 @@
 package state
 
-import "github.com/proftop/proftop/decode"
+import (
+	"strings"
+
+	"github.com/proftop/proftop/decode"
+)
 
 // Contentions and waits of a polled source. A poll tells what is true now
 // (thread T is blocked on lock L); the source's events tell, later and
@@ -40,6 +44,12 @@ type episode struct {
 	since    int64 // the first poll that saw it
 	lastSeen int64 // the last poll that saw it
 	ended    int64 // the first poll that saw it over (pending and estimates)
+	// unseenStart says it was under way at the first poll that saw its
+	// thread, so since is when it was first seen, not when it began; and
+	// beforeWatching that this poll was the stream's first. (A thread a
+	// later poll sees first started after the poll before, which listed
+	// every thread: what it does began since then.)
+	unseenStart, beforeWatching bool
 	// confirmed says the source reported it (exactly) while a poll still
 	// saw it: the next poll that sees the thread on the lock sees a new one.
 	confirmed bool
@@ -61,13 +71,15 @@ type histOpen struct {
 }
 
 // episodeKind is what a polled state means for the totals: contention
-// (blocked on a monitor, or parked on a lock someone owns), a wait, or
-// neither.
-func episodeKind(s ThreadState, lock, owner int64) (on bool, waiting bool) {
+// (blocked on a monitor, or parked on a lock: one someone owns, or one of
+// a class that is a lock, which a poll may catch at the instant it has no
+// owner), a wait, or neither. isLock says the lock's class is a lock's
+// (contendsFor).
+func episodeKind(s ThreadState, lock, owner int64, isLock bool) (on bool, waiting bool) {
 	switch {
 	case lock == 0:
 		return false, false
-	case s == ThreadBlocked, s == ThreadParked && owner != 0:
+	case s == ThreadBlocked, s == ThreadParked && (owner != 0 || isLock):
 		return true, false
 	case s == ThreadParked, s == ThreadWaiting, s == ThreadTimedWaiting:
 		return true, true
@@ -95,9 +107,11 @@ func (t *thread) episodeTotals(now int64) (blocked, waiting, contentions int64) 
 	return blocked, waiting, contentions
 }
 
-// observeEpisode follows the thread's block or wait at a poll at now.
-func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner, now int64) {
-	on, waiting := episodeKind(s, lock, owner)
+// observeEpisode follows the thread's block or wait at a poll at now;
+// firstLook says the poll is the first to see the thread, and firstPoll
+// that it is the stream's first.
+func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64, isLock bool, now int64, firstLook, firstPoll bool) {
+	on, waiting := episodeKind(s, lock, owner, isLock)
 	if e := t.live; e != nil && (!on || e.obj != lock || e.waiting != waiting || e.confirmed) {
 		a.endEpisode(t, now)
 	}
@@ -105,7 +119,8 @@ func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner, now i
 		return
 	}
 	if t.live == nil {
-		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now}
+		unseen := firstLook && firstPoll
+		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now, unseenStart: unseen, beforeWatching: unseen}
 		return
 	}
 	t.live.lastSeen = now
@@ -300,4 +315,29 @@ func framesOf(st *decode.Stack) []Frame {
 		out[i] = Frame{Method: m, Line: st.Lines[i]}
 	}
 	return out
+}
+
+// lockClassPrefixes are the classes of java.util.concurrent synchronizers
+// that are locks (their Sync classes, and StampedLock): a park on one is
+// contention for it, owner known or not (a poll may catch it between two
+// owners; a thread dump does not say who owns a lock only virtual threads
+// want). A park on anything else (a ConditionObject, a latch, a queue) is a
+// wait.
+var lockClassPrefixes = []string{"java.util.concurrent.locks.ReentrantLock$", "java.util.concurrent.locks.ReentrantReadWriteLock$",
+	"java.util.concurrent.locks.StampedLock", "java.util.concurrent.Semaphore$"}
+
+// contendsFor says a park on an object of this class is contention for a
+// lock: the source says so (onLock: the JVM agent knows the JDK's locks
+// and every class it has seen owned), or the class is one of the JDK's
+// locks.
+func contendsFor(lockClass string, onLock bool) bool {
+	if onLock {
+		return true
+	}
+	for _, p := range lockClassPrefixes {
+		if strings.HasPrefix(lockClass, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/proftop/proftop/decode"
 )
 
 type waiter struct {
@@ -12,6 +14,9 @@ type waiter struct {
 	waiting bool // Object.wait (or a condition) rather than contention
 	since   int64
 	timeout int64 // ms
+	// unseenStart: since is when a look first saw it so, not when it
+	// began; beforeWatching: that look was the stream's first.
+	unseenStart, beforeWatching bool
 }
 
 type monitor struct {
@@ -394,11 +399,8 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 		if m == nil {
 			return
 		}
-		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner)
-		if t.virtual {
-			waiting = virtualWaiting(t.state, t.monitor, t.lockOwner, t.lockClass)
-		}
-		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since})
+		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner, contendsFor(t.lockClass, t.onLock))
+		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since, unseenStart: t.unseenStart, beforeWatching: t.beforeWatching})
 		if t.lockOwner != 0 {
 			m.owner = a.ownerThread(t.lockOwner, t.stream)
 		}
@@ -416,7 +418,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 		if g.key.lock == 0 || m == nil || !g.key.state.onLock() {
 			continue
 		}
-		if virtualWaiting(g.key.state, g.key.lock, g.key.owner, g.key.lockClass) {
+		if _, waiting := episodeKind(g.key.state, g.key.lock, g.key.owner, contendsFor(g.key.lockClass, g.key.flags&decode.ThreadOnLock != 0)); waiting {
 			m.unlistedWaiting += g.count
 		} else {
 			m.unlistedBlocked += g.count
@@ -470,7 +472,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 		owner[m] = o
 		for _, w := range m.waiters {
 			if !w.waiting && w.t != o {
-				next[w.t] = waitEdge{m: m, since: w.since}
+				next[w.t] = waitEdge{m: m, since: w.since, unseenStart: w.unseenStart, beforeWatching: w.beforeWatching}
 			}
 		}
 	}
@@ -513,14 +515,18 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 }
 
 // waitEdge is a blocked thread's edge of the wait-for graph: the monitor
-// it waits for, since when.
+// it waits for, since when, and whether that is when it was first seen
+// blocked rather than when it blocked (and first seen at the first look).
 type waitEdge struct {
-	m     *monitor
-	since int64
+	m                           *monitor
+	since                       int64
+	unseenStart, beforeWatching bool
 }
 
 // cycle describes the deadlock of threads ts. It formed when the last of
-// them blocked: that is its Since, when every one's time is known.
+// them blocked: that is its Since, when every one's time is known. When
+// the last of them was blocked already the first time it was seen, the
+// deadlock formed before that, unseen: Since is when it was first seen.
 func cycle(ts []*thread, next map[*thread]waitEdge) Deadlock {
 	// Start the cycle at its lowest thread id, so that it reads the same every time.
 	low := 0
@@ -543,14 +549,18 @@ func cycle(ts []*thread, next map[*thread]waitEdge) Deadlock {
 	if !slices.Contains(d.Virtual, true) {
 		d.Virtual = nil
 	}
-	var formed int64
+	var last waitEdge
 	for _, t := range ts {
-		at := next[t].since
-		if at <= 0 {
+		e := next[t]
+		if e.since <= 0 {
+			d.FirstSeen = true // when it formed is not known
 			return d
 		}
-		formed = max(formed, at)
+		if e.since > last.since || e.since == last.since && e.unseenStart {
+			last = e
+		}
 	}
-	d.Since = time.Unix(0, formed)
+	d.Since = time.Unix(0, last.since)
+	d.FirstSeen, d.BeforeWatching = last.unseenStart, last.beforeWatching
 	return d
 }

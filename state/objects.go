@@ -51,9 +51,13 @@ type objectTable struct {
 	first      int64 // trace time of the first allocation or free reported: the rates cover no more
 	active     bool  // objects were reported
 	untracked  int64 // frees of objects not remembered (allocated before, or beyond the bound)
-	dropped    int64 // allocations not remembered, beyond the bound
-	overflow   int64 // allocations of classes beyond maxClasses, counted under "(other classes)"
-	census     census
+	// freesSeen: the source has reported a free; until then it may report
+	// none (the JVM agent samples allocations and sees no frees), and every
+	// class's frees are unknown, not 0.
+	freesSeen bool
+	dropped   int64 // allocations not remembered, beyond the bound
+	overflow  int64 // allocations of classes beyond maxClasses, counted under "(other classes)"
+	census    census
 }
 
 // census is the latest count of the live objects.
@@ -150,7 +154,7 @@ func (ot *objectTable) allocated(obj int64, name string, size, at int64) {
 
 // freed records the end of an object.
 func (ot *objectTable) freed(obj, at int64) {
-	ot.active = true
+	ot.active, ot.freesSeen = true, true
 	ot.began(at)
 	c := ot.classOf[obj]
 	if c == nil {
@@ -244,7 +248,7 @@ func (ot *objectTable) rows(now int64) (Objects, bool) {
 	}
 	secs, span := ot.span(now)
 	out := Objects{Window: span, Tracked: int64(len(ot.classOf)), Untracked: ot.untracked,
-		Dropped: ot.dropped, Overflow: ot.overflow, Classes: make([]ObjectClass, 0, len(ot.byName))}
+		Dropped: ot.dropped, Overflow: ot.overflow, FreesReported: ot.freesSeen, Classes: make([]ObjectClass, 0, len(ot.byName))}
 	if ot.sorted == nil {
 		ot.sorted = make([]*objectClass, 0, len(ot.byName))
 		for _, c := range ot.byName {

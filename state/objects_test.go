@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -176,5 +177,36 @@ func TestObjectRatesOverTheSpanCovered(t *testing.T) {
 				t.Fatalf("classes %+v over %v; want %v/s over %v", o.Classes, o.Window, tc.want, tc.shownSpan)
 			}
 		})
+	}
+}
+
+// A source that has reported no free (the JVM agent: allocation samples,
+// and the lock objects it names) leaves the frees out of JSON rather than
+// saying 0; once one reports a free, every class's frees are in, zeros
+// too.
+func TestFreesUnknownUntilReported(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.ClassDef{ClassID: 1, Name: "Foo"},
+		&decode.ObjAlloc{ObjID: 7, ClassIDRef: 1, Time: ms(100)},
+		&decode.Allocation{Time: ms(500), Class: "byte[]", Count: 3, Bytes: 4 << 20},
+	)
+	o := a.Snapshot(t0, Query{CallersOf: -1}).Objects
+	js, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.FreesReported || strings.Contains(string(js), `"freed`) || !strings.Contains(string(js), `"allocated":3`) {
+		t.Fatalf("no free reported yet: %s", js)
+	}
+	feed(a, &decode.ClassDef{ClassID: 2, Name: "Bar"}, &decode.ObjAlloc{ObjID: 8, ClassIDRef: 2, Time: ms(600)}, &decode.ObjFree{ObjIDRef: 8, Time: ms(700)})
+	o = a.Snapshot(t0, Query{CallersOf: -1}).Objects
+	js, _ = json.Marshal(o)
+	if !o.FreesReported || strings.Count(string(js), `"freed":`) != 3 || !strings.Contains(string(js), `"class":"Bar","live":0,"allocated":1,"freed":1`) {
+		t.Fatalf("a free reported: %s", js)
+	}
+	var back Objects
+	if err := json.Unmarshal(js, &back); err != nil || !back.FreesReported || len(back.Classes) != 3 {
+		t.Fatalf("read back %+v, %v", back, err)
 	}
 }

@@ -64,6 +64,7 @@ func (a *Aggregator) addThreadState(e *decode.ThreadState) {
 // applyPoll makes the received poll the present.
 func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
 	now := a.at(e.Time)
+	firstPoll := !a.polled
 	a.polled, a.polledAt = true, now
 	a.pollMark++
 	untracked := a.poll.overflow
@@ -74,7 +75,7 @@ func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
 			untracked++
 			continue
 		}
-		a.observePolled(t, p, now)
+		a.observePolled(t, p, now, firstPoll)
 	}
 	a.poll.entries, a.poll.overflow = a.poll.entries[:0], 0
 	a.pollUntracked = untracked // the JVM's threads now that the picture leaves out
@@ -95,8 +96,10 @@ func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
 	a.monitors.setPresent(a)
 }
 
-// observePolled sets a thread's present from its poll entry.
-func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64) {
+// observePolled sets a thread's present from its poll entry; firstPoll
+// says the poll is the stream's first.
+func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64, firstPoll bool) {
+	firstLook := !t.polled
 	if t.state == ThreadEnded {
 		// The poll is the truth: the thread lives (thread ids are never
 		// reused within a JVM, so it is this one).
@@ -112,14 +115,15 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64) {
 	}
 	t.daemon = p.flags&decode.ThreadDaemon != 0
 	t.timed = p.flags&decode.ThreadTimed != 0
+	t.onLock = p.flags&decode.ThreadOnLock != 0
 	t.carrier = p.flags&decode.ThreadCarrier != 0 || p.carries != 0
 	t.carries = p.carries
-	a.observeEpisode(t, p.state, p.lock, p.owner, now)
+	a.observeEpisode(t, p.state, p.lock, p.owner, contendsFor(p.lockClass, p.flags&decode.ThreadOnLock != 0), now, firstLook, firstPoll)
 	switch {
 	case t.live != nil:
-		t.since = t.live.since
+		t.since, t.unseenStart, t.beforeWatching = t.live.since, t.live.unseenStart, t.live.beforeWatching
 	case t.state != p.state:
-		t.since = now
+		t.since, t.unseenStart, t.beforeWatching = now, firstLook && firstPoll, firstLook && firstPoll
 	}
 	t.state, t.monitor, t.lockClass, t.lockOwner = p.state, p.lock, p.lockClass, p.owner
 	if p.lock == 0 {

@@ -560,3 +560,41 @@ func TestHeapAndPausesOfANewStream(t *testing.T) {
 		t.Errorf("count %d, total %v", g.Count, g.TotalTime)
 	}
 }
+
+// A deadlock seen forming lasts from when its last thread blocked; one
+// that was there at the first look formed before, unseen: its Since is
+// when it was first seen, and it says so.
+func TestDeadlockFormedBeforeWatching(t *testing.T) {
+	a1 := polled{id: 2, state: "parked", lock: 0x20, class: rl, owner: 3}
+	b1 := polled{id: 3, state: "blocked", lock: 0x10, class: "com.acme.Cache", owner: 2}
+	running := func(id int64) polled { return polled{id: id, state: "running"} }
+
+	a := New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000, a1, b1)
+	poll(a, 2000, a1, b1)
+	d := a.Snapshot(t0, Query{CallersOf: -1}).Deadlocks
+	if len(d) != 1 || !d[0].FirstSeen || !d[0].BeforeWatching || !d[0].Since.Equal(t0.Add(time.Second)) {
+		t.Fatalf("there at the first look: %+v", d)
+	}
+
+	a = New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000, running(2), b1)
+	poll(a, 2000, a1, b1)
+	d = a.Snapshot(t0, Query{CallersOf: -1}).Deadlocks
+	if len(d) != 1 || d[0].FirstSeen || d[0].BeforeWatching || !d[0].Since.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("seen forming: %+v", d)
+	}
+
+	// A thread a later poll sees first, already blocked, started after the
+	// poll before (which listed every thread): the deadlock formed since.
+	a = New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000, running(1), b1)
+	poll(a, 2000, running(1), a1, b1)
+	d = a.Snapshot(t0, Query{CallersOf: -1}).Deadlocks
+	if len(d) != 1 || d[0].FirstSeen || d[0].BeforeWatching || !d[0].Since.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("its last thread new since the poll before: %+v", d)
+	}
+}

@@ -262,8 +262,13 @@ type Deadlock struct {
 	// Virtual says which of Threads are virtual threads (left out when none is).
 	Virtual []bool `json:"virtual,omitempty"`
 	// Since is when it formed, its last thread blocking, or else when it
-	// was first seen (trace time).
-	Since time.Time `json:"since,omitzero"`
+	// was first seen (trace time). FirstSeen says it is when it was first
+	// seen: it formed before, unseen (its last thread was blocked already
+	// at the first look at it); BeforeWatching that this was at the first
+	// look of all: it formed before proftop began watching.
+	Since          time.Time `json:"since,omitzero"`
+	FirstSeen      bool      `json:"sinceFirstSeen,omitempty"`
+	BeforeWatching bool      `json:"formedBeforeWatching,omitempty"`
 }
 
 // HeapSample is the heap after one collection, or at one poll.
@@ -353,6 +358,10 @@ type Objects struct {
 	Untracked int64 `json:"untrackedFrees,omitempty"`
 	Dropped   int64 `json:"untrackedAllocations,omitempty"`
 	Overflow  int64 `json:"otherClasses,omitempty"`
+	// FreesReported says the source reports frees (it has reported one):
+	// else every class's frees are unknown (the JVM agent samples
+	// allocations and sees no frees), left out of JSON rather than 0.
+	FreesReported bool `json:"freesReported,omitempty"`
 	// The latest census of the live objects, by class and site.
 	Census      []CensusRow `json:"census,omitempty"`
 	CensusAt    time.Time   `json:"censusAt,omitzero"`
@@ -724,4 +733,43 @@ type Query struct {
 	// Telemetry fills the older points of this series, or of the series
 	// of this group ("": none).
 	Telemetry string
+}
+
+// objectClassJSON is a class as JSON shows it: its frees left out where
+// the source reports none, rather than given as 0.
+type objectClassJSON struct {
+	Class     string   `json:"class"`
+	Live      int64    `json:"live"`
+	Allocs    int64    `json:"allocated"`
+	Frees     *int64   `json:"freed,omitempty"`
+	Bytes     int64    `json:"bytes"`
+	AllocRate float64  `json:"allocatedPerSec"`
+	FreeRate  *float64 `json:"freedPerSec,omitempty"`
+	BytesRate float64  `json:"bytesPerSec"`
+	Sampled   bool     `json:"sampled,omitempty"`
+	History   []int64  `json:"liveHistory"`
+}
+
+// MarshalJSON writes the objects with their classes' frees only where the
+// source reports frees, and a class known from a census alone as its count.
+func (o Objects) MarshalJSON() ([]byte, error) {
+	type plain Objects
+	classes := make([]any, len(o.Classes))
+	for i := range o.Classes {
+		c := &o.Classes[i]
+		if c.Counted {
+			classes[i] = c // its census count alone (ObjectClass.MarshalJSON)
+			continue
+		}
+		j := objectClassJSON{Class: c.Class, Live: c.Live, Allocs: c.Allocs, Bytes: c.Bytes, AllocRate: c.AllocRate,
+			BytesRate: c.BytesRate, Sampled: c.Sampled, History: c.History}
+		if o.FreesReported {
+			j.Frees, j.FreeRate = &c.Frees, &c.FreeRate
+		}
+		classes[i] = j
+	}
+	return json.Marshal(struct {
+		plain
+		Classes []any `json:"classes"`
+	}{plain(o), classes})
 }

@@ -31,27 +31,31 @@ type openCall struct {
 const maxOpenCalls = 4096
 
 type thread struct {
-	id         int64
-	name       string
-	group      string
-	stream     int
-	state      ThreadState
-	started    int64
-	ended      int64
-	cpu        int64 // ns
-	cpuKnown   bool  // a CPU reading has arrived: cpu is a measure, not a zero
-	cpuBase    int64 // cpu at the last reset: the CPU column counts from it
-	cpuAtSnap  int64 // cpu at the current mark of the table
-	cpuAtPrev  int64 // cpu at the previous mark
-	calls      []openCall
-	blockedNS  int64 // closed intervals
-	waitingNS  int64
-	since      int64 // start of the current block or wait
-	monitor    int64
-	timeout    int64 // ms, of the current wait
-	contention int64
-	late       lateEpisode
-	stack      []Frame // latest reported stack, innermost first
+	id        int64
+	name      string
+	group     string
+	stream    int
+	state     ThreadState
+	started   int64
+	ended     int64
+	cpu       int64 // ns
+	cpuKnown  bool  // a CPU reading has arrived: cpu is a measure, not a zero
+	cpuBase   int64 // cpu at the last reset: the CPU column counts from it
+	cpuAtSnap int64 // cpu at the current mark of the table
+	cpuAtPrev int64 // cpu at the previous mark
+	calls     []openCall
+	blockedNS int64 // closed intervals
+	waitingNS int64
+	since     int64 // start of the current block or wait
+	// unseenStart: since is when the state was first seen, not when it
+	// began (it was so at the first look at the thread); beforeWatching:
+	// that look was the first of the stream.
+	unseenStart, beforeWatching bool
+	monitor                     int64
+	timeout                     int64 // ms, of the current wait
+	contention                  int64
+	late                        lateEpisode
+	stack                       []Frame // latest reported stack, innermost first
 	// stackShared says a snapshot holds stack: the next one is written to
 	// a new slice, so snapshots can share stacks without copying them.
 	stackShared bool
@@ -59,6 +63,7 @@ type thread struct {
 	// From the latest thread poll, for sources that send polls.
 	lockClass string
 	lockOwner int64
+	onLock    bool // the source says it parks on a lock (decode.ThreadOnLock)
 	timed     bool
 	daemon    bool
 	polled    bool    // a poll has listed it

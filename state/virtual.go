@@ -139,7 +139,7 @@ type virtualEntry struct {
 type groupKey struct {
 	container string
 	state     ThreadState
-	flags     int32 // decode.ThreadMounted and ThreadPinned
+	flags     int32 // decode.ThreadMounted, ThreadPinned and ThreadOnLock
 	lock      int64
 	lockClass string
 	owner     int64
@@ -227,7 +227,7 @@ func (a *Aggregator) addVirtual(e *decode.ThreadState) {
 	}
 	if len(vt.entries) >= a.opts.MaxVirtualListed {
 		vt.folded++
-		a.addGroup(groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned),
+		a.addGroup(groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned | decode.ThreadOnLock),
 			lock: p.lock, lockClass: p.lockClass, owner: p.owner, site: virtualSite(p.stack)}, 1, p.stack)
 		return
 	}
@@ -241,7 +241,7 @@ func (a *Aggregator) addThreadGroup(e *decode.ThreadGroup) {
 	if !ok {
 		a.badStates++
 	}
-	k := groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned),
+	k := groupKey{container: e.Container, state: st, flags: e.Flags & (decode.ThreadMounted | decode.ThreadPinned | decode.ThreadOnLock),
 		lock: e.LockObjIDRef, lockClass: e.LockClass, owner: e.LockOwner, site: e.Site}
 	if !st.onLock() {
 		k.lock, k.lockClass, k.owner = 0, "", 0
@@ -295,6 +295,7 @@ func (a *Aggregator) virtualCounts(e *decode.VirtualThreads) {
 func (a *Aggregator) commitListing(at int64, complete bool) {
 	vt := &a.virtual
 	prev := vt.byID
+	firstListing := vt.listedAt == 0
 	vt.threads = vt.threads[:0]
 	vt.byID = make(map[int64]*thread, len(vt.entries))
 	clear(vt.carrier)
@@ -302,17 +303,22 @@ func (a *Aggregator) commitListing(at int64, complete bool) {
 	for i := range vt.entries {
 		e := &vt.entries[i]
 		t := &thread{id: e.id, name: e.name, group: e.container, stream: a.stream, state: e.state, monitor: e.lock,
-			lockClass: e.lockClass, lockOwner: e.owner, timed: e.flags&decode.ThreadTimed != 0, polled: true,
+			lockClass: e.lockClass, lockOwner: e.owner, onLock: e.flags&decode.ThreadOnLock != 0, timed: e.flags&decode.ThreadTimed != 0, polled: true,
 			pollStack: e.stack, since: at, virtual: true, vflags: e.flags & (decode.ThreadMounted | decode.ThreadPinned)}
 		if t.name == "" {
 			t.name = "virtual-" + strconv.FormatInt(t.id, 10)
 		}
+		// Not listed before (a listing names a thousand threads at most):
+		// since is when it was first seen so, not when it began.
+		t.unseenStart, t.beforeWatching = true, firstListing
 		if old := prev[t.id]; old != nil {
 			if t.pollStack == nil {
 				t.pollStack = old.pollStack
 			}
+			t.unseenStart, t.beforeWatching = false, false
 			if old.state == t.state && old.monitor == t.monitor {
 				t.since = old.since // still as the previous listing saw it: since then at least
+				t.unseenStart, t.beforeWatching = old.unseenStart, old.beforeWatching
 			}
 		}
 		if e.carrier != 0 {
@@ -611,24 +617,4 @@ func (a *Aggregator) markCarriers(rows []Thread) {
 			}
 		}
 	}
-}
-
-// lockClassPrefixes are the classes of java.util.concurrent synchronizers
-// that are locks: a park on one is contention for it, owner known or not
-// (a thread dump does not say who owns a lock only virtual threads want).
-var lockClassPrefixes = []string{"java.util.concurrent.locks.ReentrantLock$", "java.util.concurrent.locks.ReentrantReadWriteLock$",
-	"java.util.concurrent.locks.StampedLock", "java.util.concurrent.Semaphore$"}
-
-// virtualWaiting says a virtual thread on a lock waits (a condition, a
-// queue, Object.wait) rather than contends for it.
-func virtualWaiting(s ThreadState, lock, owner int64, lockClass string) bool {
-	if s == ThreadParked && owner == 0 {
-		for _, p := range lockClassPrefixes {
-			if strings.HasPrefix(lockClass, p) {
-				return false
-			}
-		}
-	}
-	_, waiting := episodeKind(s, lock, owner)
-	return waiting
 }

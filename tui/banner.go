@@ -41,10 +41,7 @@ func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
 	var out []string
 	for i := range s.Deadlocks {
 		d := &s.Deadlocks[i]
-		text := deadlockText(d)
-		if !d.Since.IsZero() && !s.Clock.IsZero() && s.Clock.Sub(d.Since) >= time.Second {
-			text += fmt.Sprintf(" (for %s)", dur(s.Clock.Sub(d.Since).Round(time.Second)))
-		}
+		text := deadlockText(d) + deadlockAge(d, s.Clock)
 		lines := wrapWords(text, width-2, 3)
 		for j, l := range lines {
 			if j > 0 {
@@ -57,12 +54,42 @@ func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
 		p := s.RecentDeadlocks[0]
 		if s.Clock.IsZero() || s.Clock.Sub(p.Until) < recentDeadlockFor {
 			names := strings.Join(p.Names, " ⇄ ")
-			line := fmt.Sprintf("last deadlock: %s, %s–%s (%s)", inert(names), p.Since.Local().Format("15:04:05"),
-				p.Until.Local().Format("15:04:05"), dur(p.Until.Sub(p.Since).Round(time.Second)))
+			seen, before := "", ""
+			if p.FirstSeen {
+				seen = "seen "
+			}
+			if p.BeforeWatching {
+				before = "; formed before proftop attached"
+			}
+			line := fmt.Sprintf("last deadlock: %s, %s%s–%s (%s%s)", inert(names), seen, p.Since.Local().Format("15:04:05"),
+				p.Until.Local().Format("15:04:05"), dur(p.Until.Sub(p.Since).Round(time.Second)), before)
 			out = append(out, clip(st.Warn.Render(line), width))
 		}
 	}
 	return out
+}
+
+// deadlockAge says how long a deadlock has lasted at clock: " (for 4s)"
+// from when it formed; when it formed unseen, how long it has been seen
+// (" (seen for 4s)"), and, if it was there at proftop's first look,
+// that it formed before. Nothing for less than a second of a deadlock
+// seen forming.
+func deadlockAge(d *state.Deadlock, clock time.Time) string {
+	var age string
+	if !d.Since.IsZero() && !clock.IsZero() && clock.Sub(d.Since) >= time.Second {
+		age = dur(clock.Sub(d.Since).Round(time.Second))
+	}
+	switch {
+	case d.BeforeWatching && age != "":
+		return " (formed before proftop attached; seen for " + age + ")"
+	case d.BeforeWatching:
+		return " (formed before proftop attached)"
+	case age == "":
+		return ""
+	case d.FirstSeen:
+		return " (seen for " + age + ")"
+	}
+	return " (for " + age + ")"
 }
 
 // wrapWords breaks text into lines of at most width cells at spaces (a

@@ -148,10 +148,7 @@ func renderFleetDeadlocks(rows fleetRows, width, describe int, st *Styles) []str
 			continue
 		}
 		d := &r.sum.Deadlocks[0]
-		text := "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d), "DEADLOCK: ")
-		if !d.Since.IsZero() && !r.sum.Clock.IsZero() && r.sum.Clock.Sub(d.Since) >= time.Second {
-			text += fmt.Sprintf(" (for %s)", dur(r.sum.Clock.Sub(d.Since).Round(time.Second)))
-		}
+		text := "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock)
 		if n := len(r.sum.Deadlocks); n > 1 {
 			text += fmt.Sprintf(" (and %d more)", n-1)
 		}

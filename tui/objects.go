@@ -76,11 +76,12 @@ const sparkCells = 20
 type objectRows struct {
 	s      []state.ObjectClass
 	census map[string]int64 // census count by class
+	frees  bool             // the source reports frees: else FREED/s is unknown
 	ascii  bool
 }
 
 func newObjectRows(o *state.Objects, ascii bool) objectRows {
-	r := objectRows{s: o.Classes, ascii: ascii}
+	r := objectRows{s: o.Classes, frees: o.FreesReported, ascii: ascii}
 	if len(o.Census) > 0 {
 		r.census = map[string]int64{}
 		for _, c := range o.Census {
@@ -113,8 +114,8 @@ func (r objectRows) Cell(i, col int) string {
 		}
 		return rate(c.AllocRate)
 	case 3:
-		if c.Counted {
-			return "–"
+		if c.Counted || !r.frees {
+			return "–" // counted by a census, or the source reports no frees (the JVM agent)
 		}
 		return rate(c.FreeRate)
 	case 4:
@@ -230,10 +231,14 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 			fmt.Sprintf("  %s %s", label("live"), value(count(c.Live))),
 			label("  (counted by the census: the source reports no allocations or frees as they happen, so how many were allocated and freed is unknown)"))
 	case c != nil:
+		freed, freedRate := "–", "–" // the source reports no frees
+		if s.Objects.FreesReported {
+			freed, freedRate = count(c.Frees), rate(c.FreeRate)
+		}
 		out = append(out,
 			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(count(c.Live)), label("allocated"), value(count(c.Allocs)),
-				label("freed"), value(count(c.Frees)), label("bytes allocated"), value(knownSize(c.Bytes))),
-			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(rate(c.FreeRate)),
+				label("freed"), value(freed), label("bytes allocated"), value(knownSize(c.Bytes))),
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(freedRate),
 				label("bytes/s"), value(knownSize(int64(c.BytesRate)))))
 		if c.Sampled {
 			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))

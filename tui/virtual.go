@@ -60,9 +60,17 @@ func groupText(g *state.VirtualGroup, col int) string {
 	return ""
 }
 
-// groupName is what the filter matches for a row of virtual threads.
+// groupName is what the filter matches for a row of virtual threads: its
+// state, container, lock class and site, and its listed threads' names.
 func groupName(g *state.VirtualGroup) string {
-	return "virtual\x00" + state.VirtualStateLabel(g) + "\x00" + g.Container + "\x00" + g.LockClass + "\x00" + g.Site
+	var b strings.Builder
+	b.WriteString("virtual\x00" + state.VirtualStateLabel(g) + "\x00" + g.Container + "\x00" + g.LockClass + "\x00" + g.Site)
+	// The names of its threads listed one by one: "/vdl" finds the group
+	// of a named virtual thread.
+	for i := range g.Threads {
+		b.WriteString("\x00" + g.Threads[i].Name)
+	}
+	return b.String()
 }
 
 // groupHint colours a group's state: pinned threads hold their carriers.

@@ -97,3 +97,18 @@ func TestVirtualThreadsInText(t *testing.T) {
 	// From the panes on: the header says when the text was made.
 	golden(t, "virtual-threads-batch", text[strings.Index(text, "\nTHREADS"):])
 }
+
+// The filter finds a group by the name of a virtual thread it lists, not
+// only by its state, container, lock class or method.
+func TestVirtualThreadsFilteredByName(t *testing.T) {
+	agg := virtualJVM(t)
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	deliver(m, agg)
+	press(m, "/", "l", "e", "d", "g", "e", "r", "-", "o", "w", "n", "enter")
+	deliver(m, agg)
+	screen := m.render()
+	if !strings.Contains(screen, "sleeping") || strings.Contains(screen, "OrderService.await") || strings.Contains(screen, "ForkJoinPool-1-worker") {
+		t.Fatalf("/ledger-own should keep the group of virtual thread ledger-owner alone:\n%s", screen)
+	}
+}

@@ -13,10 +13,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *   which a virtual thread holds while it sleeps;
  * - LOCK_WAITERS virtual threads parked on one ReentrantLock, which a
  *   platform thread holds, and one platform thread parked behind them;
+ * - VLOCK_WAITERS virtual threads parked on another, which a virtual
+ *   thread holds (no platform thread waits: the JDK's dump does not say
+ *   who owns it, nor does ThreadMXBean);
  * - PARKED virtual threads parked on a CountDownLatch, in OrderService.await;
  * - a virtual thread pinned to its carrier, again and again (it sleeps
  *   inside a class loader the JVM called, a native frame below it);
- * - two virtual threads deadlocked on two monitors;
+ * - two virtual threads deadlocked on two monitors, and two on two
+ *   ReentrantLocks;
  * - with "churn", short virtual threads started all the time (a few
  *   hundred a second), for the counts of started and ended threads;
  * - with "many N", N more virtual threads parked (the cost measurement).
@@ -29,12 +33,16 @@ public class VirtualWorkload {
     static final int MONITOR_WAITERS = 300;
     static final int LOCK_WAITERS = 300;
     static final int PARKED = 2000;
+    static final int VLOCK_WAITERS = 50;
 
     static final Object monitor = new Object();
     static final ReentrantLock lock = new ReentrantLock();
     static final CountDownLatch never = new CountDownLatch(1);
     static final Object deadA = new Object();
     static final Object deadB = new Object();
+    static final ReentrantLock vlock = new ReentrantLock();
+    static final ReentrantLock jucA = new ReentrantLock();
+    static final ReentrantLock jucB = new ReentrantLock();
     static volatile long sink;
 
     static final class OrderService {
@@ -83,6 +91,22 @@ public class VirtualWorkload {
                 sink++;
             }
         }
+    }
+
+    static void vlockWaiter() {
+        vlock.lock(); // VLOCK LINE
+        vlock.unlock();
+    }
+
+    static void jucDeadlock(ReentrantLock first, ReentrantLock second, CountDownLatch both) {
+        first.lock();
+        both.countDown();
+        try {
+            both.await();
+        } catch (InterruptedException e) {
+            return;
+        }
+        second.lock(); // JUC DEADLOCK LINE
     }
 
     /** Waits until n virtual threads are in the state, as Thread.getState tells. */
@@ -139,6 +163,18 @@ public class VirtualWorkload {
         }
         Thread.ofPlatform().name("lock-platform-waiter").daemon().start(VirtualWorkload::lockWaiter);
 
+        CountDownLatch vlocked = new CountDownLatch(1);
+        Thread.ofVirtual().name("vlock-owner").start(() -> {
+            vlock.lock();
+            vlocked.countDown();
+            sleep(Long.MAX_VALUE / 2);
+        });
+        vlocked.await();
+        Thread[] vparked = new Thread[VLOCK_WAITERS];
+        for (int i = 0; i < vparked.length; i++) {
+            vparked[i] = Thread.ofVirtual().name("vlock-waiter-" + i).start(VirtualWorkload::vlockWaiter);
+        }
+
         Thread.ofVirtual().name("pinner").start(() -> {
             for (long i = 0;; i++) {
                 try {
@@ -153,9 +189,15 @@ public class VirtualWorkload {
         Thread a = Thread.ofVirtual().name("deadlock-a").start(() -> deadlock(deadA, deadB, both));
         Thread b = Thread.ofVirtual().name("deadlock-b").start(() -> deadlock(deadB, deadA, both));
 
+        CountDownLatch bothJuc = new CountDownLatch(2);
+        Thread ja = Thread.ofVirtual().name("jucdead-a").start(() -> jucDeadlock(jucA, jucB, bothJuc));
+        Thread jb = Thread.ofVirtual().name("jucdead-b").start(() -> jucDeadlock(jucB, jucA, bothJuc));
+
         settle(blocked, Thread.State.BLOCKED);
         settle(parked, Thread.State.WAITING);
+        settle(vparked, Thread.State.WAITING);
         settle(new Thread[] {a, b}, Thread.State.BLOCKED);
+        settle(new Thread[] {ja, jb}, Thread.State.WAITING);
 
         if (churn) {
             Thread.ofPlatform().name("churner").daemon().start(() -> {

@@ -1,5 +1,6 @@
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A workload for proftop's agent tests: threads contending on a
@@ -11,7 +12,10 @@ import java.util.List;
  * java Workload run SECONDS [deadlock] [pairs]
  *                                       runs SECONDS, or until its standard input closes;
  *                                       "pairs" adds two threads that contend for two
- *                                       locks of one class in turn
+ *                                       locks of one class in turn; "parks" the same
+ *                                       with ReentrantLocks (threads park on them), and
+ *                                       a full collection (objects move) four times a
+ *                                       second, however busy the machine
  * java Workload bench SECONDS [WARMUP]  prints "ops N": operations done in SECONDS,
  *                                       counted after WARMUP seconds (default 1)
  */
@@ -22,6 +26,9 @@ public class Workload {
     static final Object accountB = new Object();
     static final Object left = new Object();
     static final Object right = new Object();
+    static final ReentrantLock parkLock = new ReentrantLock();
+    static final ReentrantLock parkLeft = new ReentrantLock();
+    static final ReentrantLock parkRight = new ReentrantLock();
     static volatile long sink;
     static volatile boolean running = true;
     static final java.util.concurrent.atomic.AtomicLong ops = new java.util.concurrent.atomic.AtomicLong();
@@ -115,6 +122,39 @@ public class Workload {
         }
     }
 
+    static void parkContend() throws InterruptedException {
+        while (running) {
+            parkLock.lock(); // CONTENDED PARK
+            try {
+                sink += spinFor(2);
+            } finally {
+                parkLock.unlock();
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    static void parkHolder(ReentrantLock lock) throws InterruptedException {
+        while (running) {
+            lock.lock();
+            try {
+                Thread.sleep(20);
+            } finally {
+                lock.unlock();
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    static void parkPair() {
+        while (running) {
+            parkLeft.lock(); // LEFT PARK
+            parkLeft.unlock();
+            parkRight.lock(); // RIGHT PARK
+            parkRight.unlock();
+        }
+    }
+
     interface Body {
         void run() throws Exception;
     }
@@ -151,6 +191,21 @@ public class Workload {
             start("holder-right", () -> holder(right));
             start("pair-0", Workload::pair);
             start("pair-1", Workload::pair);
+        }
+        if (flags.contains("parks")) {
+            for (int i = 0; i < 4; i++) {
+                start("park-contender-" + i, Workload::parkContend);
+            }
+            start("park-holder-left", () -> parkHolder(parkLeft));
+            start("park-holder-right", () -> parkHolder(parkRight));
+            start("park-pair-0", Workload::parkPair);
+            start("park-pair-1", Workload::parkPair);
+            start("collector", () -> {
+                while (running) {
+                    Thread.sleep(250);
+                    System.gc();
+                }
+            });
         }
         System.out.println("workload started");
         if (mode.equals("bench")) {

@@ -13,15 +13,23 @@ import java.util.List;
  */
 public final class Agent {
     private static ControllerServer server;
+    private static volatile Instrumentation instrumentation;
 
     private Agent() {}
 
     public static void premain(String args, Instrumentation inst) {
+        instrumentation = inst;
         start(args);
     }
 
     public static void agentmain(String args, Instrumentation inst) {
+        instrumentation = inst;
         start(args);
+    }
+
+    /** What the JVM lent the agent as it loaded it (see LockOwners); null if it was loaded otherwise. */
+    static Instrumentation instrumentation() {
+        return instrumentation;
     }
 
     private static synchronized void start(String args) {

@@ -11,7 +11,7 @@ import jdk.jfr.Threshold;
 /**
  * The agent's own JFR event, one a second while a client watches: the wall
  * clock's time at the moment JFR timestamps it, so that the agent can
- * compare JFR's times with its polls' (see Contentions.Clock). Off unless
+ * compare JFR's times with its polls' (see JfrClock). Off unless
  * the agent's recording runs; a recording of the user's running at the same
  * time sees it too.
  */

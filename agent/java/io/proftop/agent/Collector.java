@@ -40,12 +40,6 @@ final class Collector {
     static final String VERSION = "1.3";
     /** The thread group of the JDK's carrier threads of virtual threads. */
     static final String CARRIER_GROUP = "CarrierThreads";
-    /**
-     * How often, between polls, the threads the latest poll found held up by
-     * a lock are looked at again: each look that JFR's record of the same
-     * contention covers tells which lock JFR's address is (see Contentions).
-     */
-    private static final long WITNESS_MS = 200;
     /** How often the agent samples stacks itself until JFR's samples begin (a second or two). */
     private static final long OWN_SAMPLING_MS = 100;
 
@@ -90,8 +84,7 @@ final class Collector {
     private final Map<Long, List<TraceEncoder.Frame>> lastStack = new HashMap<>();
     // Threads that ended: JFR may report their start after the poll saw them gone.
     private final Map<Long, Boolean> ended = Names.bounded(4096);
-    // The threads the latest poll found held up by a lock, for the witness between polls.
-    private volatile List<ThreadPoller.Seen> heldUp = List.of();
+    private final Witnesses witnesses;
 
     // One run of the recording, from start to stop.
     private RecordingStream stream;
@@ -111,6 +104,18 @@ final class Collector {
         this.names = new Names(enc);
         this.sampler = new Sampler(opts.samplePeriod().toNanos());
         this.contentions = new Contentions(opts, enc, names);
+        this.witnesses = new Witnesses(poller, new Witnesses.Host() {
+            @Override
+            public void witnessed(List<ThreadPoller.Witness> w) {
+                handle(() -> contentions.witnessed(w));
+            }
+
+            @Override
+            public void failed(Throwable t) {
+                fail(t);
+            }
+        });
+        memory.afterEachCollection(witnesses::collected);
         this.virtual = virtualThreads();
     }
 
@@ -197,7 +202,7 @@ final class Collector {
         if (virtual != null) {
             virtual.start();
         }
-        scheduler.scheduleWithFixedDelay(this::witness, WITNESS_MS, WITNESS_MS, TimeUnit.MILLISECONDS);
+        witnesses.start(scheduler);
         prepare();
         jfrThread = daemon(this::runRecording, "proftop-jfr");
         jfrThread.start();
@@ -228,7 +233,7 @@ final class Collector {
             rs.onEvent("jdk.ThreadEnd", e -> handle(() -> onThreadEnd(e)));
             rs.onEvent("jdk.GarbageCollection", e -> handle(() -> {
                 memory.jfrCollection(nanos(e.getStartTime()), e.getDuration("sumOfPauses").toNanos());
-                contentions.collection(nanos(e.getStartTime()), nanos(e.getEndTime()));
+                contentions.collection(e.getString("name"), nanos(e.getStartTime()), nanos(e.getEndTime()));
             }));
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.NativeMethodSample", e -> handle(() -> onSample(e)));
@@ -237,6 +242,7 @@ final class Collector {
             rs.onFlush(() -> handle(() -> {
                 long now = now();
                 contentions.release(now, false);
+                witnesses.parkers(contentions.recentParkers(Witnesses.PARKED_PER_COLLECTION));
                 sampler.attribute(now, enc);
                 allocations.report(now, enc);
                 telemetry.sendSeconds(now, enc);
@@ -260,6 +266,7 @@ final class Collector {
         if (virtual != null) {
             virtual.stop();
         }
+        witnesses.stop();
         if (scheduler != null) {
             scheduler.shutdownNow();
             try {
@@ -312,13 +319,6 @@ final class Collector {
             return;
         }
         ThreadPoller.Poll p = poller.take(true, true);
-        List<ThreadPoller.Seen> held = new ArrayList<>();
-        for (ThreadPoller.Seen s : p.threads()) {
-            if (s.lock() != 0) {
-                held.add(s);
-            }
-        }
-        heldUp = held;
         Map<Long, String> groups = groupsOfNew(p);
         Telemetry.Reading reading = telemetry.read();
         AgentCost.Reading spent = cost.measure();
@@ -346,7 +346,7 @@ final class Collector {
                     lastStack.put(s.id(), s.stack());
                 }
                 int flags = s.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0)
-                        | (carriers.contains(s.id()) ? ThreadPoller.CARRIER : 0);
+                        | (carriers.contains(s.id()) ? ThreadPoller.CARRIER : 0) | contentions.onLockFlag(s.state(), s.lockClass(), s.owner());
                 enc.threadState(s.id(), at, s.state(), flags, s.lock(), s.lockClass(), s.owner(), s.cpu(),
                         same ? List.of() : s.stack(), s.carries(), "", "");
             }
@@ -362,6 +362,8 @@ final class Collector {
             long now = now();
             contentions.mark();
             contentions.polled(p);
+            witnesses.polled(p.threads(), contentions::isLock);
+            witnesses.parkers(contentions.recentParkers(Witnesses.PARKED_PER_COLLECTION));
             contentions.release(now, false);
             sampler.polled(p, carriers);
             sampler.attribute(now, enc);
@@ -385,24 +387,6 @@ final class Collector {
             r.run();
             flushLocked();
         });
-    }
-
-    /** Looks again at the threads the latest poll found held up by a lock. */
-    private void witness() {
-        try {
-            List<ThreadPoller.Seen> held = heldUp;
-            if (stopped || held.isEmpty()) {
-                return;
-            }
-            List<ThreadPoller.Witness> w = poller.witness(held);
-            synchronized (lock) {
-                if (!stopped) {
-                    contentions.witnessed(w);
-                }
-            }
-        } catch (Throwable t) {
-            fail(t);
-        }
     }
 
     /** Until JFR's samples begin, a sample of every running thread's stack. */

@@ -24,34 +24,51 @@ import jdk.jfr.consumer.RecordingStream;
  * address (a monitor's, or the blocker object's), which is only good for a
  * while: a deflated monitor's address may serve another object, and a
  * collection moves objects. An address is taken to be a lock the poll
- * named only on evidence: the poll saw the event's thread waiting for that
- * lock (of the event's class, the same way) while the event was under way,
- * its whole observation inside the event. Other events at that address are
- * that lock while nothing can have given the address to another object in
- * between: no monitor deflated (a monitor address), no collection ran (an
- * object address). An event nothing names waits a few polls for evidence,
- * then goes out under its address: two names for one lock, never one name
- * for two.
+ * named only on evidence: the poll (or a look between polls) saw the
+ * event's thread held up by that lock, of the event's class, while the
+ * event was under way, its whole observation inside the event: a thread is
+ * held up by one thing at a time, so the event under way then is that very
+ * contention or wait. Other events at that address are that lock while
+ * nothing can have given the address to another object in between: no
+ * monitor deflated (a monitor address), no collection moved objects (an
+ * object address). So every stretch between two collections needs a look
+ * of its own: the collector looks again right after each one (see
+ * Collector.witnessAfterCollection). An event nothing names waits a few
+ * polls for evidence, then goes out under its address: two names for one
+ * lock, never one name for two.
  */
 final class Contentions {
     /**
      * How far inside an event a witness must lie: JFR's clock and the wall
-     * clock are measured to agree within a few microseconds (see Clock).
+     * clock are measured to agree within a few microseconds (see JfrClock).
+     * A look that falls within this of a park's start or end is not taken:
+     * a thread may end one park and begin the next within microseconds.
      */
-    private static final long MARGIN = 100_000L;
+    private static final long MARGIN = 20_000L;
     /**
      * Polls an event waits for evidence of its lock: a lock contended often
      * is witnessed within a few, even on a loaded machine.
      */
     private static final int HOLD_POLLS = 10;
-    /** Polls' observations kept per thread. */
-    private static final int OBSERVATIONS = 16;
+    /**
+     * Observations kept per thread: a thread parked on a busy lock is looked
+     * at some fifteen times a second when collections are frequent (see
+     * Witnesses), and JFR reports its parks a second or two later.
+     */
+    private static final int OBSERVATIONS = 64;
+    /**
+     * An observation older than what JFR has delivered by this much is
+     * dropped: the events still to come end later, and one that covers it
+     * covers the later looks at the same thread too.
+     */
+    private static final long OBSERVATION_LIFE = 2_000_000_000L;
     private static final int MAX_HELD = 100_000;
     private static final int MAX_LINKS = 8192;
     /**
-     * Links kept per address, at most one per LINK_SPACING: enough to reach
-     * back past the time an event is held, so that an event finds the link
-     * of its own stretch between collections however many came after.
+     * Links kept per address: at most one per LINK_SPACING unless a
+     * collection came between (each stretch between collections needs its
+     * own), enough to reach back past the time an event is held, so that an
+     * event finds the link of its own stretch however many came after.
      */
     private static final int LINKS_PER_ADDRESS = 64;
     private static final long LINK_SPACING = 250_000_000L;
@@ -59,8 +76,20 @@ final class Contentions {
     /** Where an address lives: a monitor's, or a parked-on object's. */
     enum Space { MONITOR, OBJECT }
 
-    /** The poll saw a thread held up by a lock, between from and to. */
-    private record Observed(long from, long to, Space space, boolean waiting, long lock, String className) {}
+    /**
+     * The poll saw a thread held up by a lock, between from and to; space is
+     * null for a thread seen waiting without knowing whether in Object.wait
+     * or in a park (a look without a stack tells the lock, not which).
+     */
+    private record Observed(long from, long to, Space space, boolean waiting, long lock, String className) {
+        /** Whether an event of this kind may be what the thread was held up by. */
+        boolean sameKind(Event ev) {
+            if (space == null) {
+                return ev.space() == Space.OBJECT || ev.waiting();
+            }
+            return space == ev.space() && waiting == ev.waiting();
+        }
+    }
 
     /** A JFR event: a contention (or wait) over [start, end] at an address. */
     private record Event(long thread, Space space, boolean waiting, long start, long end, long address, String className,
@@ -73,7 +102,7 @@ final class Contentions {
     private final TraceEncoder enc;
     private final Names names;
     private final Epochs epochs = new Epochs();
-    private final Clock clock = new Clock();
+    private final JfrClock clock = new JfrClock();
     private final Map<Long, ArrayDeque<Observed>> observed = new HashMap<>();
     // What each address was seen to name, the latest few times: a lock moved
     // by collections may come back to an address it had.
@@ -83,6 +112,15 @@ final class Contentions {
     // them is contention, not a wait): the JDK's, and any the poll sees owned.
     private final Map<String, Boolean> lockClasses = Names.bounded(4096);
     private long polls;
+    /**
+     * The threads JFR saw park lately, the latest last, with when their
+     * latest park ended and whether it was on a lock: the threads to look at
+     * after a collection, whether or not a poll caught them parked.
+     */
+    private final Map<Long, long[]> parkers = Names.bounded(MAX_PARKERS);
+    private static final int MAX_PARKERS = 1024;
+    /** How long a thread counts as parking lately after its latest park ended. */
+    private static final long PARKER_LIFE = 5_000_000_000L;
 
     private static final Set<String> JDK_LOCKS = Set.of(
             "java.util.concurrent.locks.ReentrantLock$NonfairSync",
@@ -130,11 +168,16 @@ final class Contentions {
         return JDK_LOCKS.contains(className) || lockClasses.containsKey(className);
     }
 
+    /** A thread state's ON_LOCK flag: parked on a lock, owned now or not, as the events here count it. */
+    int onLockFlag(String state, String lockClass, long owner) {
+        return state.equals(ThreadPoller.PARKED) && (owner != 0 || isLock(lockClass)) ? ThreadPoller.ON_LOCK : 0;
+    }
+
     // --- what the poll saw ---------------------------------------------------
 
-    /** JFR recorded a collection over [start, end]: objects may have moved in between. */
-    void collection(long start, long end) {
-        epochs.collection(start, end);
+    /** JFR recorded a collection (jdk.GarbageCollection's name) over [start, end]: objects may have moved in between. */
+    void collection(String name, long start, long end) {
+        epochs.collection(name, start, end);
         reached(end);
     }
 
@@ -173,12 +216,17 @@ final class Contentions {
                     space = Space.OBJECT;
                     waiting = !isLock(w.lockClass());
                 }
+                case ThreadPoller.WAITING_OR_PARKED -> {
+                    space = null;
+                    waiting = true;
+                }
                 default -> {
                     continue;
                 }
             }
             ArrayDeque<Observed> q = observed.computeIfAbsent(w.id(), k -> new ArrayDeque<>());
-            if (q.size() >= OBSERVATIONS) {
+            long stale = epochs.reached() - OBSERVATION_LIFE;
+            while (!q.isEmpty() && (q.size() >= OBSERVATIONS || clock.toJfr(q.peekFirst().to()) < stale)) {
                 q.pollFirst();
             }
             q.addLast(new Observed(w.from(), w.to(), space, waiting, w.lock(), w.lockClass()));
@@ -187,6 +235,23 @@ final class Contentions {
 
     void ended(long thread) {
         observed.remove(thread);
+        parkers.remove(thread);
+    }
+
+    /** The threads JFR saw park lately, at most max, those on locks first, then the latest. */
+    long[] recentParkers(int max) {
+        long since = epochs.reached() - PARKER_LIFE;
+        List<Long> onLocks = new java.util.ArrayList<>();
+        List<Long> others = new java.util.ArrayList<>();
+        for (Map.Entry<Long, long[]> p : parkers.entrySet()) {
+            if (p.getValue()[0] >= since) {
+                (p.getValue()[1] != 0 ? onLocks : others).add(p.getKey());
+            }
+        }
+        java.util.Collections.reverse(onLocks);
+        java.util.Collections.reverse(others);
+        onLocks.addAll(others);
+        return onLocks.stream().limit(max).mapToLong(Long::longValue).toArray();
     }
 
     // --- what JFR recorded ------------------------------------------------------
@@ -229,6 +294,10 @@ final class Contentions {
         reached(end);
         Event ev = new Event(t.getJavaThreadId(), space, waiting, start, end, e.getLong("address"), cls, extra,
                 Collector.frames(e.getStackTrace()), polls);
+        if (space == Space.OBJECT) {
+            parkers.remove(ev.thread()); // to the end: the latest last
+            parkers.put(ev.thread(), new long[] {end, waiting ? 0 : 1});
+        }
         Long lock = witnessed(ev);
         if (lock == null) {
             lock = linked(ev);
@@ -253,12 +322,12 @@ final class Contentions {
         for (Observed o : q) {
             long from = clock.toJfr(o.from());
             long to = clock.toJfr(o.to());
-            if (o.space() == ev.space() && o.waiting() == ev.waiting() && o.className().equals(ev.className())
-                    && ev.start() + MARGIN <= from && to + MARGIN <= ev.end()) {
+            if (o.sameKind(ev) && o.className().equals(ev.className()) && ev.start() + MARGIN <= from && to + MARGIN <= ev.end()) {
                 // JFR takes the address as the event ends: that is when it names the lock.
                 ArrayDeque<Link> ls = links.computeIfAbsent(ev.address(), k -> new ArrayDeque<>());
                 Link last = ls.peekLast();
-                if (last == null || last.lock() != o.lock() || last.at() + LINK_SPACING < ev.end()) {
+                if (last == null || last.lock() != o.lock() || last.space() != ev.space() || last.at() + LINK_SPACING < ev.end()
+                        || ev.space() == Space.OBJECT && epochs.mayHaveMoved(Math.min(last.at(), ev.end()), Math.max(last.at(), ev.end()))) {
                     if (ls.size() >= LINKS_PER_ADDRESS) {
                         ls.pollFirst();
                     }
@@ -313,141 +382,6 @@ final class Contentions {
         } else {
             enc.monContendedEnter(ev.thread(), ev.start(), obj, ev.ownerOrTimeout(), ev.stack());
             enc.monContendedEntered(ev.thread(), ev.end(), obj, List.of());
-        }
-    }
-
-    /**
-     * What can give an address to another object: a monitor deflated (its
-     * address free for another object's monitor), counted at each poll by
-     * the JVM's own counter where it has one; a collection (objects move),
-     * counted at each poll and timed exactly by JFR. Between two moments
-     * nothing happened when the counts at the polls around them agree, or,
-     * for objects, when JFR has delivered its collections past them and none
-     * fell in between.
-     */
-    static final class Epochs {
-        private static final int KEPT = 64;
-        /** How long after an event JFR must have delivered to be sure no collection that overlaps it is still to come. */
-        private static final long SETTLED = 1_000_000_000L;
-        private final PerfCounters deflations = PerfCounters.open("sun.rt._sync_Deflations");
-        private final List<java.lang.management.GarbageCollectorMXBean> gcs =
-                java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
-        private final ArrayDeque<long[]> marks = new ArrayDeque<>(); // {time, deflations, collections}
-        private final ArrayDeque<long[]> collections = new ArrayDeque<>(); // {start, end}, as JFR reported them
-        private long collectionsSince = Long.MAX_VALUE; // JFR's collections are known from this time on
-        // Where the JVM has no deflation counter: JFR's deflations, and
-        // from when they are known.
-        private final ArrayDeque<Long> deflated = new ArrayDeque<>();
-        private long deflationsSince = Long.MAX_VALUE;
-        private long reached;
-
-        void polled(long at) {
-            long n = 0;
-            for (var gc : gcs) {
-                n += Math.max(gc.getCollectionCount(), 0);
-            }
-            if (marks.size() >= KEPT) {
-                marks.pollFirst();
-            }
-            marks.addLast(new long[] {at, deflations.value(), n});
-        }
-
-        void collection(long start, long end) {
-            collectionsSince = Math.min(collectionsSince, start);
-            if (collections.size() >= 1024) {
-                collections.pollFirst();
-                collectionsSince = collections.peekFirst()[0];
-            }
-            collections.addLast(new long[] {start, end});
-        }
-
-        /** Whether the JVM counts its monitor deflations (JDK 23 and earlier): else JFR must tell them. */
-        boolean countsDeflations() {
-            return deflations.value() >= 0;
-        }
-
-        /** JFR reported a monitor deflated at this time: its address may serve another lock from then on. */
-        void deflation(long at) {
-            deflationsSince = Math.min(deflationsSince, at);
-            if (deflated.size() >= 1024) {
-                deflated.pollFirst();
-                deflationsSince = deflated.peekFirst();
-            }
-            deflated.addLast(at);
-        }
-
-        void reached(long time) {
-            deflationsSince = Math.min(deflationsSince, time);
-            reached = Math.max(reached, time);
-            // JFR delivers collections as they end: from the first event
-            // on, every collection after it is known.
-            collectionsSince = Math.min(collectionsSince, time);
-        }
-
-        /** Whether nothing could rename an address of this space between from and to. */
-        boolean unchanged(Space space, long from, long to) {
-            long[] before = null;
-            long[] after = null;
-            for (long[] m : marks) {
-                if (m[0] <= from) {
-                    before = m;
-                }
-                if (m[0] >= to && after == null) {
-                    after = m;
-                }
-            }
-            int i = space == Space.MONITOR ? 1 : 2;
-            if (before != null && after != null && before[i] >= 0 && before[i] == after[i]) {
-                return true;
-            }
-            if (space == Space.MONITOR) {
-                if (countsDeflations() || from < deflationsSince || reached < to + SETTLED) {
-                    return false;
-                }
-                for (long d : deflated) {
-                    if (d >= from && d <= to) {
-                        return false;
-                    }
-                }
-                return true;
-            }
-            if (from < collectionsSince || reached < to + SETTLED) {
-                return false;
-            }
-            for (long[] c : collections) {
-                if (c[0] <= to && c[1] >= from) {
-                    return false;
-                }
-            }
-            return true;
-        }
-    }
-
-    /**
-     * How JFR's clock relates to the wall clock the polls read: a tiny event
-     * of the agent's own, committed once a poll with the wall clock's time
-     * in it, comes back with JFR's. They agree within microseconds, but a
-     * clock stepped or slewed in between would move JFR's times against the
-     * poll's; measured, it cannot.
-     */
-    static final class Clock {
-        private long offset; // JFR's time minus the wall clock's, ns
-
-        void enable(RecordingStream rs, Consumer<Runnable> underLock) {
-            rs.enable(ClockMark.NAME);
-            rs.onEvent(ClockMark.NAME, e -> underLock.accept(() -> offset = Collector.nanos(e.getStartTime()) - e.getLong("wall")));
-        }
-
-        void mark() {
-            ClockMark m = new ClockMark();
-            m.begin();
-            m.wall = Collector.now();
-            m.commit();
-        }
-
-        /** A wall-clock time in JFR's clock. */
-        long toJfr(long wall) {
-            return wall + offset;
         }
     }
 }

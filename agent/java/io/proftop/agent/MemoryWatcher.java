@@ -62,6 +62,8 @@ final class MemoryWatcher {
     private final Map<String, long[]> sentTotals = new HashMap<>();
     private final NotificationListener listener = this::notified;
     private boolean listening;
+    // Told of each collection on the notification thread (Witnesses): must not wait.
+    private volatile Runnable afterEach = () -> {};
 
     MemoryWatcher() {
         for (MemoryPoolMXBean p : pools) {
@@ -69,6 +71,11 @@ final class MemoryWatcher {
                 heapPools.add(p.getName());
             }
         }
+    }
+
+    /** Runs r on the JVM's notification thread after each collection; r must return at once. */
+    void afterEachCollection(Runnable r) {
+        afterEach = r;
     }
 
     /** Listens to the collectors' notifications. */
@@ -104,8 +111,11 @@ final class MemoryWatcher {
 
     /** On the JVM's notification thread: reads the collection and queues it, nothing more. */
     private void notified(Notification n, Object handback) {
-        if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())
-                || queued.get() >= MAX_QUEUED) {
+        if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+            return;
+        }
+        afterEach.run();
+        if (queued.get() >= MAX_QUEUED) {
             return;
         }
         GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());

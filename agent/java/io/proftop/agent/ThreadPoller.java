@@ -64,6 +64,12 @@ final class ThreadPoller {
     static final String WAITING = "waiting";
     static final String TIMED_WAITING = "timed-waiting";
     static final String SLEEPING = "sleeping";
+    /**
+     * A witness's state (never on the wire) for a thread seen waiting on a
+     * lock other than the one its poll saw: a look without a stack cannot
+     * tell Object.wait from a park.
+     */
+    static final String WAITING_OR_PARKED = "waiting-or-parked";
 
     // The flags of a threadState.
     static final int STACK_UNCHANGED = 1;
@@ -74,6 +80,8 @@ final class ThreadPoller {
     static final int CARRIER = 32;
     static final int PINNED = 64;
     static final int MOUNTED = 128;
+    /** Parked on a lock (an ownable synchronizer): contention, even at an instant it has no owner. */
+    static final int ON_LOCK = 256;
 
     /** The class a carrier thread waits on, as ThreadMXBean reports it, while it runs a virtual thread. */
     static final String VIRTUAL_THREAD_CLASS = "java.lang.VirtualThread";
@@ -191,7 +199,7 @@ final class ThreadPoller {
             out.add(new Seen(s.id(), info.getThreadName(), info.isDaemon(), s.state(), flags, s.lock(), s.lockClass(), owner,
                     cpus == null ? -1 : cpus[i], s.stack(), s.carries()));
         }
-        return new Poll(from, to, cpuAt, out, witnesses ? witness(out) : List.of());
+        return new Poll(from, to, cpuAt, out, witnesses ? witness(out, new long[0]) : List.of());
     }
 
     /** The stacks of the threads that run now, for sampling; nothing else is read or remembered. */
@@ -222,30 +230,53 @@ final class ThreadPoller {
         return info.getLockInfo() == null ? 0 : lockId(info.getLockInfo());
     }
 
-    /** Looks again, one by one and without stacks (no safepoint), at the threads the poll saw held up by a lock. */
-    List<Witness> witness(List<Seen> seen) {
+    /**
+     * Looks again, one by one and without stacks (no safepoint), at the
+     * threads the poll saw held up by a lock, then at the threads of more
+     * (those JFR saw park lately): each is a witness of the lock it is held
+     * up by now, the poll's or another (a thread that takes one of many
+     * locks in turn is seldom on the same one twice).
+     */
+    List<Witness> witness(List<Seen> seen, long[] more) {
         List<Witness> out = new ArrayList<>();
+        java.util.Set<Long> looked = new java.util.HashSet<>();
         for (Seen s : seen) {
-            if (s.lock() == 0) {
-                continue;
+            if (s.lock() != 0 && looked.add(s.id())) {
+                look(s.id(), s, out);
             }
-            long from = Collector.now();
-            ThreadInfo info = mx.getThreadInfo(s.id());
-            long to = Collector.now();
-            if (info == null || info.getLockInfo() == null || lockId(info.getLockInfo()) != s.lock()) {
-                continue;
-            }
-            Thread.State st = info.getThreadState();
-            boolean same = switch (s.state()) {
-                case BLOCKED -> st == Thread.State.BLOCKED;
-                case PARKED, WAITING, TIMED_WAITING -> st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING;
-                default -> false;
-            };
-            if (same) {
-                out.add(new Witness(s.id(), from, to, s.state(), s.lock(), s.lockClass(), s.owner()));
+        }
+        for (long id : more) {
+            if (looked.add(id)) {
+                look(id, null, out);
             }
         }
         return out;
+    }
+
+    /**
+     * One look at one thread; polled is what the poll saw of it, if
+     * anything: on the same lock, its state then tells a park from an
+     * Object.wait, which a look without a stack cannot.
+     */
+    private void look(long id, Seen polled, List<Witness> out) {
+        long from = Collector.now();
+        ThreadInfo info = mx.getThreadInfo(id);
+        long to = Collector.now();
+        LockInfo lock = info == null ? null : info.getLockInfo();
+        if (lock == null || lock.getClassName().equals(VIRTUAL_THREAD_CLASS)) {
+            return;
+        }
+        long lockId = lockId(lock);
+        boolean knownKind = polled != null && polled.lock() == lockId && !polled.state().equals(BLOCKED);
+        String state = switch (info.getThreadState()) {
+            case BLOCKED -> BLOCKED;
+            case WAITING, TIMED_WAITING -> knownKind ? polled.state() : WAITING_OR_PARKED;
+            default -> null;
+        };
+        if (state != null) {
+            long owner = Math.max(info.getLockOwnerId(), 0);
+            out.add(new Witness(id, from, to, state, lockId, lock.getClassName(), owner == id ? 0 : owner));
+        }
     }
 
     private long[] cpuTimes(long[] ids) {

@@ -90,10 +90,28 @@ final class VirtualListing {
         private final Map<Long, Boolean> waitedFor = new HashMap<>(); // locks virtual threads wait for
         private final Map<String, TraceEncoder.Frame> frames = new HashMap<>();
         private final Map<Long, Blocked> platformBlocked = new HashMap<>();
+        // Locks virtual threads park on whose owner the dump does not say, and
+        // their owners as LockOwners found them (0: none now).
+        private final Set<Long> unownedParks = new java.util.HashSet<>();
+        private boolean syncsUnowned;
+        private Map<Long, Long> parkOwners;
+        private final Set<Long> lockOwnerIds = new java.util.HashSet<>();
         private long count;
 
-        Builder(Set<Long> platformThreads) {
+        /**
+         * platformThreads: the platform threads, for dumps that do not mark
+         * virtual ones; parkOwners: the owners of the locks threads park on,
+         * by lock, as LockOwners found them just before the dump (empty: not
+         * known), so that an owner is listed one by one, not in a group.
+         */
+        Builder(Set<Long> platformThreads, Map<Long, Long> parkOwners) {
             this.platform = platformThreads;
+            this.parkOwners = parkOwners;
+            for (long o : parkOwners.values()) {
+                if (o != 0 && lockOwnerIds.size() < MAX_LOCKS) {
+                    lockOwnerIds.add(o);
+                }
+            }
         }
 
         /** Takes one thread of the dump. */
@@ -149,12 +167,26 @@ final class VirtualListing {
                 }
             }
             long owner = state.equals(ThreadPoller.PARKED) && t.parkBlockerOwner > 0 ? t.parkBlockerOwner : 0;
+            if (state.equals(ThreadPoller.PARKED) && lock != 0 && owner == 0 && lockClass.endsWith("Sync")) {
+                syncsUnowned = true;
+            }
+            if (state.equals(ThreadPoller.PARKED) && lock != 0 && owner == 0) {
+                Long o = parkOwners.get(lock);
+                owner = o == null || o == t.tid ? 0 : o;
+            }
+            // The JDK's ownable synchronizers are Syncs (ReentrantLock$NonfairSync…): a
+            // condition, a queue or a future owns nothing, and looking for it would
+            // walk every thread in vain.
+            if (state.equals(ThreadPoller.PARKED) && lock != 0 && owner == 0 && !parkOwners.containsKey(lock)
+                    && lockClass.endsWith("Sync") && unownedParks.size() < MAX_LOCKS) {
+                unownedParks.add(lock);
+            }
             if (lock != 0 && waitedFor.size() < MAX_LOCKS) {
                 waitedFor.put(lock, Boolean.TRUE);
             }
             List<TraceEncoder.Frame> stack = frames(t.stack);
             String site = siteOf(stack);
-            boolean detailed = lock != 0 || t.carrier >= 0 || !t.monitorsOwned.isEmpty();
+            boolean detailed = lock != 0 || t.carrier >= 0 || !t.monitorsOwned.isEmpty() || lockOwnerIds.contains(t.tid);
             Entry e = new Entry(t.tid, t.name, t.container, state, flags, lock, lockClass, owner, Math.max(t.carrier, 0),
                     stack, t.time);
             if (detailed && records.size() < MAX_RECORDS) {
@@ -202,6 +234,32 @@ final class VirtualListing {
             }
         }
 
+        /**
+         * The locks virtual threads park on whose owners the dump did not
+         * say (JDK 25 names the lock only): for LockOwners to find.
+         */
+        Set<Long> unownedParks() {
+            return unownedParks;
+        }
+
+        /** Whether virtual threads park on locks whose owners the dump does not say, found or not. */
+        boolean syncsUnowned() {
+            return syncsUnowned;
+        }
+
+        /** Takes the owners LockOwners found of unownedParks, by lock (0: owned by nobody now). */
+        void parkOwners(Map<Long, Long> owners) {
+            Map<Long, Long> all = new HashMap<>(parkOwners);
+            all.putAll(owners);
+            parkOwners = all;
+        }
+
+        /** The owner a lock a thread parks on has, as found, 0 when not found or its own. */
+        private long parkOwner(long lock, long thread) {
+            Long o = parkOwners.get(lock);
+            return o == null || o == thread ? 0 : o;
+        }
+
         /** Chooses what is listed, counts the rest, and returns the listing. */
         VirtualListing build() {
             List<Entry> resolved = new ArrayList<>(records.size());
@@ -211,6 +269,8 @@ final class VirtualListing {
                 if (owner == 0 && e.lock() != 0 && !e.state().equals(ThreadPoller.PARKED)) {
                     Long o = ownerOf.get(e.lock());
                     owner = o == null || o == e.id() ? 0 : o;
+                } else if (owner == 0 && e.lock() != 0) {
+                    owner = parkOwner(e.lock(), e.id());
                 }
                 if (owner != 0) {
                     owners.add(owner);
@@ -220,6 +280,11 @@ final class VirtualListing {
             for (Map.Entry<Long, Long> o : ownerOf.entrySet()) {
                 if (waitedFor.containsKey(o.getKey())) {
                     owners.add(o.getValue());
+                }
+            }
+            for (long o : parkOwners.values()) {
+                if (o != 0) {
+                    owners.add(o);
                 }
             }
             List<Entry> listed = new ArrayList<>();
@@ -260,8 +325,8 @@ final class VirtualListing {
                 }
                 if (n > 0) {
                     Key k = g.getKey();
-                    groups.add(new Group(k.container(), k.state(), k.flags(), k.lock(), k.lockClass(), k.owner(), k.site(), n,
-                            c.stack));
+                    long owner = k.owner() == 0 && k.state().equals(ThreadPoller.PARKED) ? parkOwner(k.lock(), 0) : k.owner();
+                    groups.add(new Group(k.container(), k.state(), k.flags(), k.lock(), k.lockClass(), owner, k.site(), n, c.stack));
                 }
             }
             List<ThreadPoller.Witness> witnesses = new ArrayList<>();

@@ -113,6 +113,10 @@ final class VirtualThreads {
     private ScheduledExecutorService lister;
     private Path dir;
     private long dumps;
+    // On the listing's thread.
+    private LockOwners lockOwners;
+    private boolean lockOwnersTried;
+    private boolean syncsUnowned; // the latest dump showed locks whose owners it did not say
 
     // Under the collector's lock.
     private long started = -1; // since the recording began, from JFR; -1 without it
@@ -240,15 +244,36 @@ final class VirtualThreads {
             platform.add(id);
         }
         try {
+            // While the dumps show locks whose owners they do not say, the
+            // owners are found before each dump, so that a virtual owner is
+            // listed one by one, not counted in a group.
+            LockOwners o = syncsUnowned ? lockOwners : null;
+            Map<Long, Long> owners = o == null ? Map.of() : o.all();
             DUMP_THREADS.invoke(diagnostic, file.toAbsolutePath().toString(), JSON_FORMAT);
-            VirtualListing.Builder b = new VirtualListing.Builder(platform);
+            VirtualListing.Builder b = new VirtualListing.Builder(platform, owners);
             try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
                 new ThreadDumpReader(r).read(b::add);
             }
+            if (!b.unownedParks().isEmpty()) {
+                o = lockOwners();
+                if (o != null) {
+                    b.parkOwners(o.owners(b.unownedParks()));
+                }
+            }
+            syncsUnowned = b.syncsUnowned();
             return b.build();
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /** The finder of the owners of locks virtual threads park on, made when first needed (it opens two JDK packages to itself). */
+    private LockOwners lockOwners() {
+        if (!lockOwnersTried) {
+            lockOwnersTried = true;
+            lockOwners = LockOwners.open(Agent.instrumentation());
+        }
+        return lockOwners;
     }
 
     /** A directory only this JVM's user can read: thread dumps name the application's threads and code. */
@@ -273,12 +298,14 @@ final class VirtualThreads {
             List<TraceEncoder.Frame> last = lastStacks.get(e.id());
             boolean same = last != null && last.equals(e.stack());
             stacks.put(e.id(), e.stack());
-            enc.threadState(e.id(), at, e.state(), e.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0), e.lock(),
+            int flags = e.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0) | contentions.onLockFlag(e.state(), e.lockClass(), e.owner());
+            enc.threadState(e.id(), at, e.state(), flags, e.lock(),
                     e.lockClass(), e.owner(), -1, same ? List.of() : e.stack(), e.carrier(), e.name(), e.container());
         }
         lastStacks = stacks;
         for (VirtualListing.Group g : l.groups) {
-            enc.threadGroup(at, g.container(), g.state(), g.flags(), g.lock(), g.lockClass(), g.owner(), g.count(), g.site(),
+            enc.threadGroup(at, g.container(), g.state(), g.flags() | contentions.onLockFlag(g.state(), g.lockClass(), g.owner()), g.lock(),
+                    g.lockClass(), g.owner(), g.count(), g.site(),
                     g.stack());
         }
         contentions.witnessed(l.witnesses);
