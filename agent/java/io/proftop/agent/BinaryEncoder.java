@@ -2,6 +2,7 @@ package io.proftop.agent;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 
 /**
@@ -64,12 +65,40 @@ final class BinaryEncoder extends TraceEncoder {
     /** A NUL-terminated UTF-8 string; a NUL inside becomes U+FFFD, since it would end the string. */
     private void str(String s) {
         if (s != null && !s.isEmpty()) {
-            bytes(s.replace('\0', '\uFFFD').getBytes(StandardCharsets.UTF_8));
+            bytes((s.indexOf('\0') < 0 ? s : s.replace('\0', '\uFFFD')).getBytes(StandardCharsets.UTF_8));
         }
         u8(0);
     }
 
+    /** The most stacks whose encoding is remembered; past it the memory starts again. */
+    private static final int STACKS_KEPT = 256;
+
+    /**
+     * Stacks as encoded, by their frames: a stack recurs with every event
+     * recorded at it (thousands of parks a second at a handful of stacks),
+     * and its names were encoded anew each time.
+     */
+    private final HashMap<List<Frame>, byte[]> encodedStacks = new HashMap<>();
+
     private void stack(List<Frame> frames) {
+        if (frames.size() < 2) {
+            stackAnew(frames);
+            return;
+        }
+        byte[] done = encodedStacks.get(frames);
+        if (done != null) {
+            bytes(done);
+            return;
+        }
+        int from = len;
+        stackAnew(frames);
+        if (encodedStacks.size() >= STACKS_KEPT) {
+            encodedStacks.clear();
+        }
+        encodedStacks.put(frames, Arrays.copyOfRange(buf, from, len));
+    }
+
+    private void stackAnew(List<Frame> frames) {
         i32(frames.size());
         for (Frame f : frames) {
             str(f.method());

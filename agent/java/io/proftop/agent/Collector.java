@@ -13,8 +13,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingStream;
@@ -529,18 +527,12 @@ final class Collector {
         }
     }
 
-    /** A JFR stack as trace frames, innermost first. */
+    /** JFR's stacks, each turned into trace frames once. */
+    private static final JfrStacks STACKS = new JfrStacks();
+
+    /** A JFR stack as trace frames, innermost first (the same list for the same stack). */
     static List<TraceEncoder.Frame> frames(RecordedStackTrace st) {
-        if (st == null) {
-            return List.of();
-        }
-        List<RecordedFrame> fs = st.getFrames();
-        List<TraceEncoder.Frame> out = new ArrayList<>(fs.size());
-        for (RecordedFrame f : fs) {
-            RecordedMethod m = f.getMethod();
-            out.add(new TraceEncoder.Frame(Names.dumpName(m.getType().getName()) + "." + m.getName(), f.getLineNumber()));
-        }
-        return out;
+        return STACKS.frames(st);
     }
 
     /** A stack sample: JFR's execution or native sample, or (JDK 25) its CPU-time sample. */

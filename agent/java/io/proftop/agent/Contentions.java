@@ -98,6 +98,31 @@ final class Contentions {
     /** What an address was seen to name, and when (JFR takes an event's address as it ends). */
     private record Link(long lock, String className, Space space, long at) {}
 
+    /**
+     * An address's links, in the order they were seen (which is the order
+     * of their times: JFR delivers its events in the order they end), and
+     * the stamp of the latest added.
+     */
+    private static final class Links {
+        final ArrayDeque<Link> list = new ArrayDeque<>();
+        long stamp;
+    }
+
+    /**
+     * A held event, and what it was last asked with: the stamp of its
+     * address's links then, and whether JFR had delivered far enough past
+     * it that time alone can name it no more (only a new link can).
+     */
+    private static final class Held {
+        final Event ev;
+        long stamp = -1;
+        boolean settled;
+
+        Held(Event ev) {
+            this.ev = ev;
+        }
+    }
+
     private final Options opts;
     private final TraceEncoder enc;
     private final Names names;
@@ -106,8 +131,9 @@ final class Contentions {
     private final Map<Long, ArrayDeque<Observed>> observed = new HashMap<>();
     // What each address was seen to name, the latest few times: a lock moved
     // by collections may come back to an address it had.
-    private final Map<Long, ArrayDeque<Link>> links = Names.bounded(MAX_LINKS);
-    private final ArrayDeque<Event> held = new ArrayDeque<>();
+    private final Map<Long, Links> links = Names.bounded(MAX_LINKS);
+    private long linkStamp; // stamps each link added, in order
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
     // Classes of java.util.concurrent synchronizers that are locks (a park on
     // them is contention, not a wait): the JDK's, and any the poll sees owned.
     private final Map<String, Boolean> lockClasses = Names.bounded(4096);
@@ -307,10 +333,10 @@ final class Contentions {
             return;
         }
         if (held.size() >= MAX_HELD) {
-            Event old = held.pollFirst();
-            report(old, old.address());
+            Event old = held.pollFirst().ev;
+            report(old, unnamed(old.address()));
         }
-        held.addLast(ev);
+        held.addLast(new Held(ev));
     }
 
     /** The lock the poll saw the event's thread wait for during the event; it names the address from now on. */
@@ -319,19 +345,29 @@ final class Contentions {
         if (q == null) {
             return null;
         }
-        for (Observed o : q) {
+        // The looks are in the order taken: from the latest back, past those
+        // after the event, to the first before it.
+        for (Iterator<Observed> it = q.descendingIterator(); it.hasNext();) {
+            Observed o = it.next();
             long from = clock.toJfr(o.from());
             long to = clock.toJfr(o.to());
-            if (o.sameKind(ev) && o.className().equals(ev.className()) && ev.start() + MARGIN <= from && to + MARGIN <= ev.end()) {
+            if (to + MARGIN > ev.end()) {
+                continue;
+            }
+            if (ev.start() + MARGIN > from) {
+                break;
+            }
+            if (o.sameKind(ev) && o.className().equals(ev.className())) {
                 // JFR takes the address as the event ends: that is when it names the lock.
-                ArrayDeque<Link> ls = links.computeIfAbsent(ev.address(), k -> new ArrayDeque<>());
-                Link last = ls.peekLast();
+                Links ls = links.computeIfAbsent(ev.address(), k -> new Links());
+                Link last = ls.list.peekLast();
                 if (last == null || last.lock() != o.lock() || last.space() != ev.space() || last.at() + LINK_SPACING < ev.end()
                         || ev.space() == Space.OBJECT && epochs.mayHaveMoved(Math.min(last.at(), ev.end()), Math.max(last.at(), ev.end()))) {
-                    if (ls.size() >= LINKS_PER_ADDRESS) {
-                        ls.pollFirst();
+                    if (ls.list.size() >= LINKS_PER_ADDRESS) {
+                        ls.list.pollFirst();
                     }
-                    ls.addLast(new Link(o.lock(), o.className(), ev.space(), ev.end()));
+                    ls.list.addLast(new Link(o.lock(), o.className(), ev.space(), ev.end()));
+                    ls.stamp = ++linkStamp;
                 }
                 return o.lock();
             }
@@ -344,15 +380,34 @@ final class Contentions {
      * renamed it between then and the event's end (when JFR took the address).
      */
     private Long linked(Event ev) {
-        ArrayDeque<Link> ls = links.get(ev.address());
+        Links ls = links.get(ev.address());
         if (ls == null) {
             return null;
         }
-        for (Link l : ls) {
-            if (l.space() == ev.space() && l.className().equals(ev.className())
-                    && epochs.unchanged(ev.space(), Math.min(l.at(), ev.end()), Math.max(l.at(), ev.end()))) {
-                return l.lock();
+        // Only the links nearest the event's end, before and after it, are
+        // asked: what nothing renamed between a farther link and the event,
+        // nothing renamed between a nearer one and the event either, and an
+        // address names one lock of a class while nothing renames it. Each
+        // question costs; an event may be asked again at every release.
+        Link before = null;
+        Link after = null;
+        for (Iterator<Link> it = ls.list.descendingIterator(); it.hasNext();) { // the latest first
+            Link l = it.next();
+            if (l.space() != ev.space() || !l.className().equals(ev.className())) {
+                continue;
             }
+            if (l.at() > ev.end()) {
+                after = l;
+            } else {
+                before = l;
+                break;
+            }
+        }
+        if (before != null && epochs.unchanged(ev.space(), before.at(), ev.end())) {
+            return before.lock();
+        }
+        if (after != null && epochs.unchanged(ev.space(), ev.end(), after.at())) {
+            return after.lock();
         }
         return null;
     }
@@ -362,14 +417,37 @@ final class Contentions {
      * long enough (or all, when the run stops), under their address.
      */
     void release(long now, boolean all) {
-        for (Iterator<Event> it = held.iterator(); it.hasNext();) {
-            Event ev = it.next();
-            Long lock = linked(ev);
-            if (lock != null || all || polls - ev.pollsAt() >= HOLD_POLLS) {
+        for (Iterator<Held> it = held.iterator(); it.hasNext();) {
+            Held h = it.next();
+            Event ev = h.ev;
+            boolean due = all || polls - ev.pollsAt() >= HOLD_POLLS;
+            Links ls = links.get(ev.address());
+            Long lock = null;
+            // Asked again only when it may answer otherwise: a link came
+            // for its address, or time may still tell (an address nothing
+            // was seen to name stays unnamed).
+            if (ls != null && (ls.stamp != h.stamp || !h.settled)) {
+                lock = linked(ev);
+                h.stamp = ls.stamp;
+                // Whatever it was asked with has settled: the links on
+                // either side of it, and what happened between.
+                h.settled = epochs.settled(Math.max(ev.end(), ls.list.isEmpty() ? 0 : ls.list.peekLast().at()));
+            }
+            if (lock != null || due) {
                 it.remove();
-                report(ev, lock != null ? lock : ev.address());
+                report(ev, lock != null ? lock : unnamed(ev.address()));
             }
         }
+    }
+
+    /**
+     * The id a lock nothing named goes by: its address, which JFR gives,
+     * kept apart from every identity hash (what a named lock goes by, 31
+     * bits): an address that low (a heap placed low in memory) gets bit 62,
+     * so that two locks are never taken for one.
+     */
+    static long unnamed(long address) {
+        return address >= 0 && address <= Integer.MAX_VALUE ? address | 1L << 62 : address;
     }
 
     /** Reports a contention or wait, begin and end, on lock obj. */

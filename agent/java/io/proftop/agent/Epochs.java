@@ -1,6 +1,7 @@
 package io.proftop.agent;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -62,7 +63,13 @@ final class Epochs {
             collections.pollFirst();
             collectionsSince = collections.peekFirst()[0];
         }
+        // Kept in the order they ended, which collectedDuring relies on.
+        ArrayDeque<long[]> later = new ArrayDeque<>();
+        while (!collections.isEmpty() && collections.peekLast()[1] > end) {
+            later.addFirst(collections.pollLast());
+        }
         collections.addLast(new long[] {start, end});
+        collections.addAll(later);
     }
 
     /** Whether the JVM counts its monitor deflations (JDK 23 and earlier): else JFR must tell them. */
@@ -77,7 +84,13 @@ final class Epochs {
             deflated.pollFirst();
             deflationsSince = deflated.peekFirst();
         }
+        // Kept in time order, which unchanged relies on.
+        ArrayDeque<Long> later = new ArrayDeque<>();
+        while (!deflated.isEmpty() && deflated.peekLast() > at) {
+            later.addFirst(deflated.pollLast());
+        }
         deflated.addLast(at);
+        deflated.addAll(later);
     }
 
     void reached(long time) {
@@ -98,12 +111,36 @@ final class Epochs {
         if (from < collectionsSince) {
             return true;
         }
-        for (long[] c : collections) {
-            if (c[0] <= to && c[1] >= from) {
+        return collectedDuring(from, to);
+    }
+
+    /**
+     * Whether a collection JFR told of overlaps [from, to]. They come in the
+     * order they ended (the stream is ordered), so the search goes back from
+     * the latest and stops at the first that ended before from: a check
+     * costs the collections since from, not all those kept.
+     */
+    private boolean collectedDuring(long from, long to) {
+        for (Iterator<long[]> it = collections.descendingIterator(); it.hasNext();) {
+            long[] c = it.next();
+            if (c[1] < from) {
+                return false;
+            }
+            if (c[0] <= to) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Whether whatever unchanged says of a span ending at t is final: JFR
+     * has delivered well past t (every collection and deflation before it
+     * told) and a poll came after it.
+     */
+    boolean settled(long t) {
+        long[] last = marks.peekLast();
+        return reached >= t + SETTLED && last != null && last[0] >= t;
     }
 
     /** How far JFR has delivered its events: the end of the latest (ns since the epoch, JFR's clock). */
@@ -131,8 +168,13 @@ final class Epochs {
             if (countsDeflations() || from < deflationsSince || reached < to + SETTLED) {
                 return false;
             }
-            for (long d : deflated) {
-                if (d >= from && d <= to) {
+            // In the order they came, the latest last: back to from at most.
+            for (Iterator<Long> it = deflated.descendingIterator(); it.hasNext();) {
+                long d = it.next();
+                if (d < from) {
+                    return true;
+                }
+                if (d <= to) {
                     return false;
                 }
             }
@@ -141,11 +183,6 @@ final class Epochs {
         if (from < collectionsSince || reached < to + SETTLED) {
             return false;
         }
-        for (long[] c : collections) {
-            if (c[0] <= to && c[1] >= from) {
-                return false;
-            }
-        }
-        return true;
+        return !collectedDuring(from, to);
     }
 }
