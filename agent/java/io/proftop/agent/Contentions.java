@@ -324,12 +324,14 @@ final class Contentions {
             parkers.remove(ev.thread()); // to the end: the latest last
             parkers.put(ev.thread(), new long[] {end, waiting ? 0 : 1});
         }
-        Long lock = witnessed(ev);
-        if (lock == null) {
-            lock = linked(ev);
-        }
-        if (lock != null) {
+        Long seen = witnessed(ev);
+        long lock = seen != null ? seen : linked(ev);
+        if (lock >= 0) {
             report(ev, lock);
+            return;
+        }
+        if (lock == NEVER) {
+            report(ev, unnamed(ev.address()));
             return;
         }
         if (held.size() >= MAX_HELD) {
@@ -375,14 +377,19 @@ final class Contentions {
         return null;
     }
 
+    /** What linked answers besides a lock's id (identity hashes are never negative). */
+    private static final long NOT_YET = -1;
+    private static final long NEVER = -2;
+
     /**
      * The lock the event's address was seen to name, if nothing can have
-     * renamed it between then and the event's end (when JFR took the address).
+     * renamed it between then and the event's end (when JFR took the address);
+     * NEVER when no look can name it any more, NOT_YET when one still may.
      */
-    private Long linked(Event ev) {
+    private long linked(Event ev) {
         Links ls = links.get(ev.address());
         if (ls == null) {
-            return null;
+            return NOT_YET;
         }
         // Only the links nearest the event's end, before and after it, are
         // asked: what nothing renamed between a farther link and the event,
@@ -409,7 +416,9 @@ final class Contentions {
         if (after != null && epochs.unchanged(ev.space(), ev.end(), after.at())) {
             return after.lock();
         }
-        return null;
+        // Links come in the order of their times: none can come nearer than
+        // the one after; once what lies between has settled, the answer is final.
+        return after != null && epochs.settled(after.at()) ? NEVER : NOT_YET;
     }
 
     /**
@@ -420,22 +429,22 @@ final class Contentions {
         for (Iterator<Held> it = held.iterator(); it.hasNext();) {
             Held h = it.next();
             Event ev = h.ev;
-            boolean due = all || polls - ev.pollsAt() >= HOLD_POLLS;
             Links ls = links.get(ev.address());
-            Long lock = null;
+            long lock = NOT_YET;
             // Asked again only when it may answer otherwise: a link came
             // for its address, or time may still tell (an address nothing
             // was seen to name stays unnamed).
             if (ls != null && (ls.stamp != h.stamp || !h.settled)) {
                 lock = linked(ev);
                 h.stamp = ls.stamp;
-                // Whatever it was asked with has settled: the links on
-                // either side of it, and what happened between.
-                h.settled = epochs.settled(Math.max(ev.end(), ls.list.isEmpty() ? 0 : ls.list.peekLast().at()));
+                h.settled = epochs.settled(ev.end());
             }
-            if (lock != null || due) {
+            if (lock >= 0) {
                 it.remove();
-                report(ev, lock != null ? lock : unnamed(ev.address()));
+                report(ev, lock);
+            } else if (lock == NEVER || all || polls - ev.pollsAt() >= HOLD_POLLS) {
+                it.remove();
+                report(ev, unnamed(ev.address()));
             }
         }
     }
