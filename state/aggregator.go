@@ -631,7 +631,7 @@ func (a *Aggregator) Release(s *Snapshot) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.freeMethods) < 2 && s.Methods != nil {
+	if len(a.freeMethods) < 2 && s.Methods != nil && s.Page == nil {
 		a.freeMethods = append(a.freeMethods, methodBuffer{rows: s.Methods, gen: s.gen, recent: s.Recent})
 	}
 	if len(a.freeThreads) < 2 && s.Threads != nil {
@@ -721,16 +721,21 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	}
 	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
-	buf := methodBuffer{gen: noGen}
-	if n := len(a.freeMethods); n > 0 {
-		buf = a.freeMethods[n-1]
-		a.freeMethods = a.freeMethods[:n-1]
-		if buf.recent != q.Recent {
-			buf.gen = noGen // the other view's rows: rebuild
-		}
-	}
 	var total selfTotals
-	s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)
+	if q.Methods != nil && len(a.methods.stats) > pageAbove {
+		s.Methods, s.Page = a.methods.page(q.Recent, q.Methods)
+		total, s.gen = a.methods.totals(q.Recent), noGen
+	} else {
+		buf := methodBuffer{gen: noGen}
+		if n := len(a.freeMethods); n > 0 {
+			buf = a.freeMethods[n-1]
+			a.freeMethods = a.freeMethods[:n-1]
+			if buf.recent != q.Recent {
+				buf.gen = noGen // the other view's rows: rebuild
+			}
+		}
+		s.Methods, total, s.gen = a.methods.rows(q.Recent, buf.rows, buf.gen)
+	}
 	s.TotalSelf = time.Duration(total.measured + total.sampled)
 	if a.methods.twoViews() {
 		s.Views, s.TotalSelf, s.SamplerSelf = true, time.Duration(total.measured), time.Duration(total.sampled)

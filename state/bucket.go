@@ -139,7 +139,7 @@ func (mt *methodTable) expireOldest() windowBucket {
 		slot, e, pos = old.entry(pos, prev)
 		prev = slot
 		in := &mt.info[slot]
-		mt.gens[slot] = mt.gen // its window figures change
+		mt.touch(slot) // its window figures change
 		if !mt.stats[slot].dead {
 			mt.addWindowSelf(slot, -e.self, -e.samples)
 		}

@@ -157,6 +157,12 @@ type methodTable struct {
 	// count (a name has at most decode.DefaultMaxString bytes).
 	nameBytes int64
 	window    windowSet
+
+	// The order of the interface's pages (methodorder.go), and the slots
+	// changed since its last snapshot (all of them: changedAll).
+	order      *methodOrder
+	changed    []int32
+	changedAll bool
 }
 
 // nameBytesPerMethod is what a method's names may take on average: a
@@ -198,6 +204,7 @@ func (mt *methodTable) setName(slot int32, name string) {
 		mt.shared = false
 	}
 	mt.names[slot] = name
+	mt.touch(slot)
 }
 
 // room says a new method whose names take nameBytes bytes fits in the
@@ -222,6 +229,7 @@ func (mt *methodTable) newSlot(key, display string, nameBytes int) int32 {
 	mt.names = append(mt.names, display)
 	mt.callers = append(mt.callers, nil)
 	mt.window.at = append(mt.window.at, 0)
+	mt.noteChanged(slot)
 	if key != "" {
 		mt.byKey[key] = slot
 	}
@@ -289,7 +297,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	in.name, in.sig = e.Name, e.Signature
 	mt.stats[slot].line = e.StartLineNumber
 	mt.apart(slot, display)
-	mt.gens[slot] = mt.gen // its row changes
+	mt.touch(slot) // its row changes
 	if !known {
 		if in.classID != e.ClassIDRef { // waiting once per class, however often it is defined
 			mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
@@ -370,7 +378,9 @@ func (mt *methodTable) merge(from, into int32) {
 	}
 	mt.leave(from)
 	mt.info[from].into = into
-	mt.gens[from], mt.gens[into], mt.members = mt.gen, mt.gen, mt.gen
+	mt.touch(from)
+	mt.touch(into)
+	mt.members = mt.gen
 }
 
 // live follows a merged slot to the slot that took its place: calls
@@ -467,7 +477,7 @@ func (mt *methodTable) change(slot int32) *methodStat {
 	if !st.cum.has() {
 		mt.members = mt.gen // a method joins the cumulative table
 	}
-	mt.gens[slot] = mt.gen
+	mt.touch(slot)
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
@@ -507,6 +517,7 @@ func (mt *methodTable) reset() {
 	mt.buckets = mt.buckets[:0]
 	mt.clearWindow()
 	mt.totalSelf, mt.samplerSelf, mt.samples, mt.members = 0, 0, 0, mt.gen
+	mt.changed, mt.changedAll = mt.changed[:0], true
 	for i := range mt.callers {
 		mt.callers[i] = mt.callers[i][:0]
 	}
@@ -539,7 +550,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	mt.gen++
 	mt.shared = true
 	if recent {
-		return mt.recentRows(reused, built), mt.window.self, gen
+		return mt.recentRows(reused, built), mt.totals(true), gen
 	}
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
@@ -548,7 +559,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
 			}
 		}
-		return reused, selfTotals{mt.totalSelf, mt.samplerSelf, mt.samples}, gen
+		return reused, mt.totals(false), gen
 	}
 	out := reused[:0]
 	if len(mt.rowOf) < len(mt.stats) {
@@ -562,7 +573,16 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 		}
 	}
 	mt.listed = len(out) // membership is unchanged: members stays
-	return out, selfTotals{mt.totalSelf, mt.samplerSelf, mt.samples}, gen
+	return out, mt.totals(false), gen
+}
+
+// totals is the self time of every method of a view (the 100% of their
+// percentages), and their samples.
+func (mt *methodTable) totals(recent bool) selfTotals {
+	if recent {
+		return mt.window.self
+	}
+	return selfTotals{mt.totalSelf, mt.samplerSelf, mt.samples}
 }
 
 // noGen marks a table that cannot be patched.
@@ -708,5 +728,5 @@ func (mt *methodTable) firstLine(slot int32, line int64) {
 	} else {
 		st.line, st.lineMixed = 0, true
 	}
-	mt.gens[slot] = mt.gen // its row changes
+	mt.touch(slot) // its row changes
 }

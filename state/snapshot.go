@@ -505,9 +505,12 @@ type Snapshot struct {
 	// which is all that samples that stand for no known time (rbkit's) say.
 	Samples SampleCounts `json:"samples,omitzero"`
 
-	Threads   []Thread      `json:"threads"`
-	Methods   []Method      `json:"-"`
-	TotalSelf time.Duration `json:"totalSelfNs"` // of every method listed: the 100% of their percentages
+	Threads []Thread `json:"threads"`
+	// Methods are every row of the view asked for, or, when Page is
+	// filled, the rows on screen of the page asked for.
+	Methods   []Method          `json:"-"`
+	Page      *MethodPageAnswer `json:"-"`
+	TotalSelf time.Duration     `json:"totalSelfNs"` // of every method listed: the 100% of their percentages
 	// Names holds the method names by slot, shared between snapshots
 	// (never changed once shared).
 	Names     []string   `json:"-"`
@@ -733,6 +736,9 @@ type Query struct {
 	// Telemetry fills the older points of this series, or of the series
 	// of this group ("": none).
 	Telemetry string
+	// Methods asks for the methods on screen rather than every method,
+	// when the table is large (MethodPage): the interface's live view.
+	Methods *MethodPage
 }
 
 // objectClassJSON is a class as JSON shows it: its frees left out where

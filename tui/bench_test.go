@@ -94,8 +94,8 @@ func BenchmarkSnapshotAndView(b *testing.B) {
 	m := New(Config{Refresh: time.Second}, src, agg)
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	s := agg.Snapshot(t0, m.query())
-	if len(s.Threads) != 10_000 || len(s.Methods) != 100_000 || len(s.Monitors) != 1_000 {
-		b.Fatalf("%d threads, %d methods, %d monitors", len(s.Threads), len(s.Methods), len(s.Monitors))
+	if len(s.Threads) != 10_000 || s.MethodCount() != 100_000 || len(s.Monitors) != 1_000 {
+		b.Fatalf("%d threads, %d methods, %d monitors", len(s.Threads), s.MethodCount(), len(s.Monitors))
 	}
 	b.ReportAllocs()
 	at := t0
@@ -195,8 +195,8 @@ func BenchmarkSnapshotAndViewRecent(b *testing.B) {
 	for range methods / perSecond {
 		oneSecond()
 	}
-	if s := agg.Snapshot(at, m.query()); len(s.Methods) != methods || !s.Recent {
-		b.Fatalf("%d methods in the window (recent %v), want %d", len(s.Methods), s.Recent, methods)
+	if s := agg.Snapshot(at, m.query()); s.MethodCount() != methods || !s.Recent {
+		b.Fatalf("%d methods in the window (recent %v), want %d", s.MethodCount(), s.Recent, methods)
 	}
 	b.ReportAllocs()
 	timer := newFrameTimer(b)

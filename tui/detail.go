@@ -38,6 +38,9 @@ func detailLines(kind paneID, key int64, s *state.Snapshot, st *Styles, still bo
 				return methodDetail(&s.Methods[i], s, st, still)
 			}
 		}
+		if m := pagedFocus(s, key); m != nil {
+			return methodDetail(m, s, st, still)
+		}
 		return []string{st.Muted.Render("no calls of this method in the current view")}
 	case paneObjects:
 		if name, ok := objectByID(s, key); ok {
@@ -349,4 +352,21 @@ func shareOf(n, all int64) string {
 		return ""
 	}
 	return " (" + pct(100*float64(n)/float64(all)) + " of " + count(all) + ")"
+}
+
+// pagedFocus is the row of the method a drill-in shows, from a page that
+// holds the rows on screen only: the figures the query asked for
+// (Query.CallersOf); nil when it has none in the span shown.
+func pagedFocus(s *state.Snapshot, key int64) *state.Method {
+	if s.Page == nil || !s.HasFocus || int64(s.FocusRecent.Slot) != key {
+		return nil
+	}
+	m := s.FocusCumulative
+	if s.Recent {
+		m = s.FocusRecent
+	}
+	if m.Calls == 0 && m.Samples == 0 && m.TotalSamples == 0 {
+		return nil
+	}
+	return &m
 }

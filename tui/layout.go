@@ -310,7 +310,7 @@ func (m *Model) paneNeed(p paneID) int {
 			return 0
 		}
 	}
-	return 3 + max(m.rows(p, m.snap).Len(), 2)
+	return 3 + max(rowCount(m.rows(p, m.snap)), 2)
 }
 
 // thirdRow draws the grid's third row: the telemetry, and the probes
@@ -401,8 +401,8 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)
-		if d.Len() == 0 || t.matched == 0 {
-			body = append(body[:min(len(body), 1)], m.emptyPane(p, d.Len(), innerW)...)
+		if rowCount(d) == 0 || t.matched == 0 {
+			body = append(body[:min(len(body), 1)], m.emptyPane(p, rowCount(d), innerW)...)
 		}
 		switch p {
 		case paneThreads:
@@ -419,7 +419,7 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		case paneProbes:
 			title = "Probes · since the start"
 		}
-		title += tableTitle(t, d.Len(), m.filters[p])
+		title += tableTitle(t, rowCount(d), m.filters[p])
 		if p == paneObjects && !m.censusShown() {
 			title += objectsTitleTail(m.snap) // after the count and the sort: the first to be cut
 		}

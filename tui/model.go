@@ -193,7 +193,7 @@ func (m *Model) quit() (tea.Model, tea.Cmd) {
 // query is what the current view needs from a snapshot.
 func (m *Model) query() state.Query {
 	// A still picture (a snapshot file) has no timeline: its figures are cumulative.
-	q := state.Query{Recent: m.recent && !m.status.Still, CallersOf: -1, GroupMonitors: m.grouped}
+	q := state.Query{Recent: m.recent && !m.status.Still, CallersOf: -1, GroupMonitors: m.grouped, Methods: m.methodQuestion()}
 	if d := m.detail; d != nil {
 		switch d.kind {
 		case paneThreads:
@@ -228,6 +228,14 @@ func (m *Model) restartTimer() tea.Cmd {
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	model, cmd := m.update(msg)
+	if !m.quitting {
+		m.settlePage()
+	}
+	return model, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -301,7 +309,7 @@ const firstDataFor = 10 * time.Second
 func (m *Model) nextTick(s *state.Snapshot) time.Duration {
 	switch {
 	case s == nil || s.Events == 0,
-		len(s.Threads) == 0 && len(s.Methods) == 0 && time.Since(m.started) < firstDataFor:
+		len(s.Threads) == 0 && s.MethodCount() == 0 && time.Since(m.started) < firstDataFor:
 		return min(m.refresh, firstDataPoll)
 	}
 	return m.refresh

@@ -303,13 +303,20 @@ type methodRows struct {
 	bySamples    bool
 	totalSamples int64
 	cpu          bool // calls' CPU time is measured: else CPU reads –
+	// paged: the snapshot holds the rows on screen only, ordered by the
+	// aggregator (table_page.go).
+	paged *state.MethodPageAnswer
 }
 
 func newMethodRows(s *state.Snapshot) methodRows {
-	r := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf, cpu: s.MethodCPU}
+	r := methodRows{s: s.Methods, names: s.Names, total: s.TotalSelf, cpu: s.MethodCPU, paged: s.Page}
 	if s.Sampled && s.TotalSelf <= 0 {
-		for i := range s.Methods {
-			r.totalSamples += s.Methods[i].Samples
+		if s.Page != nil {
+			r.totalSamples = s.Page.Samples // of every row, not only those on screen
+		} else {
+			for i := range s.Methods {
+				r.totalSamples += s.Methods[i].Samples
+			}
 		}
 		r.bySamples = r.totalSamples > 0
 	}
@@ -321,6 +328,9 @@ func newMethodRows(s *state.Snapshot) methodRows {
 func (r methodRows) Blank(col int) bool {
 	if col != 1 {
 		return false
+	}
+	if r.paged != nil {
+		return !r.paged.Lines
 	}
 	for i := range r.s {
 		if r.s[i].Line > 0 {
@@ -712,7 +722,7 @@ func methodsTitle(s *state.Snapshot) string {
 		t = "Hot methods · last " + dur(s.Window)
 	}
 	switch {
-	case s != nil && s.Sampled && s.TotalSelf <= 0 && len(s.Methods) > 0:
+	case s != nil && s.Sampled && s.TotalSelf <= 0 && s.MethodCount() > 0:
 		t += " · sampled: SELF and TOTAL in samples"
 	case s != nil && s.Sampled:
 		t += " · sampled CPU"

@@ -85,6 +85,11 @@ type table struct {
 	// shows its top as htop does at start.
 	chosen bool
 	offset int
+	// A page (table_page.go): want is a rank to select, plus one (0:
+	// none), when a move went off the page; stale says the page shown
+	// answers another state than the table's.
+	want  int
+	stale bool
 
 	// The matching rows of the last layout with their sort keys, so that
 	// ordering compares plain values instead of calling into the data.
@@ -138,7 +143,7 @@ func (t *table) sortByDefault(col int) {
 }
 
 // toTop selects the first row, scrolled to the top.
-func (t *table) toTop() { t.hasSel, t.chosen, t.offset = false, false, 0 }
+func (t *table) toTop() { t.hasSel, t.chosen, t.offset, t.want = false, false, 0, 0 }
 
 // sortName names the sort column and its direction, for the title.
 func (t *table) sortName() string {
@@ -242,6 +247,10 @@ func (t *table) before(a, b int) bool {
 // rows up to the bottom of the screen are ordered (a bounded heap), so a
 // table of 100,000 rows costs a couple of passes over flat arrays, not a sort.
 func (t *table) layout(d rows, height int) {
+	if pd, p := pageOf(d); p != nil {
+		t.layoutPage(pd, p, height)
+		return
+	}
 	height = max(height, 1)
 	t.gather(d)
 	if t.matched == 0 {
@@ -337,6 +346,10 @@ func (t *table) top(d rows, k int) []int {
 // do; layout must have run on the same data.
 func (t *table) move(d rows, delta int) {
 	if t.matched == 0 {
+		return
+	}
+	if pd, p := pageOf(d); p != nil {
+		t.movePage(pd, p, delta)
 		return
 	}
 	pos := min(max(t.pos+delta, 0), t.matched-1)

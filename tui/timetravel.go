@@ -238,6 +238,11 @@ func (m *Model) frozenCounts() *momentCounts {
 func (m *Model) pause() {
 	m.paused = !m.paused
 	if m.paused {
+		// A page holds the methods on screen only: the view frozen has
+		// them all, to sort and scroll on its own.
+		if full := m.fullSnapshot(m.snap); full != m.snap {
+			m.snap = full
+		}
 		m.frozen = m.snap
 		if m.cfg.History != nil {
 			m.trip = &travel{at: -1}

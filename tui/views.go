@@ -22,7 +22,7 @@ var samplerMethodCols = func() []column {
 // viewMethods returns the rows of one view: all rows when the snapshot
 // has one view.
 func viewMethods(s *state.Snapshot, sampler bool) []state.Method {
-	if !s.Views {
+	if !s.Views || s.Page != nil { // a page holds the rows of the view asked for
 		return s.Methods
 	}
 	out := make([]state.Method, 0, len(s.Methods))
