@@ -137,14 +137,19 @@ type Aggregator struct {
 	// waits for a lock (else looking again finds what was found).
 	deadlocksAt, eventAt int64
 	deadlocksDirty       bool
-	telemetry            telemetryTable
-	probes               probeTable
-	coverage             coverageTable
-	tree                 stackTree // the call tree (stacktree.go)
-	cost                 costState // what watching costs the JVM (agentcost.go)
-	process              Process
-	unpaired             int64
-	resetAt              time.Time // the latest Reset, wall clock
+	// The deadlocks a snapshot found, and the generation of the locks'
+	// changes (locksGen and the monitors') they were found at: the next
+	// snapshot finds the same while nothing changed.
+	locksGen      uint64
+	deadlocksSeen deadlocksFound
+	telemetry     telemetryTable
+	probes        probeTable
+	coverage      coverageTable
+	tree          stackTree // the call tree (stacktree.go)
+	cost          costState // what watching costs the JVM (agentcost.go)
+	process       Process
+	unpaired      int64
+	resetAt       time.Time // the latest Reset, wall clock
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -240,7 +245,7 @@ func (a *Aggregator) newStream(stream int) {
 	a.telemetry.newStream()
 	a.gc.newStream()
 	a.process.Exited = time.Time{} // a new stream: the process is back (or another one)
-	a.deadlocksDirty = true
+	a.locksChanged()
 	a.polled, a.poll.entries, a.poll.overflow, a.pollUntracked = false, a.poll.entries[:0], 0, 0
 	a.virtual.newStream()
 	clear(a.strangers)
@@ -293,6 +298,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MethodEntry:
 		t := a.threads.get(e.ThreadIDRef, a.stream)
 		now := a.at(e.Time)
+		if t != nil && t.ownsByDepth {
+			a.locksChanged() // back as deep as it held a monitor: its owner again
+		}
 		if t == nil || t.state == ThreadEnded {
 			return
 		}
@@ -308,8 +316,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 		node, cut := a.tree.enter(t, slot)
 		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark(), node: node, cut: cut})
 	case *decode.MethodExit:
-		a.deadlocksDirty = true
 		t := a.threads.get(e.ThreadIDRef, a.stream)
+		if t != nil && t.ownsByDepth {
+			a.locksChanged() // a synchronized frame it holds a monitor in may be gone
+		}
 		now := a.at(e.Time)
 		if t == nil {
 			return
@@ -364,7 +374,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		a.methods.record(slot, e.NumCalls, max(measured(e.BaseTime), 0), -1, measured(e.MinTime), measured(e.MaxTime), cpu)
 	case *decode.MonContendedEnter:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now, &e.Stack)
@@ -387,7 +397,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.block(now, e.ObjIDRef)
 		a.monitors.contend(e.ObjIDRef, t, owner, now)
 	case *decode.MonContendedEntered:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, false, now)
@@ -408,7 +418,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		waited := t.unblock(now)
 		a.monitors.entered(e.ObjIDRef, t, now, waited)
 	case *decode.MonWait:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyBegins(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now, &e.Stack)
@@ -427,7 +437,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.wait(now, e.ObjIDRef, e.Timeout)
 		a.monitors.wait(e.ObjIDRef, t, now)
 	case *decode.MonWaited:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		now := a.at(e.Time)
 		if a.polled {
 			a.historyEnds(a.threads.lookup(e.ThreadIDRef), e.ThreadIDRef, e.ObjIDRef, true, now)
@@ -445,7 +455,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		t.unwait(now)
 		a.monitors.waited(e.ObjIDRef, t, now)
 	case *decode.ThreadState:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		if isVirtualState(e) {
 			a.addVirtual(e)
 		} else {
@@ -460,7 +470,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.SourceNote:
 		a.sourceNote(e)
 	case *decode.ThreadPoll:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		a.applyPoll(e)
 	case *decode.Sample:
 		a.at(e.Time)
@@ -536,7 +546,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.at(e.Time)
 		a.probes.record(e, int64(a.clock.Duration(e.Total)), int64(a.clock.Duration(e.Max)))
 	case *decode.RuntimeShutdown:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		now := a.at(e.Time)
 		if !a.process.Exited.IsZero() && a.process.Exited.UnixNano() <= now {
 			break // told twice in one stream (the agent, then the client finding the process gone): the first is when
@@ -559,8 +569,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			at = a.at(e.Time)
 		}
 		a.threads.start(e, at, a.stream)
+		a.locksChanged() // a deadlock's names
 	case *decode.ThreadEnd:
-		a.deadlocksDirty = true
+		a.locksChanged()
 		now := a.at(e.Time)
 		if t := a.threads.lookup(e.ThreadIDRef); t != nil {
 			a.threadEnded(t, now)
@@ -746,10 +757,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if q.GroupMonitors {
 		s.Monitors = groupMonitors(s.Monitors)
 	}
-	s.Deadlocks = a.monitors.deadlocks(&a.threads)
-	if s.Deadlocks == nil {
-		s.Deadlocks = []Deadlock{} // an empty list in JSON, not null
-	}
+	s.Deadlocks = a.deadlocks()
 	a.deadlog.update(s.Deadlocks, time.Unix(0, nowNS))
 	for i := range s.Deadlocks {
 		s.Deadlocks[i].Since = a.deadlog.since(&s.Deadlocks[i])

@@ -52,6 +52,7 @@ func (m *monitor) setOwner(t *thread) {
 		return
 	}
 	m.owner, m.ownerDepth = t, len(t.calls)
+	t.ownsByDepth = t.ownsByDepth || m.ownerDepth > 0
 }
 
 // currentOwner is the owner, unless it has since returned from the call
@@ -81,7 +82,11 @@ func (m *monitor) removeWaiter(t *thread) {
 // by its class when it first shows up. Only the latest allocations are
 // kept: memory must not grow with the stream.
 type monitorTable struct {
-	byObj     map[int64]*monitor
+	byObj map[int64]*monitor
+	// gen counts the changes to owners and waiters the events do not say
+	// (a poll's present set, monitors expired, classes named), for the
+	// deadlocks found (deadlockfind.go).
+	gen       uint64
 	objClass  map[int64]int64 // object -> class id, for the latest allocations
 	allocs    []int64         // ring of the objects in objClass
 	allocPos  int
@@ -176,6 +181,7 @@ func (mt *monitorTable) classDefined(id int64, name string) {
 	for _, m := range mt.pending[id] {
 		if m.classID == id {
 			m.class, m.classID = name, 0
+			mt.gen++ // a deadlock names its monitors' classes
 		}
 	}
 	delete(mt.pending, id)
@@ -325,6 +331,7 @@ func (mt *monitorTable) expire(limit int) {
 	for _, m := range idle[:min(len(idle), len(mt.byObj)-limit)] {
 		delete(mt.byObj, m.obj)
 	}
+	mt.gen++
 }
 
 // rows lists the monitors at trace time now. For a polled source, live
@@ -386,6 +393,7 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 // threads, the monitors' present: owners and waiters are exactly what the
 // threads' polled and listed states say.
 func (mt *monitorTable) setPresent(a *Aggregator) {
+	mt.gen++
 	for _, m := range mt.byObj {
 		m.owner, m.ownerDepth = nil, 0
 		m.waiters = m.waiters[:0]

@@ -29,6 +29,7 @@ func (a *Aggregator) Restart() {
 	a.methods.gen, a.methods.members, a.methods.window.since = gen, gen, gen
 	a.monitors = monitorTable{}
 	a.monitors.init(a.opts.MaxMonitors, a.opts.MaxRecentAllocations)
+	a.locksChanged()
 	a.gc = gcState{}
 	a.gc.init(a.opts.History)
 	a.objects = objectTable{}

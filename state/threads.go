@@ -59,6 +59,9 @@ type thread struct {
 	// stackShared says a snapshot holds stack: the next one is written to
 	// a new slice, so snapshots can share stacks without copying them.
 	stackShared bool
+	// ownsByDepth: it was seen owning a monitor taken in one of its open
+	// calls, which its exits may release (monitor.currentOwner).
+	ownsByDepth bool
 
 	// From the latest thread poll, for sources that send polls.
 	lockClass string

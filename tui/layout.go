@@ -470,12 +470,13 @@ func frame(title string, body []string, w, h int, focused bool, st *Styles, asci
 	top := bs.Render(tl+hz) + ts.Render(t) + bs.Render(strings.Repeat(hz, max(innerW-1-widthOf(t), 0))+tr)
 	out := make([]string, 0, h)
 	out = append(out, top)
+	side := bs.Render(vt) // the same at every line: styled once
 	for i := 0; i < h-2; i++ {
 		line := ""
 		if i < len(body) {
 			line = body[i]
 		}
-		out = append(out, bs.Render(vt)+padRight(clip(line, innerW), innerW)+bs.Render(vt))
+		out = append(out, side+padRight(clip(line, innerW), innerW)+side)
 	}
 	out = append(out, bs.Render(bl+strings.Repeat(hz, innerW)+br))
 	return out
