@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strconv"
@@ -82,7 +83,8 @@ func (m *monitor) removeWaiter(t *thread) {
 // by its class when it first shows up. Only the latest allocations are
 // kept: memory must not grow with the stream.
 type monitorTable struct {
-	byObj map[int64]*monitor
+	byObj   map[int64]*monitor
+	ordered []*monitor // byObj's monitors by object, remade by rows
 	// gen counts the changes to owners and waiters the events do not say
 	// (a poll's present set, monitors expired, classes named), for the
 	// deadlocks found (deadlockfind.go).
@@ -340,7 +342,15 @@ func (mt *monitorTable) expire(limit int) {
 // count in the maximum and the total.
 func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*monitorLive) []Monitor {
 	out := make([]Monitor, 0, len(mt.byObj))
+	// The rows are made in the order of their objects: sorting the monitors
+	// is cheap, sorting a thousand rows of this size was a tenth of a
+	// millisecond a snapshot.
+	mt.ordered = mt.ordered[:0]
 	for _, m := range mt.byObj {
+		mt.ordered = append(mt.ordered, m)
+	}
+	slices.SortFunc(mt.ordered, func(a, b *monitor) int { return cmp.Compare(a.obj, b.obj) })
+	for _, m := range mt.ordered {
 		r := Monitor{Object: m.obj, Class: m.class, Synchronizer: m.synchronizer, Site: m.site, Enters: m.enters, Waits: m.waits,
 			BlockedSum: time.Duration(m.blockedSum), BlockedMax: time.Duration(m.blockedMax), LastSeen: time.Unix(0, m.lastSeen)}
 		n := m.blockedN
@@ -385,7 +395,7 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 		}
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Object < out[j].Object })
+	clear(mt.ordered) // holds no monitor the table has dropped
 	return out
 }
 

@@ -628,8 +628,35 @@ func clip(s string, w int) string {
 
 // widthOf is the number of cells s takes on screen.
 func widthOf(s string) int {
-	if plain(s) {
-		return len(s)
+	if w, ok := styledASCIIWidth(s); ok {
+		return w
 	}
 	return ansi.StringWidth(s)
+}
+
+// styledASCIIWidth is the width of printable ASCII styled only by SGR
+// sequences (ESC [ params m), what nearly every cell on screen is: a byte
+// a cell, the sequences none. ok is false for anything else (other
+// escapes, controls, UTF-8), which needs the grapheme-aware count, at ten
+// times the cost.
+func styledASCIIWidth(s string) (w int, ok bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c <= 0x7e:
+			w++
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			j := i + 2
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';' || s[j] == ':') {
+				j++
+			}
+			if j == len(s) || s[j] != 'm' {
+				return 0, false
+			}
+			i = j
+		default:
+			return 0, false
+		}
+	}
+	return w, true
 }

@@ -1,6 +1,10 @@
 package tui
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // numRows is a one-column table of numbers for the table's own tests.
 type numRows []int64
@@ -45,5 +49,27 @@ func TestSelectionStaysOnTopUntilMoved(t *testing.T) {
 	tb.layout(rows, 3)
 	if tb.selID != 1 || tb.offset != 0 || tb.chosen {
 		t.Fatalf("after home: selected %d, offset %d, chosen %v", tb.selID, tb.offset, tb.chosen)
+	}
+}
+
+// The fast count of styled ASCII agrees with the grapheme-aware one, and
+// leaves to it what it cannot count.
+func TestStyledASCIIWidthAgreesWithTheFullCount(t *testing.T) {
+	for _, s := range []string{
+		"", "plain", "\x1b[1mbold\x1b[0m", "\x1b[38;2;1;2;3mrgb\x1b[m tail", "\x1b[4:3mcurly\x1b[0m",
+		"é", "\x1b]8;;http://x\x07link\x1b]8;;\x07", "\x1b[1", "tab\there", "\x1b[12Xnot sgr", "日本",
+	} {
+		w, ok := styledASCIIWidth(s)
+		if !ok {
+			continue
+		}
+		if full := ansi.StringWidth(s); w != full {
+			t.Errorf("%q: %d cells, the full count %d", s, w, full)
+		}
+	}
+	for _, s := range []string{"é", "\x1b]8;;u\x07x", "\x1b[1", "a\tb", "\x1b[12X"} {
+		if _, ok := styledASCIIWidth(s); ok {
+			t.Errorf("%q counted fast", s)
+		}
 	}
 }
