@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -654,9 +655,33 @@ func styledASCIIWidth(s string) (w int, ok bool) {
 				return 0, false
 			}
 			i = j
+		case c >= 0x80:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !oneCell(r) {
+				return 0, false
+			}
+			w++
+			i += size - 1
 		default:
 			return 0, false
 		}
 	}
 	return w, true
+}
+
+// oneCell says r is one of the runes the panes draw with (borders, blocks,
+// braille, arrows, Latin letters, dashes and ellipses), each one cell wide
+// whatever the terminal: the fast count's only runes beyond ASCII.
+// TestOneCellRunesAreOneCell checks every one against the full count.
+func oneCell(r rune) bool {
+	switch {
+	case r >= 0xa1 && r <= 0x2ff && r != 0xad: // Latin-1 and Latin letters, not the soft hyphen
+		return true
+	case r >= 0x2010 && r <= 0x2027, // dashes, quotes, bullet, ellipsis
+		r >= 0x2190 && r <= 0x21ff, // arrows
+		r >= 0x2500 && r <= 0x25fc, // box drawing, blocks, shapes (not the two wide squares after)
+		r >= 0x2800 && r <= 0x28ff: // braille
+		return true
+	}
+	return false
 }

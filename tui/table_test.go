@@ -67,9 +67,21 @@ func TestStyledASCIIWidthAgreesWithTheFullCount(t *testing.T) {
 			t.Errorf("%q: %d cells, the full count %d", s, w, full)
 		}
 	}
-	for _, s := range []string{"é", "\x1b]8;;u\x07x", "\x1b[1", "a\tb", "\x1b[12X"} {
+	for _, s := range []string{"日", "\x1b]8;;u\x07x", "\x1b[1", "a\tb", "\x1b[12X"} {
 		if _, ok := styledASCIIWidth(s); ok {
 			t.Errorf("%q counted fast", s)
+		}
+	}
+}
+
+// Every rune the fast count takes for one cell is one cell to the full count.
+func TestOneCellRunesAreOneCell(t *testing.T) {
+	for r := rune(0x80); r < 0x3000; r++ {
+		if !oneCell(r) {
+			continue
+		}
+		if w := ansi.StringWidth(string(r)); w != 1 {
+			t.Errorf("%U: %d cells to the full count", r, w)
 		}
 	}
 }
