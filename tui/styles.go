@@ -40,6 +40,9 @@ type Styles struct {
 	Desc        lipgloss.Style
 	Tab         lipgloss.Style
 	TabActive   lipgloss.Style
+
+	// table are the styles above a table applies, worked out once.
+	table tablePainters
 }
 
 // Theme names.
@@ -57,7 +60,7 @@ func NewStyles(theme string) Styles {
 	}
 	green, yellow, red, magenta, cyan, orange := c("35"), c("178"), c("160"), c("170"), c("37"), c("208")
 	s := lipgloss.NewStyle()
-	return Styles{
+	st := Styles{
 		Title:       s.Bold(true).Foreground(accent),
 		Label:       s.Foreground(muted),
 		Value:       s.Foreground(fg).Bold(true),
@@ -88,6 +91,8 @@ func NewStyles(theme string) Styles {
 		Tab:         s.Foreground(muted),
 		TabActive:   s.Foreground(accent).Bold(true).Underline(true),
 	}
+	st.table = newTablePainters(&st)
+	return st
 }
 
 // PlainStyles renders nothing but text: for --batch.

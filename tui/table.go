@@ -504,9 +504,9 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 			continue
 		}
 		title := c.title
-		style := st.ColHeader
+		style := &st.table.header
 		if i == t.sortCol {
-			style = st.ColSorted
+			style = &st.table.sorted
 			if t.descending() {
 				title += "▼"
 			} else {
@@ -516,7 +516,7 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 		if hb.Len() > 0 {
 			hb.WriteByte(' ')
 		}
-		hb.WriteString(style.Render(fit(title, ws[i], c.right)))
+		hb.WriteString(style.paint(fit(title, ws[i], c.right)))
 	}
 	lines = append(lines, clip(hb.String(), width))
 	t.layout(d, height-1)
@@ -539,18 +539,18 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 			}
 			cell := fit(text, ws[i], c.right)
 			if h := d.CellStyle(r, i); h != hintNone && !(focused && d.ID(r) == t.selID) {
-				cell = hintStyle(st, h).Render(cell)
+				cell = st.table.hint(h).paint(cell)
 			}
 			b.WriteString(cell)
 		}
 		line := padRight(b.String(), width)
 		switch {
 		case focused && t.hasSel && d.ID(r) == t.selID:
-			line = st.Selected.Render(ansi.Strip(line))
+			line = st.table.selected.paint(ansi.Strip(line))
 		case d.Kind(r) == rowDim:
-			line = st.Ended.Render(ansi.Strip(line))
+			line = st.table.ended.paint(ansi.Strip(line))
 		case d.Kind(r) == rowAlert:
-			line = st.Bad.Render(ansi.Strip(line))
+			line = st.table.alert.paint(ansi.Strip(line))
 		}
 		lines = append(lines, line)
 	}
