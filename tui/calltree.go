@@ -9,7 +9,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/proftop/proftop/state"
 )
@@ -421,10 +420,10 @@ func (m *Model) icicle(root int32, width, height int) []string {
 }
 
 // flameStyle colors a frame by its name, so that a method keeps its color.
-func (m *Model) flameStyle(name string) *lipgloss.Style {
+func (m *Model) flameStyle(name string) *Style {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	styles := []*lipgloss.Style{&m.st.Running, &m.st.Parked, &m.st.Waiting, &m.st.Native, &m.st.Spark, &m.st.SparkAlt}
+	styles := []*Style{&m.st.Running, &m.st.Parked, &m.st.Waiting, &m.st.Native, &m.st.Spark, &m.st.SparkAlt}
 	return styles[h.Sum32()%uint32(len(styles))]
 }
 

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/lipgloss/v2"
-
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/state"
 )
@@ -219,7 +217,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		lines = append(lines, clip(st.Bad.Render(fmt.Sprintf("■ %s exited at %s", who, s.Process.Exited.Local().Format("15:04:05"))), width))
 	}
 	// Causes and errors are wrapped, not cut: their end says what was wrong.
-	say := func(style lipgloss.Style, text string) {
+	say := func(style Style, text string) {
 		for _, l := range wrapWords(text, width, 3) {
 			lines = append(lines, style.Render(l))
 		}

@@ -1,31 +1,34 @@
 package tui
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
-// A painter styles text exactly as its lipgloss style does, in both
-// themes, for every style a table applies.
-func TestPaintersStyleAsLipgloss(t *testing.T) {
-	texts := []string{"x", "running", "  12.5 ms", "Object.wait ▲", "é…", "a\tb", "two\nlines", ""}
+// Every style of both themes styles text exactly as its lipgloss style
+// does, and all but the underlined ones skip lipgloss's work for a line.
+func TestStylesRenderAsLipgloss(t *testing.T) {
+	texts := []string{"x", "running", "  12.5 ms", "Object.wait ▲", "é…", "a\tb", "two\nlines", "", "\x1b[1mstyled\x1b[m"}
 	for _, theme := range []string{ThemeDark, ThemeLight} {
 		st := NewStyles(theme)
-		tp := &st.table
-		painters := map[string]*painter{"header": &tp.header, "sorted": &tp.sorted, "selected": &tp.selected, "ended": &tp.ended, "alert": &tp.alert}
-		for h := range tp.hints {
-			painters["hint"+string(rune('0'+h))] = &tp.hints[h]
-		}
+		v := reflect.ValueOf(&st).Elem()
 		wrapped := 0
-		for name, p := range painters {
-			if p.wraps {
+		for i := range v.NumField() {
+			name, s := v.Type().Field(i).Name, v.Field(i).Addr().Interface().(*Style)
+			if s.wraps {
 				wrapped++
 			}
-			for _, s := range texts {
-				if got, want := p.paint(s), p.style.Render(s); got != want {
-					t.Errorf("%s %s %q: %q, lipgloss %q", theme, name, s, got, want)
+			for _, text := range texts {
+				if got, want := s.Render(text), s.Style.Render(text); got != want {
+					t.Errorf("%s %s %q: %q, lipgloss %q", theme, name, text, got, want)
 				}
 			}
+			if got, want := s.Render("a", "b"), s.Style.Render("a", "b"); got != want {
+				t.Errorf("%s %s two strings: %q, lipgloss %q", theme, name, got, want)
+			}
 		}
-		if wrapped < len(painters)-1 { // the sorted header's underline is lipgloss's
-			t.Errorf("%s: only %d of %d painters wrap", theme, wrapped, len(painters))
+		if wrapped < v.NumField()-2 { // ColSorted and TabActive are underlined
+			t.Errorf("%s: only %d of %d styles wrap", theme, wrapped, v.NumField())
 		}
 	}
 }

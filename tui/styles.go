@@ -11,38 +11,35 @@ import (
 // as the terminal (or NO_COLOR) requires, so every meaning also has a
 // non-color cue (bold, reverse, a symbol).
 type Styles struct {
-	Title       lipgloss.Style
-	Label       lipgloss.Style
-	Value       lipgloss.Style
-	Muted       lipgloss.Style
-	Good        lipgloss.Style
-	Warn        lipgloss.Style
-	Bad         lipgloss.Style
-	Paused      lipgloss.Style
-	Deadlock    lipgloss.Style
-	Border      lipgloss.Style
-	BorderFocus lipgloss.Style
-	PaneTitle   lipgloss.Style
-	PaneFocus   lipgloss.Style
-	ColHeader   lipgloss.Style
-	ColSorted   lipgloss.Style
-	Selected    lipgloss.Style
-	Ended       lipgloss.Style
-	Running     lipgloss.Style
-	Native      lipgloss.Style
-	Blocked     lipgloss.Style
-	Parked      lipgloss.Style
-	Waiting     lipgloss.Style
-	Sleeping    lipgloss.Style
-	Spark       lipgloss.Style
-	SparkAlt    lipgloss.Style
-	Key         lipgloss.Style
-	Desc        lipgloss.Style
-	Tab         lipgloss.Style
-	TabActive   lipgloss.Style
-
-	// table are the styles above a table applies, worked out once.
-	table tablePainters
+	Title       Style
+	Label       Style
+	Value       Style
+	Muted       Style
+	Good        Style
+	Warn        Style
+	Bad         Style
+	Paused      Style
+	Deadlock    Style
+	Border      Style
+	BorderFocus Style
+	PaneTitle   Style
+	PaneFocus   Style
+	ColHeader   Style
+	ColSorted   Style
+	Selected    Style
+	Ended       Style
+	Running     Style
+	Native      Style
+	Blocked     Style
+	Parked      Style
+	Waiting     Style
+	Sleeping    Style
+	Spark       Style
+	SparkAlt    Style
+	Key         Style
+	Desc        Style
+	Tab         Style
+	TabActive   Style
 }
 
 // Theme names.
@@ -61,37 +58,36 @@ func NewStyles(theme string) Styles {
 	green, yellow, red, magenta, cyan, orange := c("35"), c("178"), c("160"), c("170"), c("37"), c("208")
 	s := lipgloss.NewStyle()
 	st := Styles{
-		Title:       s.Bold(true).Foreground(accent),
-		Label:       s.Foreground(muted),
-		Value:       s.Foreground(fg).Bold(true),
-		Muted:       s.Foreground(muted),
-		Good:        s.Foreground(green),
-		Warn:        s.Foreground(yellow).Bold(true),
-		Bad:         s.Foreground(red).Bold(true),
-		Paused:      s.Bold(true).Reverse(true).Foreground(yellow),
-		Deadlock:    s.Bold(true).Reverse(true).Foreground(red),
-		Border:      s.Foreground(border),
-		BorderFocus: s.Foreground(accent),
-		PaneTitle:   s.Foreground(fg),
-		PaneFocus:   s.Foreground(accent).Bold(true),
-		ColHeader:   s.Foreground(muted).Bold(true),
-		ColSorted:   s.Foreground(accent).Bold(true).Underline(true),
-		Selected:    s.Reverse(true),
-		Ended:       s.Foreground(muted).Faint(true),
-		Running:     s.Foreground(green),
-		Native:      s.Foreground(cyan),
-		Blocked:     s.Foreground(red).Bold(true),
-		Parked:      s.Foreground(orange),
-		Waiting:     s.Foreground(yellow),
-		Sleeping:    s.Foreground(muted),
-		Spark:       s.Foreground(accent),
-		SparkAlt:    s.Foreground(magenta),
-		Key:         s.Foreground(accent).Bold(true),
-		Desc:        s.Foreground(muted),
-		Tab:         s.Foreground(muted),
-		TabActive:   s.Foreground(accent).Bold(true).Underline(true),
+		Title:       newStyle(s.Bold(true).Foreground(accent)),
+		Label:       newStyle(s.Foreground(muted)),
+		Value:       newStyle(s.Foreground(fg).Bold(true)),
+		Muted:       newStyle(s.Foreground(muted)),
+		Good:        newStyle(s.Foreground(green)),
+		Warn:        newStyle(s.Foreground(yellow).Bold(true)),
+		Bad:         newStyle(s.Foreground(red).Bold(true)),
+		Paused:      newStyle(s.Bold(true).Reverse(true).Foreground(yellow)),
+		Deadlock:    newStyle(s.Bold(true).Reverse(true).Foreground(red)),
+		Border:      newStyle(s.Foreground(border)),
+		BorderFocus: newStyle(s.Foreground(accent)),
+		PaneTitle:   newStyle(s.Foreground(fg)),
+		PaneFocus:   newStyle(s.Foreground(accent).Bold(true)),
+		ColHeader:   newStyle(s.Foreground(muted).Bold(true)),
+		ColSorted:   newStyle(s.Foreground(accent).Bold(true).Underline(true)),
+		Selected:    newStyle(s.Reverse(true)),
+		Ended:       newStyle(s.Foreground(muted).Faint(true)),
+		Running:     newStyle(s.Foreground(green)),
+		Native:      newStyle(s.Foreground(cyan)),
+		Blocked:     newStyle(s.Foreground(red).Bold(true)),
+		Parked:      newStyle(s.Foreground(orange)),
+		Waiting:     newStyle(s.Foreground(yellow)),
+		Sleeping:    newStyle(s.Foreground(muted)),
+		Spark:       newStyle(s.Foreground(accent)),
+		SparkAlt:    newStyle(s.Foreground(magenta)),
+		Key:         newStyle(s.Foreground(accent).Bold(true)),
+		Desc:        newStyle(s.Foreground(muted)),
+		Tab:         newStyle(s.Foreground(muted)),
+		TabActive:   newStyle(s.Foreground(accent).Bold(true).Underline(true)),
 	}
-	st.table = newTablePainters(&st)
 	return st
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -504,9 +503,9 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 			continue
 		}
 		title := c.title
-		style := &st.table.header
+		style := &st.ColHeader
 		if i == t.sortCol {
-			style = &st.table.sorted
+			style = &st.ColSorted
 			if t.descending() {
 				title += "▼"
 			} else {
@@ -516,7 +515,7 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 		if hb.Len() > 0 {
 			hb.WriteByte(' ')
 		}
-		hb.WriteString(style.paint(fit(title, ws[i], c.right)))
+		hb.WriteString(style.Render(fit(title, ws[i], c.right)))
 	}
 	lines = append(lines, clip(hb.String(), width))
 	t.layout(d, height-1)
@@ -539,18 +538,18 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 			}
 			cell := fit(text, ws[i], c.right)
 			if h := d.CellStyle(r, i); h != hintNone && !(focused && d.ID(r) == t.selID) {
-				cell = st.table.hint(h).paint(cell)
+				cell = hintStyle(st, h).Render(cell)
 			}
 			b.WriteString(cell)
 		}
 		line := padRight(b.String(), width)
 		switch {
 		case focused && t.hasSel && d.ID(r) == t.selID:
-			line = st.table.selected.paint(ansi.Strip(line))
+			line = st.Selected.Render(ansi.Strip(line))
 		case d.Kind(r) == rowDim:
-			line = st.table.ended.paint(ansi.Strip(line))
+			line = st.Ended.Render(ansi.Strip(line))
 		case d.Kind(r) == rowAlert:
-			line = st.table.alert.paint(ansi.Strip(line))
+			line = st.Bad.Render(ansi.Strip(line))
 		}
 		lines = append(lines, line)
 	}
@@ -560,23 +559,26 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 	return lines
 }
 
-func hintStyle(st *Styles, h cellHint) lipgloss.Style {
+func hintStyle(st *Styles, h cellHint) *Style {
 	switch h {
 	case hintRunning:
-		return st.Running
+		return &st.Running
 	case hintNative:
-		return st.Native
+		return &st.Native
 	case hintBlocked:
-		return st.Blocked
+		return &st.Blocked
 	case hintParked:
-		return st.Parked
+		return &st.Parked
 	case hintWaiting:
-		return st.Waiting
+		return &st.Waiting
 	case hintSleeping:
-		return st.Sleeping
+		return &st.Sleeping
 	}
-	return lipgloss.Style{}
+	return &noStyle
 }
+
+// noStyle leaves text as it is.
+var noStyle Style
 
 // plain reports whether s is printable ASCII only: one cell per byte, no
 // escape sequences, so widths need no grapheme segmentation.
