@@ -459,6 +459,7 @@ func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *method
 	}
 	span := now - tt.prevAt
 	if cap(out) >= len(tt.all) {
+		clear(out[len(tt.all):cap(out)]) // rows of threads since dropped: nothing of theirs kept
 		out = out[:len(tt.all)]
 	} else {
 		out = make([]Thread, len(tt.all))
