@@ -167,6 +167,12 @@ type Aggregator struct {
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
 	freeThreads [][]Thread
+	// Released monitor rows, object classes and their histories, as the
+	// threads: a snapshot of a thousand monitors and two thousand classes
+	// otherwise allocates most of a megabyte.
+	freeMonitors  [][]Monitor
+	freeClasses   [][]ObjectClass
+	freeHistories [][]int64
 }
 
 // New returns an empty aggregator.
@@ -651,7 +657,14 @@ func (a *Aggregator) Release(s *Snapshot) {
 		// rows point to (names, stacks) is the threads' own, alive anyway.
 		a.freeThreads = append(a.freeThreads, s.Threads[:0])
 	}
-	s.Methods, s.Threads = nil, nil
+	if len(a.freeMonitors) < 2 && s.Monitors != nil {
+		a.freeMonitors = append(a.freeMonitors, s.Monitors[:0])
+	}
+	if len(a.freeClasses) < 2 && s.Objects.Classes != nil {
+		a.freeClasses = append(a.freeClasses, s.Objects.Classes[:0])
+		a.freeHistories = append(a.freeHistories, s.objectHistories[:0])
+	}
+	s.Methods, s.Threads, s.Monitors, s.Objects.Classes, s.objectHistories = nil, nil, nil, nil, nil
 }
 
 // methodBuffer is a released method table, the generation it was built
@@ -755,7 +768,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	}
 	s.Names = a.methods.names
 	s.Samples = SampleCounts{Window: a.methods.window.self.samples, Cumulative: a.methods.samples}
-	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS))
+	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS), reuse(&a.freeMonitors))
 	if q.GroupMonitors {
 		s.Monitors = groupMonitors(s.Monitors)
 	}
@@ -766,7 +779,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	}
 	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
 	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
-	s.Objects, s.HasObjects = a.objects.rows(nowNS)
+	s.Objects, s.objectHistories, s.HasObjects = a.objects.rows(nowNS, reuse(&a.freeClasses), reuse(&a.freeHistories))
 	s.Telemetry, s.TelemetryProblems = a.telemetry.snapshot(q.Telemetry)
 	s.TelemetryWindow = a.opts.TelemetryWindow
 	s.TelemetryDropped, s.TelemetryUndeclared = a.telemetry.dropped, a.telemetry.undeclared

@@ -1,7 +1,9 @@
 package state
 
 import (
+	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -458,7 +460,8 @@ func TestOwnerLeavesWithItsFrame(t *testing.T) {
 	}
 }
 
-// A method table patched from a released snapshot equals one built afresh.
+// Tables patched or refilled from a released snapshot (methods, threads,
+// monitors, object classes) equal those built afresh.
 func TestReusedSnapshotsEqualFreshOnes(t *testing.T) {
 	w := simulator.NewWorld(simulator.Config{Seed: 5, Start: t0})
 	reusing, fresh := New(Options{}), New(Options{})
@@ -485,6 +488,19 @@ func TestReusedSnapshotsEqualFreshOnes(t *testing.T) {
 			if got.Methods[i] != want.Methods[i] {
 				t.Fatalf("round %d, row %d: %+v against %+v", round, i, got.Methods[i], want.Methods[i])
 			}
+		}
+		// Printed, not DeepEqual: an unknown CPU share is NaN, unequal to itself.
+		if fmt.Sprintf("%+v", got.Threads) != fmt.Sprintf("%+v", want.Threads) {
+			t.Fatalf("round %d: threads differ from a fresh snapshot's", round)
+		}
+		if !reflect.DeepEqual(got.Monitors, want.Monitors) {
+			t.Fatalf("round %d: monitors differ from a fresh snapshot's", round)
+		}
+		if fmt.Sprintf("%+v", got.Objects) != fmt.Sprintf("%+v", want.Objects) {
+			t.Fatalf("round %d: objects differ from a fresh snapshot's", round)
+		}
+		if round > 2 && (len(got.Threads) == 0 || len(got.Monitors) == 0 || len(got.Objects.Classes) == 0) {
+			t.Fatalf("round %d: %d threads, %d monitors, %d classes: nothing reused", round, len(got.Threads), len(got.Monitors), len(got.Objects.Classes))
 		}
 		reusing.Release(prev)
 		prev = got

@@ -242,13 +242,13 @@ func (ot *objectTable) span(now int64) (secs float64, shown time.Duration) {
 }
 
 // rows lists the classes as of trace time now.
-func (ot *objectTable) rows(now int64) (Objects, bool) {
+func (ot *objectTable) rows(now int64, classes []ObjectClass, histories []int64) (Objects, []int64, bool) {
 	if !ot.active {
-		return Objects{}, false
+		return Objects{}, nil, false
 	}
 	secs, span := ot.span(now)
 	out := Objects{Window: span, Tracked: int64(len(ot.classOf)), Untracked: ot.untracked,
-		Dropped: ot.dropped, Overflow: ot.overflow, FreesReported: ot.freesSeen, Classes: make([]ObjectClass, 0, len(ot.byName))}
+		Dropped: ot.dropped, Overflow: ot.overflow, FreesReported: ot.freesSeen, Classes: slices.Grow(classes[:0], len(ot.byName))}
 	if ot.sorted == nil {
 		ot.sorted = make([]*objectClass, 0, len(ot.byName))
 		for _, c := range ot.byName {
@@ -257,7 +257,7 @@ func (ot *objectTable) rows(now int64) (Objects, bool) {
 		slices.SortFunc(ot.sorted, func(a, b *objectClass) int { return strings.Compare(a.name, b.name) })
 	}
 	// One array holds every class's history: one allocation, not one per class.
-	histories := make([]int64, len(ot.sorted)*objectsHistory)
+	histories = slices.Grow(histories[:0], len(ot.sorted)*objectsHistory)[:len(ot.sorted)*objectsHistory]
 	for n, c := range ot.sorted {
 		ot.tick(c, now)
 		r := ObjectClass{Class: c.name, Live: c.live, Allocs: c.allocs, Frees: c.frees, Bytes: c.bytes, Sampled: c.sampled}
@@ -283,7 +283,8 @@ func (ot *objectTable) rows(now int64) (Objects, bool) {
 		out.CensusTotal = ot.census.total
 		countedByCensus(&out)
 	}
-	return out, true
+	clear(out.Classes[len(out.Classes):cap(out.Classes)]) // nothing kept of a reused table's other rows
+	return out, histories, true
 }
 
 // countedByCensus gives the classes of a source that reports no

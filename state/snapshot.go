@@ -563,6 +563,9 @@ type Snapshot struct {
 
 	gen     uint32 // generation of the method table, for reuse
 	picture bool   // a picture of the history: its tables are not the aggregator's to reuse
+	// objectHistories is the array the object classes' histories are cut
+	// from, handed back with them by Release.
+	objectHistories []int64
 }
 
 // Percent is a method's share of all self time (of its view).
