@@ -617,9 +617,14 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	}
 	// No pause seen (attached after them, or a source that reports none):
 	// unknown, not 0.
+	// A pause timed at 0 is one shorter than the source's clock tells
+	// apart: rbkit stamps collections to the millisecond.
 	pause := func(d time.Duration) string {
-		if len(g.Pauses) == 0 && d == 0 {
+		switch {
+		case len(g.Pauses) == 0 && d == 0:
 			return "–"
+		case d == 0:
+			return "<1ms"
 		}
 		return dur(d)
 	}
