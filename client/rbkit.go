@@ -152,6 +152,12 @@ type RbkitSource struct {
 	// lostBefore is the frames lost by the connections before this one to
 	// the same process; only the Run goroutine touches it.
 	lostBefore int64
+	// firstHandshake is when the first handshake with this process was
+	// made: rbkit stamps a handshake when it is made, and no start of the
+	// process is known, so the process is said to have been up since then
+	// across reconnections, not since the latest. Only the Run goroutine
+	// touches it.
+	firstHandshake decode.Ticks
 }
 
 // NewRbkitSource returns a source; call Run.
@@ -286,9 +292,13 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	if err != nil {
 		return false, fmt.Errorf("handshake: %w", err)
 	}
+	previous := s.hs.PID
 	hs, err := s.handshake(reply)
 	if err != nil {
 		return false, err
+	}
+	if hs.PID != previous {
+		s.firstHandshake = 0 // another process
 	}
 	s.mu.Lock()
 	s.up = true
@@ -330,6 +340,12 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	frames := decode.NewRbkitFrames(decode.Options{MaxMessageSize: s.cfg.MaxMessageSize})
 	if evs, err := frames.Decode(reply, 0); err == nil {
 		for _, ev := range evs {
+			if pc, ok := ev.(*decode.ProcessCreate); ok {
+				if s.firstHandshake == 0 {
+					s.firstHandshake = pc.Time
+				}
+				pc.Time = s.firstHandshake
+			}
 			if err := s.pump.add(conn, ev); err != nil {
 				return true, err
 			}

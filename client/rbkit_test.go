@@ -325,3 +325,40 @@ func TestRbkitServerThatHangs(t *testing.T) {
 		t.Fatalf("a command once the server goes on: %v", err)
 	}
 }
+
+// rbkit stamps its handshake when it is made: the same process found again
+// after a reconnection is said to be up since the first handshake, and
+// another process since its own.
+func TestRbkitProcessUpSinceTheFirstHandshake(t *testing.T) {
+	first := startRbkit(t, rbkitsim.Config{Flush: 50 * time.Millisecond, PID: 5})
+	pub, req := first.PubPort(), first.ReqPort()
+	s, c, _ := runRbkit(t, first, RbkitConfig{Reconnect: true, ReconnectMin: 50 * time.Millisecond, ReconnectMax: 200 * time.Millisecond, Quiet: 500 * time.Millisecond})
+	restart := func(pid, streams int) {
+		t.Helper()
+		waitFor(t, "the loss noticed", 20*time.Second, func() bool { return s.Status().State == StateReconnecting })
+		srv, err := rbkitsim.Start(rbkitsim.Config{Flush: 50 * time.Millisecond, PID: pid, PubAddr: rbkitsim.Addr(pub), ReqAddr: rbkitsim.Addr(req)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		waitFor(t, "the server found again", 30*time.Second, func() bool {
+			return s.Status().Streams == streams && c.count(decode.KindProcessCreate) == streams
+		})
+		if streams == 2 {
+			srv.Close()
+		}
+	}
+	waitFor(t, "the first handshake", 20*time.Second, func() bool { return c.count(decode.KindProcessCreate) == 1 })
+	time.Sleep(20 * time.Millisecond) // the next handshake is stamped later
+	first.Close()
+	restart(5, 2)
+	restart(6, 3)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.starts[1] != c.starts[0] {
+		t.Errorf("the same process reconnected: up since %d, first handshake %d", c.starts[1], c.starts[0])
+	}
+	if c.starts[2] <= c.starts[0] {
+		t.Errorf("another process: up since %d, not after the first's %d", c.starts[2], c.starts[0])
+	}
+}

@@ -41,6 +41,8 @@ type consumer struct {
 	events  []string // JSON of the first keep events
 	keep    int
 	done    chan struct{}
+	// starts are the processes' start times, as each ProcessCreate says.
+	starts []decode.Ticks
 }
 
 func consume(src Source, keep int) *consumer {
@@ -52,6 +54,9 @@ func consume(src Source, keep int) *consumer {
 			for _, ev := range b.Events() {
 				c.kinds[ev.Kind()]++
 				c.streams[b.Stream]++
+				if pc, ok := ev.(*decode.ProcessCreate); ok {
+					c.starts = append(c.starts, pc.Time)
+				}
 				if len(c.events) < c.keep {
 					c.events = append(c.events, string(decode.AppendJSON(nil, ev, b.Clock, nil)))
 				}
