@@ -2,6 +2,7 @@ package state
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,5 +72,23 @@ func TestDeadlockFollowsTheOwnersFrames(t *testing.T) {
 	feed(a, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 10, Ticket: 3, Time: ms(6)})
 	if n, want := count(), len(a.monitors.deadlocks(&a.threads)); n != want {
 		t.Fatalf("%d deadlocks, afresh %d", n, want)
+	}
+}
+
+// An allocation that names a deadlocked monitor's class is in the next
+// snapshot's deadlock, as a search afresh finds it.
+func TestKeptDeadlockLearnsItsMonitorsClass(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	feed(a,
+		&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 5, ThreadOwner: 1, Time: ms(3)},
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 6, ThreadOwner: 2, Time: ms(4)},
+	)
+	if d := a.Snapshot(t0, Query{CallersOf: -1}).Deadlocks; len(d) != 1 || slices.Contains(d[0].Classes, "com.acme.Cache") {
+		t.Fatalf("before the allocation: %+v", d)
+	}
+	feed(a, &decode.ObjAlloc{ObjID: 5, ClassIDRef: 1, Time: ms(5)})
+	if d := a.Snapshot(t0, Query{CallersOf: -1}).Deadlocks; len(d) != 1 || !slices.Contains(d[0].Classes, "com.acme.Cache") {
+		t.Fatalf("the class named after: %+v", d)
 	}
 }

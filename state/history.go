@@ -318,7 +318,7 @@ func heldUp(s *Snapshot) int {
 func NewPicture(s *Snapshot, at time.Time, rows int) *Picture {
 	p := &Picture{At: at, Held: heldUp(s), Of: Kept{Threads: len(s.Threads), Methods: len(s.Methods), Monitors: len(s.Monitors)}}
 	c := *s
-	c.picture, c.gen = true, noGen
+	c.picture, c.gen, c.objectHistories = true, noGen, nil // its classes' histories are copies
 	c.Threads = keepThreads(s, rows)
 	c.Methods, c.Names, p.methodSlots = keepMethods(s, rows)
 	c.Since = nil

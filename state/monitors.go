@@ -151,6 +151,7 @@ func (mt *monitorTable) makeRoom() bool {
 func (mt *monitorTable) name(m *monitor, classID int64) {
 	if name, ok := mt.classes[classID]; ok {
 		m.class, m.classID = name, 0
+		mt.gen++ // a deadlock names its monitors' classes
 		return
 	}
 	if m.classID == classID {
@@ -330,10 +331,13 @@ func (mt *monitorTable) expire(limit int) {
 		}
 	}
 	sort.Slice(idle, func(i, j int) bool { return idle[i].lastSeen < idle[j].lastSeen })
-	for _, m := range idle[:min(len(idle), len(mt.byObj)-limit)] {
+	drop := idle[:min(len(idle), len(mt.byObj)-limit)]
+	for _, m := range drop {
 		delete(mt.byObj, m.obj)
 	}
-	mt.gen++
+	if len(drop) > 0 {
+		mt.gen++
+	}
 }
 
 // rows lists the monitors at trace time now. For a polled source, live
