@@ -13,15 +13,20 @@ import (
 //
 // An entry is the slot's distance from the previous entry's, a byte of
 // flags saying which of the rarer fields follow, then calls, self, total,
-// and those fields.
+// and those fields. Most entries of a wide window are a method called once
+// in the second, without callees: its total is its self time, and its min
+// and max are its total; flags say so instead of the three varints, which
+// halves such an entry (about 6 bytes instead of 15).
 type windowBucket []byte
 
 const (
-	hasCPU     = 1 << iota // cpu follows
-	hasMin                 // min follows (else math.MaxInt64: no timed call)
-	hasMax                 // max follows (else -1)
-	hasSamples             // samples and totalSamples follow
-	hasOwnCPU              // ownCPU follows
+	hasCPU         = 1 << iota // cpu follows
+	hasMin                     // min follows (else math.MaxInt64: no timed call)
+	hasMax                     // max follows (else -1)
+	hasSamples                 // samples and totalSamples follow
+	hasOwnCPU                  // ownCPU follows
+	totalIsSelf                // total does not follow: it is self
+	minMaxAreTotal             // neither min nor max follows: both are total
 )
 
 // appendEntry packs one method's figures; prev is the previous entry's slot.
@@ -30,11 +35,19 @@ func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
 	if f.cpu != 0 {
 		flags |= hasCPU
 	}
-	if f.min != math.MaxInt64 {
-		flags |= hasMin
+	if f.total == f.self {
+		flags |= totalIsSelf
 	}
-	if f.max != -1 {
-		flags |= hasMax
+	switch {
+	case f.min != math.MaxInt64 && f.min == f.total && f.max == f.total:
+		flags |= minMaxAreTotal
+	default:
+		if f.min != math.MaxInt64 {
+			flags |= hasMin
+		}
+		if f.max != -1 {
+			flags |= hasMax
+		}
 	}
 	if f.samples != 0 || f.totalSamples != 0 {
 		flags |= hasSamples
@@ -46,7 +59,9 @@ func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
 	b = append(b, flags)
 	b = binary.AppendVarint(b, f.calls)
 	b = binary.AppendVarint(b, f.self)
-	b = binary.AppendVarint(b, f.total)
+	if flags&totalIsSelf == 0 {
+		b = binary.AppendVarint(b, f.total)
+	}
 	if flags&hasCPU != 0 {
 		b = binary.AppendVarint(b, f.cpu)
 	}
@@ -82,8 +97,15 @@ func (b windowBucket) entry(pos int, prev int32) (slot int32, f figures, next in
 	slot = prev + int32(uv())
 	flags := b[pos]
 	pos++
-	f.calls, f.self, f.total = sv(), sv(), sv()
+	f.calls, f.self = sv(), sv()
+	f.total = f.self
+	if flags&totalIsSelf == 0 {
+		f.total = sv()
+	}
 	f.min, f.max = math.MaxInt64, -1
+	if flags&minMaxAreTotal != 0 {
+		f.min, f.max = f.total, f.total
+	}
 	if flags&hasCPU != 0 {
 		f.cpu = sv()
 	}
