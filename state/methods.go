@@ -79,15 +79,15 @@ type methodStat struct {
 	lineMixed  bool // a sampled label seen at two first lines: line unknown
 }
 
-// methodInfo is the rest of a method: its window and its definition.
+// methodInfo is the rest of a method's figures and marks: its window.
+// Its names are apart (methodText), so that these, 100,000 of them in a
+// wide picture, hold no pointer for the collector to look through.
 type methodInfo struct {
-	win       figures // completed buckets of the window
-	classID   int64   // of the current stream, while the class is unknown
-	cur       int32   // its figures in curs, while touched
-	name, sig string
-	key       string // its key in byKey
-	mark      uint32 // last pass that visited it (a stack sample, an expiry)
-	into      int32  // the slot a dead slot was merged into
+	win     figures // completed buckets of the window
+	classID int64   // of the current stream, while the class is unknown
+	cur     int32   // its figures in curs, while touched
+	mark    uint32  // last pass that visited it (a stack sample, an expiry)
+	into    int32   // the slot a dead slot was merged into
 }
 
 // callerCount counts the calls of a method from one caller.
@@ -106,6 +106,7 @@ const maxCallers = 8
 type methodTable struct {
 	stats []methodStat
 	info  []methodInfo
+	texts []methodText // by slot: its key, name and signature
 	mark  uint32
 
 	// Incremental cumulative rows: gens[slot] is the generation of the
@@ -214,9 +215,9 @@ func (mt *methodTable) room(nameBytes int) bool {
 }
 
 // newSlot makes a slot for a method whose names take nameBytes bytes;
-// -1, and the method counted as not tracked, when the table is full. key
-// is its key in byKey; "" for a frame's slot, which byFrame finds.
-func (mt *methodTable) newSlot(key, display string, nameBytes int) int32 {
+// -1, and the method counted as not tracked, when the table is full. Its
+// text's key goes in byKey; a frame's slot byFrame finds.
+func (mt *methodTable) newSlot(text methodText, display string, nameBytes int) int32 {
 	if !mt.room(nameBytes) {
 		mt.refused.addName(display)
 		return -1
@@ -225,15 +226,15 @@ func (mt *methodTable) newSlot(key, display string, nameBytes int) int32 {
 	slot := int32(len(mt.stats))
 	mt.stats = append(mt.stats, methodStat{})
 	mt.info = append(mt.info, methodInfo{})
+	mt.texts = append(mt.texts, text)
 	mt.gens = append(mt.gens, mt.gen)
 	mt.names = append(mt.names, display)
 	mt.callers = append(mt.callers, nil)
 	mt.window.at = append(mt.window.at, 0)
 	mt.noteChanged(slot)
-	if key != "" {
+	if key := text.key(); key != "" {
 		mt.byKey[key] = slot
 	}
-	mt.info[slot].key = key
 	return slot
 }
 
@@ -249,7 +250,7 @@ func (mt *methodTable) byID(id int64) int32 {
 		mt.refused.addName(name)
 		return -1
 	}
-	slot := mt.newSlot(key, name, len(key))
+	slot := mt.newSlot(provisionalText(key), name, len(key))
 	mt.ids.set(id, slot, len(mt.stats))
 	return slot
 }
@@ -276,9 +277,9 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		} else {
 			// Named now: its names count instead of the provisional key
 			// (a slot made already may take the table a name over its bound).
-			mt.nameBytes += int64(len(key) + len(e.Name) + len(e.Signature) - len(mt.info[prov].key))
-			delete(mt.byKey, mt.info[prov].key)
-			mt.byKey[key], mt.info[prov].key = prov, key
+			mt.nameBytes += int64(len(key) + len(e.Name) + len(e.Signature) - len(mt.texts[prov].key()))
+			delete(mt.byKey, mt.texts[prov].key())
+			mt.byKey[key] = prov
 			mt.setName(prov, display)
 			slot, seen = prov, true
 		}
@@ -290,11 +291,12 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 			mt.refused.addName("method#" + strconv.FormatInt(e.MethodID, 10))
 			return
 		}
-		slot = mt.newSlot(key, display, cost)
+		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), display, cost)
 	}
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
 	in := &mt.info[slot]
-	in.name, in.sig = e.Name, e.Signature
+	// The name and signature as the key holds them: the decoder's are not kept.
+	mt.texts[slot] = keyText(key, len(class), len(e.Name), len(e.Signature))
 	mt.stats[slot].line = e.StartLineNumber
 	mt.apart(slot, display)
 	mt.touch(slot) // its row changes
@@ -316,16 +318,18 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		if st.dead || in.classID != id {
 			continue
 		}
-		key := methodKey(class, in.name, in.sig, st.line)
+		text := &mt.texts[slot]
+		name, sig := text.name(), text.sig()
+		key := methodKey(class, name, sig, st.line)
 		if other, ok := mt.byKey[key]; ok && other != slot {
 			mt.merge(slot, other)
 			merged = true
 			continue
 		}
-		mt.nameBytes += int64(len(key) - len(in.key))
-		delete(mt.byKey, in.key)
-		mt.byKey[key], in.key = slot, key
-		display := key[:len(class)+1+len(in.name)] // shares the key's bytes
+		mt.nameBytes += int64(len(key) - len(text.key()))
+		delete(mt.byKey, text.key())
+		mt.byKey[key], *text = slot, keyText(key, len(class), len(name), len(sig))
+		display := key[:len(class)+1+len(name)] // shares the key's bytes
 		mt.setName(slot, display)
 		mt.apart(slot, display)
 		in.classID = 0
@@ -355,9 +359,8 @@ func (mt *methodTable) apart(slot int32, display string) {
 		return
 	}
 	for _, s := range []int32{other, slot} {
-		in := &mt.info[s]
-		suffix := in.sig
-		if suffix == "" || mt.info[other].sig == mt.info[slot].sig {
+		suffix := mt.texts[s].sig()
+		if suffix == "" || mt.texts[other].sig() == mt.texts[slot].sig() {
 			suffix = ":" + strconv.FormatInt(mt.stats[s].line, 10)
 		}
 		mt.setName(s, display+suffix)
@@ -650,18 +653,18 @@ func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
 		mt.refused.addName(frame)
 		return -1
 	}
-	display, sig := frame, ""
+	display := frame // the signature is the rest of the frame
 	// A JVM descriptor has no space; a Ruby label's parentheses do
 	// ("block (2 levels) in Foo#bar", "<top (required)>"): they are its name.
 	if i := strings.IndexByte(frame, '('); i > 0 && !strings.ContainsRune(frame, ' ') {
-		display, sig = frame[:i], frame[i:]
+		display = frame[:i]
 	}
-	slot := mt.newSlot("", display, len(frame))
-	mt.info[slot].sig = sig
-	mt.stats[slot].sampler = !measured
+	nameAt := len(display) // no name without a dot
 	if i := strings.LastIndexByte(display, '.'); i > 0 {
-		mt.info[slot].name = display[i+1:]
+		nameAt = i + 1
 	}
+	slot := mt.newSlot(frameText(frame, len(display), nameAt), display, len(frame))
+	mt.stats[slot].sampler = !measured
 	mt.byFrame[key] = slot
 	return slot
 }
