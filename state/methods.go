@@ -2,7 +2,6 @@ package state
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -90,17 +89,6 @@ type methodInfo struct {
 	into    int32   // the slot a dead slot was merged into
 }
 
-// callerCount counts the calls of a method from one caller.
-type callerCount struct {
-	slot  int32
-	calls int64
-}
-
-// maxCallers bounds the callers kept per method; when full, the least
-// frequent one makes way (an approximate top list, which is what a
-// drill-in shows).
-const maxCallers = 8
-
 // methodTable holds one slot per distinct method (class, name, signature,
 // line), kept across streams; ids map to slots per stream.
 type methodTable struct {
@@ -126,7 +114,7 @@ type methodTable struct {
 	byDisplay map[string]int32   // display name -> the first slot named so
 	ids       idTable            // method id -> slot, of the current stream
 	pending   map[int64][]int32  // class id -> slots waiting for its name
-	callers   [][]callerCount
+	callers   callerLists
 	touched   []int32
 	curs      []figures // the second being filled, of the touched methods only
 	stackBuf  []int32   // a sample's slots, reused
@@ -229,7 +217,7 @@ func (mt *methodTable) newSlot(text methodText, display string, nameBytes int) i
 	mt.texts = append(mt.texts, text)
 	mt.gens = append(mt.gens, mt.gen)
 	mt.names = append(mt.names, display)
-	mt.callers = append(mt.callers, nil)
+	mt.callers.add()
 	mt.window.at = append(mt.window.at, 0)
 	mt.noteChanged(slot)
 	if key := text.key(); key != "" {
@@ -395,30 +383,6 @@ func (mt *methodTable) live(slot int32) int32 {
 	return slot
 }
 
-// called notes who called a method, n times (calls, or samples).
-func (mt *methodTable) called(slot, caller int32, n int64) {
-	if caller < 0 || slot < 0 {
-		return
-	}
-	slot, caller = mt.live(slot), mt.live(caller)
-	cs := mt.callers[slot]
-	low := -1
-	for i := range cs {
-		if cs[i].slot == caller {
-			cs[i].calls += n
-			return
-		}
-		if low < 0 || cs[i].calls < cs[low].calls {
-			low = i
-		}
-	}
-	if len(cs) < maxCallers {
-		mt.callers[slot] = append(cs, callerCount{slot: caller, calls: n})
-		return
-	}
-	cs[low] = callerCount{slot: caller, calls: cs[low].calls + n}
-}
-
 // record adds finished calls to a method.
 func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int64) {
 	if cpu >= 0 {
@@ -521,9 +485,7 @@ func (mt *methodTable) reset() {
 	mt.clearWindow()
 	mt.totalSelf, mt.samplerSelf, mt.samples, mt.members = 0, 0, 0, mt.gen
 	mt.changed, mt.changedAll = mt.changed[:0], true
-	for i := range mt.callers {
-		mt.callers[i] = mt.callers[i][:0]
-	}
+	mt.callers.reset()
 }
 
 // methodRow fills a snapshot row from a method's figures.
@@ -624,18 +586,6 @@ func (a *Aggregator) MethodsSince(slots []int32) []Method {
 		}
 		out[i].Slot = int32(i)
 	}
-	return out
-}
-
-func (mt *methodTable) callersOf(slot int32) []Caller {
-	if slot < 0 || int(slot) >= len(mt.callers) {
-		return nil
-	}
-	out := make([]Caller, 0, len(mt.callers[slot]))
-	for _, c := range mt.callers[slot] {
-		out = append(out, Caller{Name: mt.names[c.slot], Calls: c.calls})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Calls > out[j].Calls })
 	return out
 }
 
