@@ -134,7 +134,7 @@ func (mt *methodTable) closeBucket() {
 	slices.Sort(mt.touched)
 	prev := int32(0)
 	for _, slot := range mt.touched {
-		in := &mt.info[slot]
+		in := mt.info.at(slot)
 		cur := &mt.curs[in.cur]
 		b = b.appendEntry(prev, slot, cur)
 		prev = slot
@@ -160,7 +160,7 @@ func (mt *methodTable) expireOldest() windowBucket {
 		var e figures
 		slot, e, pos = old.entry(pos, prev)
 		prev = slot
-		in := &mt.info[slot]
+		in := mt.info.at(slot)
 		mt.touch(slot) // its window figures change
 		if !mt.stats[slot].dead {
 			mt.addWindowSelf(slot, -e.self, -e.samples)
@@ -192,7 +192,7 @@ func (mt *methodTable) expireOldest() windowBucket {
 			var e figures
 			slot, e, pos = b.entry(pos, prev)
 			prev = slot
-			if in := &mt.info[slot]; in.mark == mt.mark {
+			if in := mt.info.at(slot); in.mark == mt.mark {
 				in.win.min = min(in.win.min, e.min)
 				in.win.max = max(in.win.max, e.max)
 			}

@@ -93,8 +93,8 @@ type methodInfo struct {
 // line), kept across streams; ids map to slots per stream.
 type methodTable struct {
 	stats []methodStat
-	info  []methodInfo
-	texts []methodText // by slot: its key, name and signature
+	info  slotPages[methodInfo]
+	texts slotPages[methodText] // by slot: its key, name and signature
 	mark  uint32
 
 	// Incremental cumulative rows: gens[slot] is the generation of the
@@ -213,8 +213,8 @@ func (mt *methodTable) newSlot(text methodText, display string, nameBytes int) i
 	mt.nameBytes += int64(nameBytes)
 	slot := int32(len(mt.stats))
 	mt.stats = append(mt.stats, methodStat{})
-	mt.info = append(mt.info, methodInfo{})
-	mt.texts = append(mt.texts, text)
+	mt.info.add(methodInfo{})
+	mt.texts.add(text)
 	mt.gens = append(mt.gens, mt.gen)
 	mt.names = append(mt.names, display)
 	mt.callers.add()
@@ -265,8 +265,8 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		} else {
 			// Named now: its names count instead of the provisional key
 			// (a slot made already may take the table a name over its bound).
-			mt.nameBytes += int64(len(key) + len(e.Name) + len(e.Signature) - len(mt.texts[prov].key()))
-			delete(mt.byKey, mt.texts[prov].key())
+			mt.nameBytes += int64(len(key) + len(e.Name) + len(e.Signature) - len(mt.texts.at(prov).key()))
+			delete(mt.byKey, mt.texts.at(prov).key())
 			mt.byKey[key] = prov
 			mt.setName(prov, display)
 			slot, seen = prov, true
@@ -282,9 +282,9 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), display, cost)
 	}
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
-	in := &mt.info[slot]
+	in := mt.info.at(slot)
 	// The name and signature as the key holds them: the decoder's are not kept.
-	mt.texts[slot] = keyText(key, len(class), len(e.Name), len(e.Signature))
+	*mt.texts.at(slot) = keyText(key, len(class), len(e.Name), len(e.Signature))
 	mt.stats[slot].line = e.StartLineNumber
 	mt.apart(slot, display)
 	mt.touch(slot) // its row changes
@@ -302,11 +302,11 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 func (mt *methodTable) classDefined(id int64, class string) {
 	merged := false
 	for _, slot := range mt.pending[id] {
-		st, in := &mt.stats[slot], &mt.info[slot]
+		st, in := &mt.stats[slot], mt.info.at(slot)
 		if st.dead || in.classID != id {
 			continue
 		}
-		text := &mt.texts[slot]
+		text := mt.texts.at(slot)
 		name, sig := text.name(), text.sig()
 		key := methodKey(class, name, sig, st.line)
 		if other, ok := mt.byKey[key]; ok && other != slot {
@@ -347,8 +347,8 @@ func (mt *methodTable) apart(slot int32, display string) {
 		return
 	}
 	for _, s := range []int32{other, slot} {
-		suffix := mt.texts[s].sig()
-		if suffix == "" || mt.texts[other].sig() == mt.texts[slot].sig() {
+		suffix := mt.texts.at(s).sig()
+		if suffix == "" || mt.texts.at(other).sig() == mt.texts.at(slot).sig() {
 			suffix = ":" + strconv.FormatInt(mt.stats[s].line, 10)
 		}
 		mt.setName(s, display+suffix)
@@ -368,7 +368,7 @@ func (mt *methodTable) merge(from, into int32) {
 		mt.addWindowSelf(from, -w.self, -w.samples)
 	}
 	mt.leave(from)
-	mt.info[from].into = into
+	mt.info.at(from).into = into
 	mt.touch(from)
 	mt.touch(into)
 	mt.members = mt.gen
@@ -378,7 +378,7 @@ func (mt *methodTable) merge(from, into int32) {
 // opened before a merge still end on the surviving method.
 func (mt *methodTable) live(slot int32) int32 {
 	for mt.stats[slot].dead {
-		slot = mt.info[slot].into
+		slot = mt.info.at(slot).into
 	}
 	return slot
 }
@@ -396,7 +396,7 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	if total >= 0 {
 		st.totalKnown = true
 	}
-	cur := &mt.curs[mt.info[slot].cur]
+	cur := &mt.curs[mt.info.at(slot).cur]
 	cur.add(calls, self, total, min, max, cpu)
 	mt.addWindowSelf(slot, self, 0)
 	if cur.has() {
@@ -414,7 +414,7 @@ func (mt *methodTable) recordOwnCPU(slot int32, ns int64) {
 	slot = mt.live(slot)
 	st := mt.change(slot)
 	st.cum.ownCPU += ns
-	cur := &mt.curs[mt.info[slot].cur]
+	cur := &mt.curs[mt.info.at(slot).cur]
 	cur.ownCPU += ns
 	if cur.has() {
 		mt.join(slot)
@@ -430,7 +430,7 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	mt.samplerSelf += self
 	mt.samples += n
 	mt.sampledToo = true
-	cur := &mt.curs[mt.info[slot].cur]
+	cur := &mt.curs[mt.info.at(slot).cur]
 	cur.addSamples(n, nTotal, self, total)
 	mt.addWindowSelf(slot, self, n)
 	if cur.has() {
@@ -448,7 +448,7 @@ func (mt *methodTable) change(slot int32) *methodStat {
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
-		mt.info[slot].cur = int32(len(mt.curs))
+		mt.info.at(slot).cur = int32(len(mt.curs))
 		mt.curs = append(mt.curs, figures{})
 	}
 	return st
@@ -476,7 +476,7 @@ func (mt *methodTable) rotate(now time.Time) {
 
 func (mt *methodTable) reset() {
 	for i := range mt.stats {
-		st, in := &mt.stats[i], &mt.info[i]
+		st, in := &mt.stats[i], mt.info.at(int32(i))
 		st.cum, st.touched, st.totalKnown = figures{}, false, false
 		in.win = figures{}
 	}
@@ -555,7 +555,7 @@ const noGen = ^uint32(0)
 
 // windowOf is a method's figures over the window, the current second included.
 func (mt *methodTable) windowOf(slot int32) figures {
-	in := &mt.info[slot]
+	in := mt.info.at(slot)
 	w := in.win
 	if mt.stats[slot].touched {
 		c := mt.curs[in.cur]
@@ -652,7 +652,7 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64, firstLines bool) {
 		if slot < 0 {
 			continue // not tracked: its share is left out
 		}
-		in := &mt.info[slot]
+		in := mt.info.at(slot)
 		if in.mark == mt.mark {
 			continue
 		}

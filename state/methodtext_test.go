@@ -39,7 +39,7 @@ func TestMethodTextFollowsItsClassDefinition(t *testing.T) {
 	if !ok {
 		t.Fatal("method 10 has no slot")
 	}
-	tx := &mt.texts[slot]
+	tx := mt.texts.at(slot)
 	if want := methodKey("com.acme.Cache", "get", "(I)V", 40); tx.key() != want || tx.name() != "get" || tx.sig() != "(I)V" {
 		t.Fatalf("key %q name %q sig %q, want %q get (I)V", tx.key(), tx.name(), tx.sig(), want)
 	}
