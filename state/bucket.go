@@ -135,10 +135,14 @@ func (mt *methodTable) closeBucket() {
 	prev := int32(0)
 	for _, slot := range mt.touched {
 		in := mt.info.at(slot)
-		cur := &mt.curs[in.cur]
-		b = b.appendEntry(prev, slot, cur)
+		cur := mt.curOf(slot)
+		b = b.appendEntry(prev, slot, &cur)
 		prev = slot
-		in.win.merge(cur)
+		in.win.merge(&mt.curs[in.cur])
+		if ms := mt.samplesOf(slot); ms != nil {
+			ms.win.add(ms.cur)
+			ms.cur = sampleFigures{}
+		}
 		mt.stats[slot].touched = false
 	}
 	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
@@ -169,12 +173,16 @@ func (mt *methodTable) expireOldest() windowBucket {
 		in.win.self -= e.self
 		in.win.total -= e.total
 		in.win.cpu -= e.cpu
-		in.win.ownCPU -= e.ownCPU
-		in.win.samples -= e.samples
-		in.win.totalSamples -= e.totalSamples
-		if !in.win.has() {
-			in.win = figures{}
-			if !mt.stats[slot].touched || !mt.curs[in.cur].has() {
+		ms := mt.samplesOf(slot)
+		if ms != nil {
+			ms.win.add(sampleFigures{samples: -e.samples, totalSamples: -e.totalSamples, ownCPU: -e.ownCPU})
+		}
+		if !mt.winHas(slot) {
+			in.win = callFigures{}
+			if ms != nil {
+				ms.win = sampleFigures{}
+			}
+			if !mt.stats[slot].touched || !mt.curHas(slot) {
 				mt.leave(slot)
 			}
 			continue

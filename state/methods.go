@@ -25,51 +25,11 @@ type figures struct {
 // has says the figures hold anything: calls or samples.
 func (f *figures) has() bool { return f.calls > 0 || f.samples > 0 || f.totalSamples > 0 }
 
-// addSamples adds stack samples: self is the time they stand for when the
-// method was on top (n of them), total when it was anywhere (nTotal).
-func (f *figures) addSamples(n, nTotal, self, total int64) {
-	if f.calls == 0 {
-		f.min, f.max = math.MaxInt64, -1
-	}
-	f.samples += n
-	f.totalSamples += nTotal
-	f.self += self
-	f.total += total
-}
-
-// merge adds other figures.
-func (f *figures) merge(o *figures) {
-	f.add(o.calls, o.self, o.total, o.min, o.max, o.cpu)
-	f.samples += o.samples
-	f.totalSamples += o.totalSamples
-	f.ownCPU += o.ownCPU
-}
-
-func (f *figures) add(calls, self, total, min, max, cpu int64) {
-	if f.calls == 0 {
-		f.min, f.max = math.MaxInt64, -1
-	}
-	f.calls += calls
-	f.self += self
-	if total >= 0 {
-		f.total += total
-	}
-	if cpu > 0 {
-		f.cpu += cpu
-	}
-	if min >= 0 && min < f.min {
-		f.min = min
-	}
-	if max > f.max {
-		f.max = max
-	}
-}
-
 // methodStat is what a cumulative snapshot reads of every method: kept
 // small and separate from the rest (methodInfo), because a snapshot walks
 // all of them.
 type methodStat struct {
-	cum        figures
+	cum        callFigures // and samplesOf's cum
 	line       int64
 	totalKnown bool
 	touched    bool // the method has figures in the second being filled (curs)
@@ -82,11 +42,12 @@ type methodStat struct {
 // Its names are apart (methodText), so that these, 100,000 of them in a
 // wide picture, hold no pointer for the collector to look through.
 type methodInfo struct {
-	win     figures // completed buckets of the window
-	classID int64   // of the current stream, while the class is unknown
-	cur     int32   // its figures in curs, while touched
-	mark    uint32  // last pass that visited it (a stack sample, an expiry)
-	into    int32   // the slot a dead slot was merged into
+	win       callFigures // completed buckets of the window; and samplesOf's win
+	classID   int64       // of the current stream, while the class is unknown
+	cur       int32       // its figures in curs (and samplesOf's cur), while touched
+	mark      uint32      // last pass that visited it (a stack sample, an expiry)
+	into      int32       // the slot a dead slot was merged into
+	samplesAt int32       // its sample figures' index in sampleFigs plus one; 0: none
 }
 
 // methodTable holds one slot per distinct method (class, name, signature,
@@ -116,9 +77,12 @@ type methodTable struct {
 	pending   map[int64][]int32  // class id -> slots waiting for its name
 	callers   callerLists
 	touched   []int32
-	curs      []figures // the second being filled, of the touched methods only
-	stackBuf  []int32   // a sample's slots, reused
-	sampled   bool      // stack samples have arrived
+	curs      []callFigures // the second being filled, of the touched methods only
+	// sampleFigs are the sample figures of the methods that have any
+	// (methodfigures.go).
+	sampleFigs []methodSamples
+	stackBuf   []int32 // a sample's slots, reused
+	sampled    bool    // stack samples have arrived
 	// cpuMeasured: a call's CPU time has been measured (its thread's CPU
 	// read at both ends); until then every method's CPU is unknown, not 0.
 	// ownCPUMeasured: the source said a method's own CPU time (apart from
@@ -359,11 +323,17 @@ func (mt *methodTable) apart(slot int32, display string) {
 // of the merged slot is dropped (it is at most a window's worth of data).
 func (mt *methodTable) merge(from, into int32) {
 	f, t := &mt.stats[from], &mt.stats[into]
-	if f.cum.has() {
+	if mt.cumHas(from) {
 		t.cum.merge(&f.cum)
+		if ms := mt.samplesOf(from); ms != nil {
+			mt.samplesFor(into).cum.add(ms.cum)
+		}
 	}
 	f.dead = true
-	f.cum = figures{}
+	f.cum = callFigures{}
+	if ms := mt.samplesOf(from); ms != nil {
+		ms.cum = sampleFigures{}
+	}
 	if w := mt.windowOf(from); w.has() {
 		mt.addWindowSelf(from, -w.self, -w.samples)
 	}
@@ -396,10 +366,9 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	if total >= 0 {
 		st.totalKnown = true
 	}
-	cur := &mt.curs[mt.info.at(slot).cur]
-	cur.add(calls, self, total, min, max, cpu)
+	mt.curs[mt.info.at(slot).cur].add(calls, self, total, min, max, cpu)
 	mt.addWindowSelf(slot, self, 0)
-	if cur.has() {
+	if mt.curHas(slot) {
 		mt.join(slot)
 	}
 }
@@ -412,28 +381,33 @@ func (mt *methodTable) recordOwnCPU(slot int32, ns int64) {
 	}
 	mt.ownCPUMeasured = true
 	slot = mt.live(slot)
-	st := mt.change(slot)
-	st.cum.ownCPU += ns
-	cur := &mt.curs[mt.info.at(slot).cur]
-	cur.ownCPU += ns
-	if cur.has() {
+	mt.change(slot)
+	ms := mt.samplesFor(slot)
+	ms.cum.ownCPU += ns
+	ms.cur.ownCPU += ns
+	if mt.curHas(slot) {
 		mt.join(slot)
 	}
 }
 
-// recordSamples adds stack samples to a method (see figures.addSamples).
+// recordSamples adds stack samples to a method: self is the time they
+// stand for when the method was on top (n of them), total when it was
+// anywhere (nTotal).
 func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	slot = mt.live(slot)
 	st := mt.change(slot)
-	st.cum.addSamples(n, nTotal, self, total)
+	samples := sampleFigures{samples: n, totalSamples: nTotal}
+	ms := mt.samplesFor(slot)
+	st.cum.addSampled(self, total)
+	ms.cum.add(samples)
 	st.totalKnown = true
 	mt.samplerSelf += self
 	mt.samples += n
 	mt.sampledToo = true
-	cur := &mt.curs[mt.info.at(slot).cur]
-	cur.addSamples(n, nTotal, self, total)
+	mt.curs[mt.info.at(slot).cur].addSampled(self, total)
+	ms.cur.add(samples)
 	mt.addWindowSelf(slot, self, n)
-	if cur.has() {
+	if mt.curHas(slot) {
 		mt.join(slot)
 	}
 }
@@ -441,7 +415,7 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 // change readies a method's figures for an addition.
 func (mt *methodTable) change(slot int32) *methodStat {
 	st := &mt.stats[slot]
-	if !st.cum.has() {
+	if !mt.cumHas(slot) {
 		mt.members = mt.gen // a method joins the cumulative table
 	}
 	mt.touch(slot)
@@ -449,7 +423,7 @@ func (mt *methodTable) change(slot int32) *methodStat {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
 		mt.info.at(slot).cur = int32(len(mt.curs))
-		mt.curs = append(mt.curs, figures{})
+		mt.curs = append(mt.curs, callFigures{})
 	}
 	return st
 }
@@ -477,9 +451,10 @@ func (mt *methodTable) rotate(now time.Time) {
 func (mt *methodTable) reset() {
 	for i := range mt.stats {
 		st, in := &mt.stats[i], mt.info.at(int32(i))
-		st.cum, st.touched, st.totalKnown = figures{}, false, false
-		in.win = figures{}
+		st.cum, st.touched, st.totalKnown = callFigures{}, false, false
+		in.win = callFigures{}
 	}
+	clear(mt.sampleFigs)
 	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
 	mt.buckets = mt.buckets[:0]
 	mt.clearWindow()
@@ -520,8 +495,9 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
 			// Slots made since the build have no calls (or the members would have changed).
-			if st := &mt.stats[slot]; g > built && slot < len(mt.rowOf) && st.cum.has() && !st.dead {
-				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
+			if g > built && slot < len(mt.rowOf) && mt.cumHas(int32(slot)) && !mt.stats[slot].dead {
+				cum := mt.cumOf(int32(slot))
+				reused[mt.rowOf[slot]] = mt.methodRow(slot, &cum)
 			}
 		}
 		return reused, mt.totals(false), gen
@@ -533,8 +509,9 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	for slot := range mt.stats {
 		st := &mt.stats[slot]
 		mt.rowOf[slot] = int32(len(out))
-		if st.cum.has() && !st.dead {
-			out = append(out, mt.methodRow(slot, &st.cum))
+		if !st.dead && mt.cumHas(int32(slot)) {
+			cum := mt.cumOf(int32(slot))
+			out = append(out, mt.methodRow(slot, &cum))
 		}
 	}
 	mt.listed = len(out) // membership is unchanged: members stays
@@ -557,11 +534,18 @@ const noGen = ^uint32(0)
 func (mt *methodTable) windowOf(slot int32) figures {
 	in := mt.info.at(slot)
 	w := in.win
-	if mt.stats[slot].touched {
-		c := mt.curs[in.cur]
-		w.merge(&c)
+	var s sampleFigures
+	ms := mt.samplesOf(slot)
+	if ms != nil {
+		s = ms.win
 	}
-	return w
+	if mt.stats[slot].touched {
+		w.merge(&mt.curs[in.cur])
+		if ms != nil {
+			s.add(ms.cur)
+		}
+	}
+	return joinFigures(&w, &s)
 }
 
 // both is a method's figures over the window and since the start.
@@ -569,8 +553,8 @@ func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
 	if slot < 0 || int(slot) >= len(mt.stats) {
 		return Method{}, Method{}, false
 	}
-	w := mt.windowOf(slot)
-	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &mt.stats[slot].cum), true
+	w, cum := mt.windowOf(slot), mt.cumOf(slot)
+	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &cum), true
 }
 
 // MethodsSince returns the figures since the start (or the latest reset)
