@@ -43,7 +43,6 @@ type methodStat struct {
 // wide picture, hold no pointer for the collector to look through.
 type methodInfo struct {
 	win       callFigures // completed buckets of the window; and samplesOf's win
-	classID   int64       // of the current stream, while the class is unknown
 	cur       int32       // its figures in curs (and samplesOf's cur), while touched
 	mark      uint32      // last pass that visited it (a stack sample, an expiry)
 	into      int32       // the slot a dead slot was merged into
@@ -75,9 +74,13 @@ type methodTable struct {
 	byDisplay map[string]int32   // display name -> the first slot named so
 	ids       idTable            // method id -> slot, of the current stream
 	pending   map[int64][]int32  // class id -> slots waiting for its name
-	callers   callerLists
-	touched   []int32
-	curs      []callFigures // the second being filled, of the touched methods only
+	// waitsFor is the class id (of the stream that defined it) a method
+	// waits for the name of, while that class is unknown: few methods
+	// ever do, so it is a map rather than 8 bytes in every methodInfo.
+	waitsFor map[int32]int64
+	callers  callerLists
+	touched  []int32
+	curs     []callFigures // the second being filled, of the touched methods only
 	// sampleFigs are the sample figures of the methods that have any
 	// (methodfigures.go).
 	sampleFigs []methodSamples
@@ -139,6 +142,7 @@ func (mt *methodTable) init(window time.Duration, limit int) {
 	mt.byKey = map[string]int32{}
 	mt.byFrame = map[frameKey]int32{}
 	mt.pending = map[int64][]int32{}
+	mt.waitsFor = map[int32]int64{}
 	mt.bucketWidth = time.Second
 	// The window is the second being filled plus the completed ones before it.
 	mt.maxBuckets = max(int(window/mt.bucketWidth)-1, 1)
@@ -246,19 +250,18 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), display, cost)
 	}
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
-	in := mt.info.at(slot)
 	// The name and signature as the key holds them: the decoder's are not kept.
 	*mt.texts.at(slot) = keyText(key, len(class), len(e.Name), len(e.Signature))
 	mt.stats[slot].line = e.StartLineNumber
 	mt.apart(slot, display)
 	mt.touch(slot) // its row changes
 	if !known {
-		if in.classID != e.ClassIDRef { // waiting once per class, however often it is defined
+		if mt.waitsFor[slot] != e.ClassIDRef { // waiting once per class, however often it is defined
 			mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
 		}
-		in.classID = e.ClassIDRef
-	} else {
-		in.classID = 0
+		mt.waitsFor[slot] = e.ClassIDRef
+	} else if len(mt.waitsFor) > 0 {
+		delete(mt.waitsFor, slot)
 	}
 }
 
@@ -266,8 +269,8 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 func (mt *methodTable) classDefined(id int64, class string) {
 	merged := false
 	for _, slot := range mt.pending[id] {
-		st, in := &mt.stats[slot], mt.info.at(slot)
-		if st.dead || in.classID != id {
+		st := &mt.stats[slot]
+		if st.dead || mt.waitsFor[slot] != id {
 			continue
 		}
 		text := mt.texts.at(slot)
@@ -284,7 +287,7 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		display := key[:len(class)+1+len(name)] // shares the key's bytes
 		mt.setName(slot, display)
 		mt.apart(slot, display)
-		in.classID = 0
+		delete(mt.waitsFor, slot)
 	}
 	delete(mt.pending, id)
 	if merged {
