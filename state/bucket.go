@@ -14,8 +14,8 @@ import (
 // An entry is the slot's distance from the previous entry's, a byte of
 // flags saying which of the rarer fields follow, then calls, self, total,
 // and those fields. Most entries of a wide window are a method called once
-// in the second, without callees: its total is its self time, and its min
-// and max are its total; flags say so instead of the three varints, which
+// in the second, without callees: one call, its total its self time, and
+// its min and max its total; flags say so instead of four varints, which
 // halves such an entry (about 6 bytes instead of 15).
 type windowBucket []byte
 
@@ -27,6 +27,7 @@ const (
 	hasOwnCPU                  // ownCPU follows
 	totalIsSelf                // total does not follow: it is self
 	minMaxAreTotal             // neither min nor max follows: both are total
+	oneCall                    // calls does not follow: it is 1
 )
 
 // appendEntry packs one method's figures; prev is the previous entry's slot.
@@ -34,6 +35,9 @@ func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
 	var flags byte
 	if f.cpu != 0 {
 		flags |= hasCPU
+	}
+	if f.calls == 1 {
+		flags |= oneCall
 	}
 	if f.total == f.self {
 		flags |= totalIsSelf
@@ -57,7 +61,9 @@ func (b windowBucket) appendEntry(prev, slot int32, f *figures) windowBucket {
 	}
 	b = binary.AppendUvarint(b, uint64(slot-prev))
 	b = append(b, flags)
-	b = binary.AppendVarint(b, f.calls)
+	if flags&oneCall == 0 {
+		b = binary.AppendVarint(b, f.calls)
+	}
 	b = binary.AppendVarint(b, f.self)
 	if flags&totalIsSelf == 0 {
 		b = binary.AppendVarint(b, f.total)
@@ -97,7 +103,11 @@ func (b windowBucket) entry(pos int, prev int32) (slot int32, f figures, next in
 	slot = prev + int32(uv())
 	flags := b[pos]
 	pos++
-	f.calls, f.self = sv(), sv()
+	f.calls = 1
+	if flags&oneCall == 0 {
+		f.calls = sv()
+	}
+	f.self = sv()
 	f.total = f.self
 	if flags&totalIsSelf == 0 {
 		f.total = sv()
