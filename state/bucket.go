@@ -3,7 +3,6 @@ package state
 import (
 	"encoding/binary"
 	"math"
-	"slices"
 )
 
 // windowBucket is one second of the window: the figures of the methods with
@@ -141,7 +140,7 @@ func (mt *methodTable) closeBucket() {
 		b = mt.expireOldest()
 	}
 	b = b[:0]
-	slices.Sort(mt.touched)
+	mt.slotBits = sortSlots(mt.touched, len(mt.stats), mt.slotBits)
 	prev := int32(0)
 	for _, slot := range mt.touched {
 		in := mt.info.at(slot)

@@ -81,6 +81,7 @@ type methodTable struct {
 	callers  callerLists
 	touched  []int32
 	curs     []callFigures // the second being filled, of the touched methods only
+	slotBits []uint64      // a bitset of every slot, to put touched in order (sortSlots)
 	// sampleFigs are the sample figures of the methods that have any
 	// (methodfigures.go).
 	sampleFigs []methodSamples
