@@ -78,6 +78,8 @@ type methodTable struct {
 	// waits for the name of, while that class is unknown: few methods
 	// ever do, so it is a map rather than 8 bytes in every methodInfo.
 	waitsFor map[int32]int64
+	keys     keyArena // the bytes of defined methods' keys
+	keyBuf   []byte   // a key being looked up
 	callers  callerLists
 	touched  []int32
 	curs     []callFigures // the second being filled, of the touched methods only
@@ -215,7 +217,27 @@ func (mt *methodTable) byID(id int64) int32 {
 // methodKey is a method's key: its display name (class.method) first, so
 // that the display name can be a part of it rather than a string of its own.
 func methodKey(class, name, sig string, line int64) string {
-	return class + "." + name + sig + ":" + strconv.FormatInt(line, 10)
+	return string(appendMethodKey(nil, class, name, sig, line))
+}
+
+// appendMethodKey appends a method's key (methodKey) to b.
+func appendMethodKey(b []byte, class, name, sig string, line int64) []byte {
+	b = append(b, class...)
+	b = append(b, '.')
+	b = append(b, name...)
+	b = append(b, sig...)
+	b = append(b, ':')
+	return strconv.AppendInt(b, line, 10)
+}
+
+// keepKey makes the key in keyBuf a string to keep: in the arena when the
+// method's class is known (its key is final), else one of its own, which
+// goes when the class's name arrives.
+func (mt *methodTable) keepKey(classKnown bool) string {
+	if classKnown {
+		return mt.keys.keep(mt.keyBuf)
+	}
+	return string(mt.keyBuf)
 }
 
 // define names a method id; a provisional slot for it is renamed, or merged
@@ -225,31 +247,40 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	if !known {
 		class = "class#" + strconv.FormatInt(e.ClassIDRef, 10)
 	}
-	key := methodKey(class, e.Name, e.Signature, e.StartLineNumber)
-	display := key[:len(class)+1+len(e.Name)] // shares the key's bytes
-	slot, seen := mt.byKey[key]
+	// The key is looked up from a buffer, and made a string only when a
+	// method is kept under it: one known already has it.
+	mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, e.Name, e.Signature, e.StartLineNumber)
+	keyLen, displayLen := len(mt.keyBuf), len(class)+1+len(e.Name)
+	key := ""
+	slot, seen := mt.byKey[string(mt.keyBuf)]
+	if seen {
+		key = mt.texts.at(slot).key() // the same bytes
+	}
 	if prov, ok := mt.ids.get(e.MethodID); ok && (!seen || prov != slot) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
 			// Named now: its names count instead of the provisional key
 			// (a slot made already may take the table a name over its bound).
-			mt.nameBytes += int64(len(key) + len(e.Name) + len(e.Signature) - len(mt.texts.at(prov).key()))
+			key = mt.keepKey(known)
+			mt.nameBytes += int64(keyLen + len(e.Name) + len(e.Signature) - len(mt.texts.at(prov).key()))
 			delete(mt.byKey, mt.texts.at(prov).key())
 			mt.byKey[key] = prov
-			mt.setName(prov, display)
+			mt.setName(prov, key[:displayLen])
 			slot, seen = prov, true
 		}
 	}
 	if !seen {
-		cost := len(key) + len(e.Name) + len(e.Signature)
+		cost := keyLen + len(e.Name) + len(e.Signature)
 		if !mt.room(cost) {
 			// Counted as its events will name it, so that it counts once.
 			mt.refused.addName("method#" + strconv.FormatInt(e.MethodID, 10))
 			return
 		}
-		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), display, cost)
+		key = mt.keepKey(known)
+		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), key[:displayLen], cost)
 	}
+	display := key[:displayLen] // shares the key's bytes
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
 	// The name and signature as the key holds them: the decoder's are not kept.
 	*mt.texts.at(slot) = keyText(key, len(class), len(e.Name), len(e.Signature))
@@ -276,11 +307,16 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		}
 		text := mt.texts.at(slot)
 		name, sig := text.name(), text.sig()
-		key := methodKey(class, name, sig, st.line)
-		if other, ok := mt.byKey[key]; ok && other != slot {
+		mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, name, sig, st.line)
+		other, ok := mt.byKey[string(mt.keyBuf)]
+		if ok && other != slot {
 			mt.merge(slot, other)
 			merged = true
 			continue
+		}
+		key := text.key() // its key already (a class named as its placeholder)
+		if !ok {
+			key = mt.keepKey(true)
 		}
 		mt.nameBytes += int64(len(key) - len(text.key()))
 		delete(mt.byKey, text.key())
