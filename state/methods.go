@@ -14,7 +14,9 @@ import (
 // that measured it; ownCPU is the CPU time in the method itself, apart from
 // its callees', where the source says it (a call tree's nodes). samples
 // counts the stack samples with the method on top (its self time),
-// totalSamples those it was anywhere in.
+// totalSamples those it was anywhere in. A method's are kept in two parts
+// (callFigures and sampleFigures, methodfigures.go); figures is both, as
+// rows and window buckets read them.
 type figures struct {
 	calls, self, total, cpu int64
 	min, max                int64
