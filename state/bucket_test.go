@@ -19,6 +19,16 @@ func TestBucketEntriesRoundTrip(t *testing.T) {
 		{1 << 20, figures{calls: math.MaxInt64, self: -5, total: math.MinInt64, cpu: -1, min: math.MinInt64, max: math.MaxInt64 - 1,
 			samples: math.MaxInt64, totalSamples: 1}},
 		{1<<31 - 1, figures{min: math.MaxInt64, max: -1}},
+		// Total the self time, min and max the total: neither is stored.
+		{1<<31 - 1, figures{calls: 1, self: 4000, total: 4000, min: 4000, max: 4000}},
+		// Only some of them equal: the others are stored.
+		{1<<31 - 1, figures{calls: 1, self: 4000, total: 4000, min: 4000, max: 4001}},
+		{1<<31 - 1, figures{calls: 1, self: 3000, total: 4000, min: 4000, max: 4000}},
+		{1<<31 - 1, figures{calls: 2, self: 4000, total: 4000, min: 4000, max: -1}},
+		{1<<31 - 1, figures{calls: 2, self: -1, total: -1, min: -1, max: -1}},
+		{1<<31 - 1, figures{calls: 1, self: 3, total: 2, min: math.MaxInt64, max: -1}},
+		{1<<31 - 1, figures{calls: 0, self: 3, total: 3, min: math.MaxInt64, max: -1}},
+		{1<<31 - 1, figures{samples: 1, self: 0, total: 0, min: math.MaxInt64, max: math.MaxInt64}},
 	}
 	var b windowBucket
 	prev := int32(0)
@@ -39,6 +49,20 @@ func TestBucketEntriesRoundTrip(t *testing.T) {
 	}
 	if pos != len(b) {
 		t.Fatalf("%d of %d bytes read", pos, len(b))
+	}
+}
+
+// A method called once in the second, without callees (its total its self
+// time, its min and max its total), takes a slot distance, the flags and
+// self: no more.
+func TestBucketEntryOfOneLeafCallIsShort(t *testing.T) {
+	f := figures{calls: 1, self: 4000, total: 4000, min: 4000, max: 4000}
+	b := windowBucket(nil).appendEntry(0, 1, &f)
+	if len(b) != 4 { // 1 + 1 + 2
+		t.Fatalf("%d bytes, want 4", len(b))
+	}
+	if _, got, _ := b.entry(0, 0); got != f {
+		t.Fatalf("%+v, want %+v", got, f)
 	}
 }
 

@@ -76,7 +76,7 @@ func (mt *methodTable) callTreeNode(st *decode.Stack, n treeNode) {
 		if slot < 0 {
 			continue // not tracked: its share is left out
 		}
-		in := &mt.info[slot]
+		in := mt.info.at(slot)
 		if in.mark == mt.mark {
 			continue
 		}

@@ -131,7 +131,7 @@ func (o *methodOrder) classify(mt *methodTable, slot int32) (flags uint8, key in
 	if o.spec.recent {
 		listed = mt.window.at[slot] != 0
 	} else {
-		listed = st.cum.has() && !st.dead
+		listed = mt.cumHas(slot) && !st.dead
 	}
 	if !listed || o.spec.twoViews && st.sampler != o.spec.sampler {
 		return 0, 0

@@ -179,5 +179,6 @@ func (mt *methodTable) viewRow(slot int32, recent bool) Method {
 		w := mt.windowOf(slot)
 		return mt.methodRow(int(slot), &w)
 	}
-	return mt.methodRow(int(slot), &mt.stats[slot].cum)
+	cum := mt.cumOf(slot)
+	return mt.methodRow(int(slot), &cum)
 }

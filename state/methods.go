@@ -2,7 +2,6 @@ package state
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +14,9 @@ import (
 // that measured it; ownCPU is the CPU time in the method itself, apart from
 // its callees', where the source says it (a call tree's nodes). samples
 // counts the stack samples with the method on top (its self time),
-// totalSamples those it was anywhere in.
+// totalSamples those it was anywhere in. A method's are kept in two parts
+// (callFigures and sampleFigures, methodfigures.go); figures is both, as
+// rows and window buckets read them.
 type figures struct {
 	calls, self, total, cpu int64
 	min, max                int64
@@ -26,51 +27,11 @@ type figures struct {
 // has says the figures hold anything: calls or samples.
 func (f *figures) has() bool { return f.calls > 0 || f.samples > 0 || f.totalSamples > 0 }
 
-// addSamples adds stack samples: self is the time they stand for when the
-// method was on top (n of them), total when it was anywhere (nTotal).
-func (f *figures) addSamples(n, nTotal, self, total int64) {
-	if f.calls == 0 {
-		f.min, f.max = math.MaxInt64, -1
-	}
-	f.samples += n
-	f.totalSamples += nTotal
-	f.self += self
-	f.total += total
-}
-
-// merge adds other figures.
-func (f *figures) merge(o *figures) {
-	f.add(o.calls, o.self, o.total, o.min, o.max, o.cpu)
-	f.samples += o.samples
-	f.totalSamples += o.totalSamples
-	f.ownCPU += o.ownCPU
-}
-
-func (f *figures) add(calls, self, total, min, max, cpu int64) {
-	if f.calls == 0 {
-		f.min, f.max = math.MaxInt64, -1
-	}
-	f.calls += calls
-	f.self += self
-	if total >= 0 {
-		f.total += total
-	}
-	if cpu > 0 {
-		f.cpu += cpu
-	}
-	if min >= 0 && min < f.min {
-		f.min = min
-	}
-	if max > f.max {
-		f.max = max
-	}
-}
-
 // methodStat is what a cumulative snapshot reads of every method: kept
 // small and separate from the rest (methodInfo), because a snapshot walks
 // all of them.
 type methodStat struct {
-	cum        figures
+	cum        callFigures // and samplesOf's cum
 	line       int64
 	totalKnown bool
 	touched    bool // the method has figures in the second being filled (curs)
@@ -79,33 +40,23 @@ type methodStat struct {
 	lineMixed  bool // a sampled label seen at two first lines: line unknown
 }
 
-// methodInfo is the rest of a method: its window and its definition.
+// methodInfo is the rest of a method's figures and marks: its window.
+// Its names are apart (methodText), so that these, 100,000 of them in a
+// wide picture, hold no pointer for the collector to look through.
 type methodInfo struct {
-	win       figures // completed buckets of the window
-	classID   int64   // of the current stream, while the class is unknown
-	cur       int32   // its figures in curs, while touched
-	name, sig string
-	key       string // its key in byKey
-	mark      uint32 // last pass that visited it (a stack sample, an expiry)
-	into      int32  // the slot a dead slot was merged into
+	win       callFigures // completed buckets of the window; and samplesOf's win
+	cur       int32       // its figures in curs (and samplesOf's cur), while touched
+	mark      uint32      // last pass that visited it (a stack sample, an expiry)
+	into      int32       // the slot a dead slot was merged into
+	samplesAt int32       // its sample figures' index in sampleFigs plus one; 0: none
 }
-
-// callerCount counts the calls of a method from one caller.
-type callerCount struct {
-	slot  int32
-	calls int64
-}
-
-// maxCallers bounds the callers kept per method; when full, the least
-// frequent one makes way (an approximate top list, which is what a
-// drill-in shows).
-const maxCallers = 8
 
 // methodTable holds one slot per distinct method (class, name, signature,
 // line), kept across streams; ids map to slots per stream.
 type methodTable struct {
 	stats []methodStat
-	info  []methodInfo
+	info  slotPages[methodInfo]
+	texts slotPages[methodText] // by slot: its key, name and signature
 	mark  uint32
 
 	// Incremental cumulative rows: gens[slot] is the generation of the
@@ -125,11 +76,21 @@ type methodTable struct {
 	byDisplay map[string]int32   // display name -> the first slot named so
 	ids       idTable            // method id -> slot, of the current stream
 	pending   map[int64][]int32  // class id -> slots waiting for its name
-	callers   [][]callerCount
-	touched   []int32
-	curs      []figures // the second being filled, of the touched methods only
-	stackBuf  []int32   // a sample's slots, reused
-	sampled   bool      // stack samples have arrived
+	// waitsFor is the class id (of the stream that defined it) a method
+	// waits for the name of, while that class is unknown: few methods
+	// ever do, so it is a map rather than 8 bytes in every methodInfo.
+	waitsFor map[int32]int64
+	keys     keyArena // the bytes of defined methods' keys
+	keyBuf   []byte   // a key being looked up
+	callers  callerLists
+	touched  []int32
+	curs     []callFigures // the second being filled, of the touched methods only
+	slotBits []uint64      // a bitset of every slot, to put touched in order (sortSlots)
+	// sampleFigs are the sample figures of the methods that have any
+	// (methodfigures.go).
+	sampleFigs []methodSamples
+	stackBuf   []int32 // a sample's slots, reused
+	sampled    bool    // stack samples have arrived
 	// cpuMeasured: a call's CPU time has been measured (its thread's CPU
 	// read at both ends); until then every method's CPU is unknown, not 0.
 	// ownCPUMeasured: the source said a method's own CPU time (apart from
@@ -186,6 +147,7 @@ func (mt *methodTable) init(window time.Duration, limit int) {
 	mt.byKey = map[string]int32{}
 	mt.byFrame = map[frameKey]int32{}
 	mt.pending = map[int64][]int32{}
+	mt.waitsFor = map[int32]int64{}
 	mt.bucketWidth = time.Second
 	// The window is the second being filled plus the completed ones before it.
 	mt.maxBuckets = max(int(window/mt.bucketWidth)-1, 1)
@@ -214,9 +176,9 @@ func (mt *methodTable) room(nameBytes int) bool {
 }
 
 // newSlot makes a slot for a method whose names take nameBytes bytes;
-// -1, and the method counted as not tracked, when the table is full. key
-// is its key in byKey; "" for a frame's slot, which byFrame finds.
-func (mt *methodTable) newSlot(key, display string, nameBytes int) int32 {
+// -1, and the method counted as not tracked, when the table is full. Its
+// text's key goes in byKey; a frame's slot byFrame finds.
+func (mt *methodTable) newSlot(text methodText, display string, nameBytes int) int32 {
 	if !mt.room(nameBytes) {
 		mt.refused.addName(display)
 		return -1
@@ -224,16 +186,16 @@ func (mt *methodTable) newSlot(key, display string, nameBytes int) int32 {
 	mt.nameBytes += int64(nameBytes)
 	slot := int32(len(mt.stats))
 	mt.stats = append(mt.stats, methodStat{})
-	mt.info = append(mt.info, methodInfo{})
+	mt.info.add(methodInfo{})
+	mt.texts.add(text)
 	mt.gens = append(mt.gens, mt.gen)
 	mt.names = append(mt.names, display)
-	mt.callers = append(mt.callers, nil)
+	mt.callers.add()
 	mt.window.at = append(mt.window.at, 0)
 	mt.noteChanged(slot)
-	if key != "" {
+	if key := text.key(); key != "" {
 		mt.byKey[key] = slot
 	}
-	mt.info[slot].key = key
 	return slot
 }
 
@@ -249,7 +211,7 @@ func (mt *methodTable) byID(id int64) int32 {
 		mt.refused.addName(name)
 		return -1
 	}
-	slot := mt.newSlot(key, name, len(key))
+	slot := mt.newSlot(provisionalText(key), name, len(key))
 	mt.ids.set(id, slot, len(mt.stats))
 	return slot
 }
@@ -257,7 +219,27 @@ func (mt *methodTable) byID(id int64) int32 {
 // methodKey is a method's key: its display name (class.method) first, so
 // that the display name can be a part of it rather than a string of its own.
 func methodKey(class, name, sig string, line int64) string {
-	return class + "." + name + sig + ":" + strconv.FormatInt(line, 10)
+	return string(appendMethodKey(nil, class, name, sig, line))
+}
+
+// appendMethodKey appends a method's key (methodKey) to b.
+func appendMethodKey(b []byte, class, name, sig string, line int64) []byte {
+	b = append(b, class...)
+	b = append(b, '.')
+	b = append(b, name...)
+	b = append(b, sig...)
+	b = append(b, ':')
+	return strconv.AppendInt(b, line, 10)
+}
+
+// keepKey makes the key in keyBuf a string to keep: in the arena when the
+// method's class is known (its key is final), else one of its own, which
+// goes when the class's name arrives.
+func (mt *methodTable) keepKey(classKnown bool) string {
+	if classKnown {
+		return mt.keys.keep(mt.keyBuf)
+	}
+	return string(mt.keyBuf)
 }
 
 // define names a method id; a provisional slot for it is renamed, or merged
@@ -267,44 +249,53 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	if !known {
 		class = "class#" + strconv.FormatInt(e.ClassIDRef, 10)
 	}
-	key := methodKey(class, e.Name, e.Signature, e.StartLineNumber)
-	display := key[:len(class)+1+len(e.Name)] // shares the key's bytes
-	slot, seen := mt.byKey[key]
+	// The key is looked up from a buffer, and made a string only when a
+	// method is kept under it: one known already has it.
+	mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, e.Name, e.Signature, e.StartLineNumber)
+	keyLen, displayLen := len(mt.keyBuf), len(class)+1+len(e.Name)
+	key := ""
+	slot, seen := mt.byKey[string(mt.keyBuf)]
+	if seen {
+		key = mt.texts.at(slot).key() // the same bytes
+	}
 	if prov, ok := mt.ids.get(e.MethodID); ok && (!seen || prov != slot) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
 			// Named now: its names count instead of the provisional key
 			// (a slot made already may take the table a name over its bound).
-			mt.nameBytes += int64(len(key) + len(e.Name) + len(e.Signature) - len(mt.info[prov].key))
-			delete(mt.byKey, mt.info[prov].key)
-			mt.byKey[key], mt.info[prov].key = prov, key
-			mt.setName(prov, display)
+			key = mt.keepKey(known)
+			mt.nameBytes += int64(keyLen + len(e.Name) + len(e.Signature) - len(mt.texts.at(prov).key()))
+			delete(mt.byKey, mt.texts.at(prov).key())
+			mt.byKey[key] = prov
+			mt.setName(prov, key[:displayLen])
 			slot, seen = prov, true
 		}
 	}
 	if !seen {
-		cost := len(key) + len(e.Name) + len(e.Signature)
+		cost := keyLen + len(e.Name) + len(e.Signature)
 		if !mt.room(cost) {
 			// Counted as its events will name it, so that it counts once.
 			mt.refused.addName("method#" + strconv.FormatInt(e.MethodID, 10))
 			return
 		}
-		slot = mt.newSlot(key, display, cost)
+		key = mt.keepKey(known)
+		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), key[:displayLen], cost)
 	}
+	display := key[:displayLen] // shares the key's bytes
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
-	in := &mt.info[slot]
-	in.name, in.sig = e.Name, e.Signature
+	// The name and signature as the key holds them: the decoder's are not kept.
+	*mt.texts.at(slot) = keyText(key, len(class), len(e.Name), len(e.Signature))
 	mt.stats[slot].line = e.StartLineNumber
 	mt.apart(slot, display)
 	mt.touch(slot) // its row changes
 	if !known {
-		if in.classID != e.ClassIDRef { // waiting once per class, however often it is defined
+		if mt.waitsFor[slot] != e.ClassIDRef { // waiting once per class, however often it is defined
 			mt.pending[e.ClassIDRef] = append(mt.pending[e.ClassIDRef], slot)
 		}
-		in.classID = e.ClassIDRef
-	} else {
-		in.classID = 0
+		mt.waitsFor[slot] = e.ClassIDRef
+	} else if len(mt.waitsFor) > 0 {
+		delete(mt.waitsFor, slot)
 	}
 }
 
@@ -312,23 +303,30 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 func (mt *methodTable) classDefined(id int64, class string) {
 	merged := false
 	for _, slot := range mt.pending[id] {
-		st, in := &mt.stats[slot], &mt.info[slot]
-		if st.dead || in.classID != id {
+		st := &mt.stats[slot]
+		if st.dead || mt.waitsFor[slot] != id {
 			continue
 		}
-		key := methodKey(class, in.name, in.sig, st.line)
-		if other, ok := mt.byKey[key]; ok && other != slot {
+		text := mt.texts.at(slot)
+		name, sig := text.name(), text.sig()
+		mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, name, sig, st.line)
+		other, ok := mt.byKey[string(mt.keyBuf)]
+		if ok && other != slot {
 			mt.merge(slot, other)
 			merged = true
 			continue
 		}
-		mt.nameBytes += int64(len(key) - len(in.key))
-		delete(mt.byKey, in.key)
-		mt.byKey[key], in.key = slot, key
-		display := key[:len(class)+1+len(in.name)] // shares the key's bytes
+		key := text.key() // its key already (a class named as its placeholder)
+		if !ok {
+			key = mt.keepKey(true)
+		}
+		mt.nameBytes += int64(len(key) - len(text.key()))
+		delete(mt.byKey, text.key())
+		mt.byKey[key], *text = slot, keyText(key, len(class), len(name), len(sig))
+		display := key[:len(class)+1+len(name)] // shares the key's bytes
 		mt.setName(slot, display)
 		mt.apart(slot, display)
-		in.classID = 0
+		delete(mt.waitsFor, slot)
 	}
 	delete(mt.pending, id)
 	if merged {
@@ -355,9 +353,8 @@ func (mt *methodTable) apart(slot int32, display string) {
 		return
 	}
 	for _, s := range []int32{other, slot} {
-		in := &mt.info[s]
-		suffix := in.sig
-		if suffix == "" || mt.info[other].sig == mt.info[slot].sig {
+		suffix := mt.texts.at(s).sig()
+		if suffix == "" || mt.texts.at(other).sig() == mt.texts.at(slot).sig() {
 			suffix = ":" + strconv.FormatInt(mt.stats[s].line, 10)
 		}
 		mt.setName(s, display+suffix)
@@ -368,16 +365,22 @@ func (mt *methodTable) apart(slot int32, display string) {
 // of the merged slot is dropped (it is at most a window's worth of data).
 func (mt *methodTable) merge(from, into int32) {
 	f, t := &mt.stats[from], &mt.stats[into]
-	if f.cum.has() {
+	if mt.cumHas(from) {
 		t.cum.merge(&f.cum)
+		if ms := mt.samplesOf(from); ms != nil {
+			mt.samplesFor(into).cum.add(ms.cum)
+		}
 	}
 	f.dead = true
-	f.cum = figures{}
+	f.cum = callFigures{}
+	if ms := mt.samplesOf(from); ms != nil {
+		ms.cum = sampleFigures{}
+	}
 	if w := mt.windowOf(from); w.has() {
 		mt.addWindowSelf(from, -w.self, -w.samples)
 	}
 	mt.leave(from)
-	mt.info[from].into = into
+	mt.info.at(from).into = into
 	mt.touch(from)
 	mt.touch(into)
 	mt.members = mt.gen
@@ -387,33 +390,9 @@ func (mt *methodTable) merge(from, into int32) {
 // opened before a merge still end on the surviving method.
 func (mt *methodTable) live(slot int32) int32 {
 	for mt.stats[slot].dead {
-		slot = mt.info[slot].into
+		slot = mt.info.at(slot).into
 	}
 	return slot
-}
-
-// called notes who called a method, n times (calls, or samples).
-func (mt *methodTable) called(slot, caller int32, n int64) {
-	if caller < 0 || slot < 0 {
-		return
-	}
-	slot, caller = mt.live(slot), mt.live(caller)
-	cs := mt.callers[slot]
-	low := -1
-	for i := range cs {
-		if cs[i].slot == caller {
-			cs[i].calls += n
-			return
-		}
-		if low < 0 || cs[i].calls < cs[low].calls {
-			low = i
-		}
-	}
-	if len(cs) < maxCallers {
-		mt.callers[slot] = append(cs, callerCount{slot: caller, calls: n})
-		return
-	}
-	cs[low] = callerCount{slot: caller, calls: cs[low].calls + n}
 }
 
 // record adds finished calls to a method.
@@ -429,10 +408,9 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	if total >= 0 {
 		st.totalKnown = true
 	}
-	cur := &mt.curs[mt.info[slot].cur]
-	cur.add(calls, self, total, min, max, cpu)
+	mt.curs[mt.info.at(slot).cur].add(calls, self, total, min, max, cpu)
 	mt.addWindowSelf(slot, self, 0)
-	if cur.has() {
+	if mt.curHas(slot) {
 		mt.join(slot)
 	}
 }
@@ -445,28 +423,33 @@ func (mt *methodTable) recordOwnCPU(slot int32, ns int64) {
 	}
 	mt.ownCPUMeasured = true
 	slot = mt.live(slot)
-	st := mt.change(slot)
-	st.cum.ownCPU += ns
-	cur := &mt.curs[mt.info[slot].cur]
-	cur.ownCPU += ns
-	if cur.has() {
+	mt.change(slot)
+	ms := mt.samplesFor(slot)
+	ms.cum.ownCPU += ns
+	ms.cur.ownCPU += ns
+	if mt.curHas(slot) {
 		mt.join(slot)
 	}
 }
 
-// recordSamples adds stack samples to a method (see figures.addSamples).
+// recordSamples adds stack samples to a method: self is the time they
+// stand for when the method was on top (n of them), total when it was
+// anywhere (nTotal).
 func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	slot = mt.live(slot)
 	st := mt.change(slot)
-	st.cum.addSamples(n, nTotal, self, total)
+	samples := sampleFigures{samples: n, totalSamples: nTotal}
+	ms := mt.samplesFor(slot)
+	st.cum.addSampled(self, total)
+	ms.cum.add(samples)
 	st.totalKnown = true
 	mt.samplerSelf += self
 	mt.samples += n
 	mt.sampledToo = true
-	cur := &mt.curs[mt.info[slot].cur]
-	cur.addSamples(n, nTotal, self, total)
+	mt.curs[mt.info.at(slot).cur].addSampled(self, total)
+	ms.cur.add(samples)
 	mt.addWindowSelf(slot, self, n)
-	if cur.has() {
+	if mt.curHas(slot) {
 		mt.join(slot)
 	}
 }
@@ -474,15 +457,15 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 // change readies a method's figures for an addition.
 func (mt *methodTable) change(slot int32) *methodStat {
 	st := &mt.stats[slot]
-	if !st.cum.has() {
+	if !mt.cumHas(slot) {
 		mt.members = mt.gen // a method joins the cumulative table
 	}
 	mt.touch(slot)
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
-		mt.info[slot].cur = int32(len(mt.curs))
-		mt.curs = append(mt.curs, figures{})
+		mt.info.at(slot).cur = int32(len(mt.curs))
+		mt.curs = append(mt.curs, callFigures{})
 	}
 	return st
 }
@@ -509,18 +492,17 @@ func (mt *methodTable) rotate(now time.Time) {
 
 func (mt *methodTable) reset() {
 	for i := range mt.stats {
-		st, in := &mt.stats[i], &mt.info[i]
-		st.cum, st.touched, st.totalKnown = figures{}, false, false
-		in.win = figures{}
+		st, in := &mt.stats[i], mt.info.at(int32(i))
+		st.cum, st.touched, st.totalKnown = callFigures{}, false, false
+		in.win = callFigures{}
 	}
+	clear(mt.sampleFigs)
 	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
 	mt.buckets = mt.buckets[:0]
 	mt.clearWindow()
 	mt.totalSelf, mt.samplerSelf, mt.samples, mt.members = 0, 0, 0, mt.gen
 	mt.changed, mt.changedAll = mt.changed[:0], true
-	for i := range mt.callers {
-		mt.callers[i] = mt.callers[i][:0]
-	}
+	mt.callers.reset()
 }
 
 // methodRow fills a snapshot row from a method's figures.
@@ -555,8 +537,9 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
 			// Slots made since the build have no calls (or the members would have changed).
-			if st := &mt.stats[slot]; g > built && slot < len(mt.rowOf) && st.cum.has() && !st.dead {
-				reused[mt.rowOf[slot]] = mt.methodRow(slot, &mt.stats[slot].cum)
+			if g > built && slot < len(mt.rowOf) && mt.cumHas(int32(slot)) && !mt.stats[slot].dead {
+				cum := mt.cumOf(int32(slot))
+				reused[mt.rowOf[slot]] = mt.methodRow(slot, &cum)
 			}
 		}
 		return reused, mt.totals(false), gen
@@ -568,8 +551,9 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	for slot := range mt.stats {
 		st := &mt.stats[slot]
 		mt.rowOf[slot] = int32(len(out))
-		if st.cum.has() && !st.dead {
-			out = append(out, mt.methodRow(slot, &st.cum))
+		if !st.dead && mt.cumHas(int32(slot)) {
+			cum := mt.cumOf(int32(slot))
+			out = append(out, mt.methodRow(slot, &cum))
 		}
 	}
 	mt.listed = len(out) // membership is unchanged: members stays
@@ -590,13 +574,20 @@ const noGen = ^uint32(0)
 
 // windowOf is a method's figures over the window, the current second included.
 func (mt *methodTable) windowOf(slot int32) figures {
-	in := &mt.info[slot]
+	in := mt.info.at(slot)
 	w := in.win
-	if mt.stats[slot].touched {
-		c := mt.curs[in.cur]
-		w.merge(&c)
+	var s sampleFigures
+	ms := mt.samplesOf(slot)
+	if ms != nil {
+		s = ms.win
 	}
-	return w
+	if mt.stats[slot].touched {
+		w.merge(&mt.curs[in.cur])
+		if ms != nil {
+			s.add(ms.cur)
+		}
+	}
+	return joinFigures(&w, &s)
 }
 
 // both is a method's figures over the window and since the start.
@@ -604,8 +595,8 @@ func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
 	if slot < 0 || int(slot) >= len(mt.stats) {
 		return Method{}, Method{}, false
 	}
-	w := mt.windowOf(slot)
-	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &mt.stats[slot].cum), true
+	w, cum := mt.windowOf(slot), mt.cumOf(slot)
+	return mt.methodRow(int(slot), &w), mt.methodRow(int(slot), &cum), true
 }
 
 // MethodsSince returns the figures since the start (or the latest reset)
@@ -624,18 +615,6 @@ func (a *Aggregator) MethodsSince(slots []int32) []Method {
 	return out
 }
 
-func (mt *methodTable) callersOf(slot int32) []Caller {
-	if slot < 0 || int(slot) >= len(mt.callers) {
-		return nil
-	}
-	out := make([]Caller, 0, len(mt.callers[slot]))
-	for _, c := range mt.callers[slot] {
-		out = append(out, Caller{Name: mt.names[c.slot], Calls: c.calls})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Calls > out[j].Calls })
-	return out
-}
-
 // frameSlot returns the slot of a stack frame's method, by its name as
 // the stack gives it ("pkg.Class.method", with its descriptor after it when
 // the source sends one, so that overloads stay apart). The frames of stack
@@ -650,18 +629,18 @@ func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
 		mt.refused.addName(frame)
 		return -1
 	}
-	display, sig := frame, ""
+	display := frame // the signature is the rest of the frame
 	// A JVM descriptor has no space; a Ruby label's parentheses do
 	// ("block (2 levels) in Foo#bar", "<top (required)>"): they are its name.
 	if i := strings.IndexByte(frame, '('); i > 0 && !strings.ContainsRune(frame, ' ') {
-		display, sig = frame[:i], frame[i:]
+		display = frame[:i]
 	}
-	slot := mt.newSlot("", display, len(frame))
-	mt.info[slot].sig = sig
-	mt.stats[slot].sampler = !measured
+	nameAt := len(display) // no name without a dot
 	if i := strings.LastIndexByte(display, '.'); i > 0 {
-		mt.info[slot].name = display[i+1:]
+		nameAt = i + 1
 	}
+	slot := mt.newSlot(frameText(frame, len(display), nameAt), display, len(frame))
+	mt.stats[slot].sampler = !measured
 	mt.byFrame[key] = slot
 	return slot
 }
@@ -699,7 +678,7 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64, firstLines bool) {
 		if slot < 0 {
 			continue // not tracked: its share is left out
 		}
-		in := &mt.info[slot]
+		in := mt.info.at(slot)
 		if in.mark == mt.mark {
 			continue
 		}

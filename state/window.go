@@ -106,7 +106,8 @@ func (mt *methodTable) clearWindow() {
 func (mt *methodTable) recentRows(reused []Method, built uint32) []Method {
 	w := &mt.window
 	if built != noGen && built >= w.since && w.since != noGen {
-		rows := reused
+		// Room for the methods that joined since, made once.
+		rows := slices.Grow(reused, max(len(w.slots)-len(reused), 0))
 		for _, c := range w.journal {
 			switch {
 			case c.gen <= built:
@@ -130,7 +131,7 @@ func (mt *methodTable) recentRows(reused []Method, built uint32) []Method {
 		}
 		reused = rows // the journal does not match the table: rebuild it
 	}
-	out := reused[:0]
+	out := slices.Grow(reused[:0], len(w.slots))
 	for _, slot := range w.slots {
 		win := mt.windowOf(slot)
 		out = append(out, mt.methodRow(int(slot), &win))
