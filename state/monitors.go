@@ -85,6 +85,7 @@ func (m *monitor) removeWaiter(t *thread) {
 type monitorTable struct {
 	byObj   map[int64]*monitor
 	ordered []*monitor // byObj's monitors by object, remade by rows
+	search  deadlockSearch
 	// gen counts the changes to owners and waiters the events do not say
 	// (a poll's present set, monitors expired, classes named), for the
 	// deadlocks found (deadlockfind.go).
@@ -480,110 +481,4 @@ func siteOf(st []Frame) string {
 		}
 	}
 	return ""
-}
-
-// deadlocks finds the cycles of "thread blocks on a monitor owned by thread".
-func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
-	// Each blocked thread has one edge: to the owner of its monitor.
-	next := map[*thread]waitEdge{}
-	owner := map[*monitor]*thread{}
-	for _, m := range mt.byObj {
-		o := m.currentOwner()
-		if o == nil {
-			continue
-		}
-		owner[m] = o
-		for _, w := range m.waiters {
-			if !w.waiting && w.t != o {
-				next[w.t] = waitEdge{m: m, since: w.since, unseenStart: w.unseenStart, beforeWatching: w.beforeWatching}
-			}
-		}
-	}
-	var out []Deadlock
-	done := map[*thread]bool{}
-	starts := make([]*thread, 0, len(next))
-	for t := range next {
-		starts = append(starts, t)
-	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i].id < starts[j].id })
-	// One map of the current path's positions serves every walk, emptied
-	// after each: a map per walk cost thousands of allocations a snapshot
-	// with thousands of blocked threads.
-	pos := map[*thread]int{}
-	var path []*thread
-	for _, start := range starts {
-		if done[start] {
-			continue
-		}
-		path = path[:0]
-		for t := start; t != nil && !done[t]; {
-			if i, seen := pos[t]; seen {
-				out = append(out, cycle(path[i:], next))
-				break
-			}
-			pos[t] = len(path)
-			path = append(path, t)
-			e, ok := next[t]
-			if !ok {
-				break
-			}
-			t = owner[e.m]
-		}
-		for _, t := range path {
-			done[t] = true
-			delete(pos, t)
-		}
-	}
-	return out
-}
-
-// waitEdge is a blocked thread's edge of the wait-for graph: the monitor
-// it waits for, since when, and whether that is when it was first seen
-// blocked rather than when it blocked (and first seen at the first look).
-type waitEdge struct {
-	m                           *monitor
-	since                       int64
-	unseenStart, beforeWatching bool
-}
-
-// cycle describes the deadlock of threads ts. It formed when the last of
-// them blocked: that is its Since, when every one's time is known. When
-// the last of them was blocked already the first time it was seen, the
-// deadlock formed before that, unseen: Since is when it was first seen.
-func cycle(ts []*thread, next map[*thread]waitEdge) Deadlock {
-	// Start the cycle at its lowest thread id, so that it reads the same every time.
-	low := 0
-	for i, t := range ts {
-		if t.id < ts[low].id {
-			low = i
-		}
-	}
-	var d Deadlock
-	for i := range ts {
-		t := ts[(low+i)%len(ts)]
-		m := next[t].m
-		d.Threads = append(d.Threads, t.id)
-		d.Names = append(d.Names, t.name)
-		d.Monitors = append(d.Monitors, m.obj)
-		d.MonitorsHex = append(d.MonitorsHex, strconv.FormatInt(m.obj, 16))
-		d.Classes = append(d.Classes, m.class)
-		d.Virtual = append(d.Virtual, t.virtual)
-	}
-	if !slices.Contains(d.Virtual, true) {
-		d.Virtual = nil
-	}
-	var last waitEdge
-	for _, t := range ts {
-		e := next[t]
-		if e.since <= 0 {
-			d.FirstSeen = true // when it formed is not known
-			return d
-		}
-		if e.since > last.since || e.since == last.since && e.unseenStart {
-			last = e
-		}
-	}
-	d.Since = time.Unix(0, last.since)
-	d.FirstSeen, d.BeforeWatching = last.unseenStart, last.beforeWatching
-	return d
 }

@@ -62,6 +62,8 @@ type thread struct {
 	// ownsByDepth: it was seen owning a monitor taken in one of its open
 	// calls, which its exits may release (monitor.currentOwner).
 	ownsByDepth bool
+	// search is its part in the latest search for deadlocks.
+	search searchMark
 
 	// From the latest thread poll, for sources that send polls.
 	lockClass string
