@@ -105,8 +105,12 @@ type stackTree struct {
 	mnodes []mergedNode
 	links  []nodeLinks      // by node: how to find its children, on the hot path
 	kids   map[uint64]int32 // parent node, slot -> node, for parents of many children
-	mkids  map[uint64]int32 // merged parent+1, slot -> merged node
-	owners map[int32]*thread
+	// crowded marks (a bit a node) the parents found to have more children
+	// than a walk looks at: their children are looked up in kids at once,
+	// not after a walk of cache misses that cannot find them.
+	crowded []uint64
+	mkids   map[uint64]int32 // merged parent+1, slot -> merged node
+	owners  map[int32]*thread
 
 	figs     []nodeFigs // by node
 	touched  []int32    // nodes with weight in cur
@@ -168,16 +172,21 @@ func (st *stackTree) child(parent, slot int32) int32 {
 	// Most frames have a few callees: a short walk of the children, the
 	// latest found first, costs less than a map; a parent of many
 	// children falls back to the map.
-	prev := int32(-1)
-	for k, n := links[parent].kid, 0; k >= 0 && n < maxWalk; k, n = links[k].sibling, n+1 {
-		if links[k].slot == slot {
-			if prev >= 0 { // to the front
-				links[prev].sibling, links[k].sibling, links[parent].kid = links[k].sibling, links[parent].kid, k
+	if !st.isCrowded(parent) {
+		prev, k, n := int32(-1), links[parent].kid, 0
+		for ; k >= 0 && n < maxWalk; k, n = links[k].sibling, n+1 {
+			if links[k].slot == slot {
+				if prev >= 0 { // to the front
+					links[prev].sibling, links[k].sibling, links[parent].kid = links[k].sibling, links[parent].kid, k
+				}
+				links[parent].last = k
+				return k
 			}
-			links[parent].last = k
-			return k
+			prev = k
 		}
-		prev = k
+		if k >= 0 {
+			st.markCrowded(parent) // more children than a walk looks at
+		}
 	}
 	key := kidKey(parent, slot)
 	if k, ok := st.kids[key]; ok {
@@ -204,6 +213,19 @@ func (st *stackTree) child(parent, slot int32) int32 {
 
 // maxWalk is how many children child looks at before the map.
 const maxWalk = 8
+
+func (st *stackTree) isCrowded(node int32) bool {
+	w := int(node) / 64
+	return w < len(st.crowded) && st.crowded[w]&(1<<(uint(node)%64)) != 0
+}
+
+func (st *stackTree) markCrowded(node int32) {
+	w := int(node) / 64
+	if w >= len(st.crowded) {
+		st.crowded = append(st.crowded, make([]uint64, w+1-len(st.crowded))...)
+	}
+	st.crowded[w] |= 1 << (uint(node) % 64)
+}
 
 func (st *stackTree) mergedChild(parent, slot int32) int32 {
 	key := kidKey(parent+1, slot)
