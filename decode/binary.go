@@ -308,6 +308,9 @@ func (d *BinaryDecoder) u64(b []byte) uint64 {
 // an optional attribute comes from an earlier one, and the attributes it
 // lacks take their defaults.
 func (d *BinaryDecoder) decodeBody(sp *kindSpec, p unsafe.Pointer, body []byte, start int64) error {
+	if sp.flat != nil && d.native && sp.flat.decode(p, body) {
+		return nil
+	}
 	pos := 0
 	for _, r := range sp.runs {
 		fields := sp.fields[r.first:r.end]

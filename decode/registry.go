@@ -60,6 +60,7 @@ type kindSpec struct {
 	name    string // the specification's element name
 	fields  []field
 	runs    []fieldRun     // fields grouped for the binary decoder
+	flat    *flatLayout    // the binary decoder's shortcut; nil for a kind with a stack
 	byName  map[string]int // XML attribute name to field index ("stackDepth" to the stack field)
 	stack   int            // index of the Stack field, or -1
 	time    int            // index of the "time" field, or -1
@@ -221,6 +222,7 @@ func register[T any, PT interface {
 		sp.minBody += f.typ.wireSize()
 	}
 	sp.runs = fieldRuns(sp.fields)
+	sp.flat = newFlatLayout(sp.fields)
 	table.byKind[k] = sp
 	table.byName[name] = sp
 	if wireID != 0 {

@@ -1,0 +1,82 @@
+package decode
+
+import "unsafe"
+
+// flatLayout is the binary decoder's shortcut for the commonest message:
+// a kind without a stack whose strings are all empty, in the machine's
+// byte order. Such a body has exactly minBody bytes, every attribute sits
+// at a known place, and decoding it is a handful of word moves and a check
+// of the NULs; no loop over the kind's runs, no scan, no lookup. A method
+// entry or exit, most of a trace, is one.
+type flatLayout struct {
+	size    int         // the body's length: the kind's minBody
+	moves   []flatMove  // the fixed-size attributes
+	strings []flatEmpty // the strings, each a lone NUL
+}
+
+// flatMove copies one fixed-size attribute from the body to the struct.
+type flatMove struct {
+	off  uintptr // in the struct
+	wire int     // in the body
+	size int     // 8, 4 or 1
+}
+
+// flatEmpty is a string attribute: its NUL in the body and its place in
+// the struct.
+type flatEmpty struct {
+	off  uintptr
+	wire int
+}
+
+// newFlatLayout returns the shortcut for a kind, or nil for a kind with
+// a stack (whose depth varies) or without attributes.
+func newFlatLayout(fields []field) *flatLayout {
+	fl := &flatLayout{}
+	for _, f := range fields {
+		switch f.typ {
+		case fieldStack:
+			return nil
+		case fieldString:
+			fl.strings = append(fl.strings, flatEmpty{off: f.off, wire: fl.size})
+		default:
+			fl.moves = append(fl.moves, flatMove{off: f.off, wire: fl.size, size: f.typ.wireSize()})
+		}
+		fl.size += f.typ.wireSize()
+	}
+	if fl.size == 0 {
+		return nil
+	}
+	return fl
+}
+
+// decode fills the struct at p from body, which must be fl.size bytes in
+// the machine's byte order. It reports false, having changed nothing, when
+// a string is not empty: the body is then not what the layout describes
+// (it cannot be a well-formed one either, having no room for the NULs of
+// the strings after it) and the general decoder must read it.
+func (fl *flatLayout) decode(p unsafe.Pointer, body []byte) bool {
+	if len(body) != fl.size {
+		return false
+	}
+	for _, s := range fl.strings {
+		if body[s.wire] != 0 {
+			return false
+		}
+	}
+	src := unsafe.Pointer(unsafe.SliceData(body))
+	for _, m := range fl.moves {
+		to, from := unsafe.Add(p, m.off), unsafe.Add(src, m.wire)
+		switch m.size {
+		case 8:
+			*(*[8]byte)(to) = *(*[8]byte)(from)
+		case 4:
+			*(*[4]byte)(to) = *(*[4]byte)(from)
+		default:
+			*(*byte)(to) = *(*byte)(from)
+		}
+	}
+	for _, s := range fl.strings {
+		*fieldAt[string](p, s.off) = ""
+	}
+	return true
+}
