@@ -74,14 +74,23 @@ func (p *pump) batch() *Batch {
 
 // add copies one event into the current batch and sends the batch when full.
 func (p *pump) add(ctx context.Context, ev decode.Event) error {
-	b := p.batch()
-	b.Add(ev)
+	p.batch().Add(ev)
+	return p.added(ctx)
+}
+
+// added counts an event put into the current batch (by add, or by a
+// decoder that writes into the batch itself) and sends the batch when full.
+func (p *pump) added(ctx context.Context) error {
 	p.events++
-	if b.Len() >= p.size {
+	if p.cur.Len() >= p.size {
 		return p.flush(ctx)
 	}
 	return nil
 }
+
+// decodeBatch is the batch a decoder adds its next event to (see
+// decode.BinaryDecoder.AppendNext).
+func (p *pump) decodeBatch() *decode.Batch { return &p.batch().Batch }
 
 // flush sends the current batch, if it holds anything. It waits for the
 // consumer (backpressure reaches the profiler through TCP) unless ctx ends.

@@ -97,6 +97,10 @@ type BinaryDecoder struct {
 	tc        *transcoder
 	last      int64 // offset of the last event returned
 	fatal     error // sticky: the framing is lost
+	// into gives the batch AppendNext decodes into; placed says the
+	// event just decoded went straight into it.
+	into   func() *Batch
+	placed bool
 
 	events [numKinds]Event
 	bases  [numKinds]unsafe.Pointer
@@ -183,6 +187,14 @@ func (d *BinaryDecoder) next() (Event, error) {
 		*u = Unknown{ID: id, Size: size}
 		return u, nil
 	}
+	if d.into != nil && sp.inPlace && d.native {
+		b := d.into()
+		if ev, p := b.slot(sp); sp.flat.decode(p, body) {
+			b.keep(sp, ev)
+			d.placed = true
+			return ev, nil
+		}
+	}
 	if err := d.decodeBody(sp, d.bases[sp.kind], body, start); err != nil {
 		return nil, err
 	}
@@ -199,6 +211,24 @@ func (d *BinaryDecoder) next() (Event, error) {
 		ev = conv
 	}
 	return ev, nil
+}
+
+// AppendNext decodes the next event and adds it to the batch that batch
+// returns, as Next and then Add would, with the same errors (after which
+// nothing was added). A message the flat layout reads (most of a trace) is
+// decoded straight into the batch's storage: no copy from the decoder's
+// own struct. The batch is asked for once the message has arrived: while
+// reading waits for it, the reader may hand the batch it had on (a live
+// client sends what it has before it waits for the network).
+func (d *BinaryDecoder) AppendNext(batch func() *Batch) error {
+	d.into, d.placed = batch, false
+	ev, err := d.Next()
+	d.into = nil
+	if err != nil || d.placed {
+		return err
+	}
+	batch().Add(ev)
+	return nil
 }
 
 // readHeader reads and checks the stream header and skips its extension.

@@ -1,6 +1,9 @@
 package decode
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // flatLayout is the binary decoder's shortcut for the commonest message:
 // a kind without a stack whose strings are all empty, in the machine's
@@ -26,6 +29,25 @@ type flatMove struct {
 type flatEmpty struct {
 	off  uintptr
 	wire int
+}
+
+// allTagged says every field of an event struct is an attribute: a flat
+// layout writes every one of them, so that a struct that held another
+// event before (a Batch's storage) keeps nothing of it.
+func allTagged(t reflect.Type) bool {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			if !allTagged(sf.Type) {
+				return false
+			}
+			continue
+		}
+		if _, ok := sf.Tag.Lookup("tptp"); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // newFlatLayout returns the shortcut for a kind, or nil for a kind with

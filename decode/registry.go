@@ -68,6 +68,10 @@ type kindSpec struct {
 	// custom: the kind travels inside custom messages, in proftop's
 	// convention (custom.go); its id names it but never appears on the wire.
 	custom bool
+	// inPlace: flat messages of this kind may be decoded straight into a
+	// Batch (BinaryDecoder.AppendNext); not the system messages the
+	// decoder acts on, nor the custom messages it converts.
+	inPlace bool
 
 	fresh  func() Event               // a new zero event of this kind
 	base   func(Event) unsafe.Pointer // the address of the event's struct
@@ -222,7 +226,10 @@ func register[T any, PT interface {
 		sp.minBody += f.typ.wireSize()
 	}
 	sp.runs = fieldRuns(sp.fields)
-	sp.flat = newFlatLayout(sp.fields)
+	if allTagged(reflect.TypeFor[T]()) {
+		sp.flat = newFlatLayout(sp.fields)
+	}
+	sp.inPlace = sp.flat != nil && k != KindEncoding && k != KindFrequency && k != KindCustom
 	table.byKind[k] = sp
 	table.byName[name] = sp
 	if wireID != 0 {
