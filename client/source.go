@@ -42,7 +42,7 @@ const batchSize = 4096
 // pump fills batches and sends them to the consumer.
 type pump struct {
 	out    chan *Batch
-	free   chan *Batch
+	free   freeBatches
 	cur    *Batch
 	size   int // events a batch holds at most
 	stream int
@@ -57,14 +57,12 @@ type pump struct {
 }
 
 func newPump(track *tracker) *pump {
-	return &pump{out: make(chan *Batch, 4), free: make(chan *Batch, 8), size: batchSize, track: track}
+	return &pump{out: make(chan *Batch, 4), size: batchSize, track: track}
 }
 
 func (p *pump) batch() *Batch {
 	if p.cur == nil {
-		select {
-		case p.cur = <-p.free:
-		default:
+		if p.cur = p.free.take(); p.cur == nil {
 			p.cur = &Batch{}
 		}
 		p.cur.Stream, p.cur.Restart = p.stream, p.restart
@@ -115,10 +113,7 @@ func (p *pump) flush(ctx context.Context) error {
 
 func (p *pump) recycle(b *Batch) {
 	b.Reset()
-	select {
-	case p.free <- b:
-	default:
-	}
+	p.free.put(b)
 }
 
 // startOver sends, at once, an empty batch that starts a new picture.
