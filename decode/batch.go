@@ -38,21 +38,16 @@ func (b *Batch) Add(ev Event) {
 	b.events = append(b.events, c)
 }
 
-// slot is where the next event of a kind without a stack or unknown
-// attributes goes, for a decoder that fills its struct in place, every
-// attribute of it (the slot may hold an event of an earlier fill); keep
-// adds it to the batch.
-func (b *Batch) slot(sp *kindSpec) (Event, unsafe.Pointer) {
+// place adds an event of a kind without a stack or unknown attributes
+// and returns its struct, for a decoder to fill in place: every attribute
+// of it, since the storage may hold an event of an earlier fill.
+func (b *Batch) place(sp *kindSpec) unsafe.Pointer {
 	if b.arenas[sp.kind] == nil {
 		b.arenas[sp.kind] = sp.arenaF()
 	}
-	return b.arenas[sp.kind].slot()
-}
-
-// keep adds the event that slot returned, once its struct is filled.
-func (b *Batch) keep(sp *kindSpec, ev Event) {
-	b.arenas[sp.kind].take()
+	ev, p := b.arenas[sp.kind].place()
 	b.events = append(b.events, ev)
+	return p
 }
 
 // Events returns the events in the order they were added. They stay valid
@@ -85,10 +80,9 @@ func (b *Batch) Reset() {
 // in a row have not needed them.
 type arena interface {
 	add(Event) Event
-	// slot is the next free place, as an event and as the address of its
-	// struct, for a decoder that fills it in place; take keeps it.
-	slot() (Event, unsafe.Pointer)
-	take()
+	// place takes the next free place, for a decoder that fills it in
+	// place: the event and the address of its struct.
+	place() (Event, unsafe.Pointer)
 	reset()
 }
 
@@ -109,24 +103,20 @@ type arenaOf[T any, PT interface {
 }
 
 func (a *arenaOf[T, PT]) add(ev Event) Event {
-	kept, p := a.slot()
+	kept, p := a.place()
 	*(*T)(p) = *ev.(PT)
-	a.take()
 	return kept
 }
 
-func (a *arenaOf[T, PT]) slot() (Event, unsafe.Pointer) {
+func (a *arenaOf[T, PT]) place() (Event, unsafe.Pointer) {
 	if a.c == len(a.chunks) {
 		a.chunks = append(a.chunks, make([]T, min(firstChunk<<a.c, arenaChunk)))
 	}
 	p := &a.chunks[a.c][a.i]
-	return PT(p), unsafe.Pointer(p)
-}
-
-func (a *arenaOf[T, PT]) take() {
 	if a.i++; a.i == len(a.chunks[a.c]) {
 		a.c, a.i = a.c+1, 0
 	}
+	return PT(p), unsafe.Pointer(p)
 }
 
 func (a *arenaOf[T, PT]) reset() {

@@ -82,6 +82,7 @@ type BinaryDecoder struct {
 	ordinal int64       // messages (elements) returned so far, bad ones included
 	in      chunkReader
 	opts    Options
+	maxSize int // opts.maxSize(), asked once
 	header  StreamHeader
 	started bool  // the header and its extension are read
 	gotHead bool  // the 12 header bytes are read
@@ -109,7 +110,7 @@ type BinaryDecoder struct {
 // NewBinaryDecoder returns a decoder reading a binary stream from r, which
 // must start with the stream header.
 func NewBinaryDecoder(r io.Reader, opts Options) *BinaryDecoder {
-	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable(), maxString: opts.maxString()}
+	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable(), maxString: opts.maxString(), maxSize: opts.maxSize()}
 	for k, sp := range d.kinds.byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -170,9 +171,9 @@ func (d *BinaryDecoder) next() (Event, error) {
 		return nil, d.fail(&Error{Err: ErrMessageSize, Offset: start, MessageID: id, Element: wireName(id),
 			Field: "size", Detail: fmt.Sprintf("size %d", size)})
 	}
-	if uint64(size) > uint64(d.opts.maxSize()) {
+	if uint64(size) > uint64(d.maxSize) {
 		return nil, d.fail(&Error{Err: ErrTooLarge, Offset: start, MessageID: id, Element: wireName(id),
-			Field: "size", Detail: fmt.Sprintf("size %d, maximum %d", size, d.opts.maxSize())})
+			Field: "size", Detail: fmt.Sprintf("size %d, maximum %d", size, d.maxSize)})
 	}
 	if err := d.in.fill(int(size)); err != nil {
 		return nil, d.readErr(err, start, id, fmt.Sprintf("%d of %d bytes", d.in.buffered(), size))
@@ -187,13 +188,10 @@ func (d *BinaryDecoder) next() (Event, error) {
 		*u = Unknown{ID: id, Size: size}
 		return u, nil
 	}
-	if d.into != nil && sp.inPlace && d.native {
-		b := d.into()
-		if ev, p := b.slot(sp); sp.flat.decode(p, body) {
-			b.keep(sp, ev)
-			d.placed = true
-			return ev, nil
-		}
+	if d.into != nil && sp.inPlace && d.native && sp.flat.fits(body) {
+		sp.flat.fill(d.into().place(sp), body)
+		d.placed = true
+		return nil, nil
 	}
 	if err := d.decodeBody(sp, d.bases[sp.kind], body, start); err != nil {
 		return nil, err

@@ -71,12 +71,21 @@ func newFlatLayout(fields []field) *flatLayout {
 	return fl
 }
 
-// decode fills the struct at p from body, which must be fl.size bytes in
-// the machine's byte order. It reports false, having changed nothing, when
-// a string is not empty: the body is then not what the layout describes
-// (it cannot be a well-formed one either, having no room for the NULs of
-// the strings after it) and the general decoder must read it.
+// decode fills the struct at p from body, if the body is what the layout
+// describes (fits).
 func (fl *flatLayout) decode(p unsafe.Pointer, body []byte) bool {
+	if !fl.fits(body) {
+		return false
+	}
+	fl.fill(p, body)
+	return true
+}
+
+// fits says whether body is a message the layout reads: fl.size bytes,
+// the strings empty. A body of that size with a string that is not empty
+// cannot be well formed either (it leaves no room for the NULs of the
+// strings after it); the general decoder reads it and names the error.
+func (fl *flatLayout) fits(body []byte) bool {
 	if len(body) != fl.size {
 		return false
 	}
@@ -85,6 +94,12 @@ func (fl *flatLayout) decode(p unsafe.Pointer, body []byte) bool {
 			return false
 		}
 	}
+	return true
+}
+
+// fill writes every attribute of the struct at p from body, which fits,
+// in the machine's byte order.
+func (fl *flatLayout) fill(p unsafe.Pointer, body []byte) {
 	src := unsafe.Pointer(unsafe.SliceData(body))
 	for _, m := range fl.moves {
 		to, from := unsafe.Add(p, m.off), unsafe.Add(src, m.wire)
@@ -100,5 +115,4 @@ func (fl *flatLayout) decode(p unsafe.Pointer, body []byte) bool {
 	for _, s := range fl.strings {
 		*fieldAt[string](p, s.off) = ""
 	}
-	return true
 }
