@@ -113,3 +113,34 @@ func TestAppendNextAsksForTheBatchAfterReading(t *testing.T) {
 		t.Fatalf("%d events", b.Len())
 	}
 }
+
+// A stack seen before is added in place with the stack table's names, full
+// so that an append by a consumer copies them; the lines are the event's.
+func TestAppendNextSharesKnownStacks(t *testing.T) {
+	st := Stack{Methods: []string{"a.B.c", "d.E.f"}, Lines: []int64{1, 2}}
+	var evs []Event
+	for i := range 4 {
+		evs = append(evs, &MonContendedEnter{ThreadIDRef: int64(i), Stack: Stack{Methods: st.Methods, Lines: []int64{int64(i), 2}}})
+	}
+	d := NewBinaryDecoder(bytes.NewReader(encodeBinary(t, evs, EncoderOptions{})), Options{})
+	var b Batch
+	placed := 0
+	for range evs {
+		if err := d.AppendNext(func() *Batch { return &b }); err != nil {
+			t.Fatal(err)
+		}
+		if d.placed {
+			placed++
+		}
+	}
+	if placed != 2 {
+		t.Fatalf("%d events placed: a stack is remembered on its second sighting, so the last two should be", placed)
+	}
+	if !reflect.DeepEqual(b.Events(), evs) {
+		t.Fatalf("got %+v", b.Events())
+	}
+	last := b.Events()[3].(*MonContendedEnter)
+	if cap(last.Stack.Methods) != len(last.Stack.Methods) {
+		t.Fatal("a shared stack's names have room after them: an append would write into the table")
+	}
+}

@@ -1,6 +1,9 @@
 package decode
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // Batch holds events that own their memory, so that a decoding goroutine can
 // hand many events to another goroutine at once instead of one channel send
@@ -48,6 +51,16 @@ func (b *Batch) place(sp *kindSpec) unsafe.Pointer {
 	ev, p := b.arenas[sp.kind].place()
 	b.events = append(b.events, ev)
 	return p
+}
+
+// appendLines stores the lines of a stack, 8 bytes each in the machine's
+// byte order, and returns them.
+func (b *Batch) appendLines(raw []byte) []int64 {
+	first := len(b.lines)
+	for i := 0; i+8 <= len(raw); i += 8 {
+		b.lines = append(b.lines, int64(binary.NativeEndian.Uint64(raw[i:])))
+	}
+	return b.lines[first:len(b.lines):len(b.lines)]
 }
 
 // Events returns the events in the order they were added. They stay valid

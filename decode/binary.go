@@ -189,9 +189,15 @@ func (d *BinaryDecoder) next() (Event, error) {
 		return u, nil
 	}
 	if d.into != nil && sp.inPlace && d.native && sp.flat.fits(body) {
-		sp.flat.fill(d.into().place(sp), body)
-		d.placed = true
-		return nil, nil
+		if !sp.flat.stack {
+			sp.flat.fill(d.into().place(sp), body)
+			d.placed = true
+			return nil, nil
+		}
+		if d.placeStack(sp, body) {
+			d.placed = true
+			return nil, nil
+		}
 	}
 	if err := d.decodeBody(sp, d.bases[sp.kind], body, start); err != nil {
 		return nil, err
@@ -525,6 +531,34 @@ func (d *BinaryDecoder) knownStack(st *Stack, body []byte, pos, depth int) (int,
 	}
 	st.Methods = append(st.Methods[:0], names...)
 	return end, true
+}
+
+// placeStack adds an event of a flat kind with a stack to the batch, in
+// place, if its stack was seen before: the event's names are then the
+// stack table's own slice (which no one modifies, and which an append
+// copies, being full), not a copy of them. It reports false, having added
+// nothing, for any other stack: the general path reads it.
+func (d *BinaryDecoder) placeStack(sp *kindSpec, body []byte) bool {
+	if d.stacks == nil || d.stacks.scan || len(body)-sp.flat.size < 4 {
+		return false
+	}
+	stack := body[sp.flat.size:] // depth, names and lines: the end of the message
+	depth := int(int32(d.u32(stack)))
+	if depth <= 0 || depth > (len(stack)-4)/minFrameSize {
+		return false
+	}
+	lines := len(stack) - 8*depth
+	names, ok := d.stacks.lookup(stack[4:lines])
+	if !ok || len(names) != depth {
+		return false
+	}
+	b := d.into()
+	p := b.place(sp)
+	sp.flat.fill(p, body)
+	st := fieldAt[Stack](p, sp.flat.stackOff)
+	st.Methods = names[:depth:depth]
+	st.Lines = b.appendLines(stack[lines:])
+	return true
 }
 
 // readLines reads the depth lines of a stack at pos.

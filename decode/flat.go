@@ -12,9 +12,14 @@ import (
 // of the NULs; no loop over the kind's runs, no scan, no lookup. A method
 // entry or exit, most of a trace, is one.
 type flatLayout struct {
-	size    int         // the body's length: the kind's minBody
+	size    int         // the body's length, or the bytes before the stack
 	moves   []flatMove  // the fixed-size attributes
 	strings []flatEmpty // the strings, each a lone NUL
+	// stack: the kind ends with a stack, at stackOff in the struct. Only
+	// a BinaryDecoder appending to a Batch reads such a kind this way
+	// (when the stack is one seen before, see placeStack).
+	stack    bool
+	stackOff uintptr
 }
 
 // flatMove copies one fixed-size attribute from the body to the struct.
@@ -50,14 +55,18 @@ func allTagged(t reflect.Type) bool {
 	return true
 }
 
-// newFlatLayout returns the shortcut for a kind, or nil for a kind with
-// a stack (whose depth varies) or without attributes.
+// newFlatLayout returns the shortcut for a kind, or nil for a kind
+// without attributes or with a stack that is not its last.
 func newFlatLayout(fields []field) *flatLayout {
 	fl := &flatLayout{}
-	for _, f := range fields {
+	for i, f := range fields {
 		switch f.typ {
 		case fieldStack:
-			return nil
+			if i != len(fields)-1 {
+				return nil
+			}
+			fl.stack, fl.stackOff = true, f.off
+			return fl
 		case fieldString:
 			fl.strings = append(fl.strings, flatEmpty{off: f.off, wire: fl.size})
 		default:
@@ -74,19 +83,19 @@ func newFlatLayout(fields []field) *flatLayout {
 // decode fills the struct at p from body, if the body is what the layout
 // describes (fits).
 func (fl *flatLayout) decode(p unsafe.Pointer, body []byte) bool {
-	if !fl.fits(body) {
+	if fl.stack || !fl.fits(body) {
 		return false
 	}
 	fl.fill(p, body)
 	return true
 }
 
-// fits says whether body is a message the layout reads: fl.size bytes,
-// the strings empty. A body of that size with a string that is not empty
+// fits says whether body is a message the layout reads: fl.size bytes
+// (and then the stack, for a kind with one), the strings empty. A body of that size with a string that is not empty
 // cannot be well formed either (it leaves no room for the NULs of the
 // strings after it); the general decoder reads it and names the error.
 func (fl *flatLayout) fits(body []byte) bool {
-	if len(body) != fl.size {
+	if len(body) != fl.size && !(fl.stack && len(body) > fl.size) {
 		return false
 	}
 	for _, s := range fl.strings {
@@ -97,8 +106,8 @@ func (fl *flatLayout) fits(body []byte) bool {
 	return true
 }
 
-// fill writes every attribute of the struct at p from body, which fits,
-// in the machine's byte order.
+// fill writes every attribute of the struct at p but the stack from
+// body, which fits, in the machine's byte order.
 func (fl *flatLayout) fill(p unsafe.Pointer, body []byte) {
 	src := unsafe.Pointer(unsafe.SliceData(body))
 	for _, m := range fl.moves {

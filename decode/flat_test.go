@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // A method entry with empty strings takes the shortcut; one whose strings
@@ -50,10 +51,18 @@ func TestFlatLayoutLeavesMalformedBodiesToTheGeneralPath(t *testing.T) {
 	}
 }
 
-// Kinds with a stack vary in length and have no shortcut.
-func TestFlatLayoutIsNotMadeForStacks(t *testing.T) {
-	if specOf(KindMonContendedEnter).flat != nil {
-		t.Fatal("a kind with a stack has a flat layout")
+// A kind with a stack has a layout for the attributes before it, which
+// only the decoding into a batch uses (the stack then shared with the
+// stack table); the decoder's own struct is filled the general way.
+func TestFlatLayoutOfAStackKindIsOnlyForBatches(t *testing.T) {
+	fl := specOf(KindMonContendedEnter).flat
+	if fl == nil || !fl.stack {
+		t.Fatal("a contended enter has no flat layout with a stack")
+	}
+	data := encodeBinary(t, []Event{&MonContendedEnter{ThreadIDRef: 1, Stack: Stack{Methods: []string{"a.B.c"}, Lines: []int64{7}}}}, EncoderOptions{})
+	var ev MonContendedEnter
+	if fl.decode(unsafe.Pointer(&ev), data[HeaderSize+messageHeaderSize:]) {
+		t.Fatal("the flat layout decoded a stack into the decoder's own struct")
 	}
 	if specOf(KindMethodExit).flat == nil {
 		t.Fatal("a method exit has no flat layout")
