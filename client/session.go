@@ -430,6 +430,7 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 			return s.rec.write(p)
 		},
 	}
+	dr.lowWater = newLowWater(c.conn)
 	format, zipped, whole, err := decode.SniffStream(dr)
 	if err != nil {
 		if de := (*decode.Error)(nil); errors.As(err, &de) {
