@@ -19,6 +19,8 @@ type dataReader struct {
 	beforeWait func()
 	onData     func(payload []byte) error // counts and records each frame
 	onControl  func(protocol.Message)
+	// lowWater, when set, waits for the network (see lowWater).
+	lowWater *lowWater
 }
 
 // Read copies the current data frame into p, and then as many of the
@@ -61,13 +63,21 @@ func (d *dataReader) next(mayWait bool) (bool, error) {
 			d.cur = early
 			return true, d.onData(d.cur)
 		}
-		if !d.c.fr.Buffered() {
+		var f protocol.Frame
+		var err error
+		if d.c.fr.Buffered() {
+			f, err = d.c.fr.Next()
+		} else {
 			if !mayWait {
 				return false, nil
 			}
 			d.beforeWait()
+			if d.lowWater != nil {
+				f, err = d.lowWater.next(d.c)
+			} else {
+				f, err = d.c.fr.Next()
+			}
 		}
-		f, err := d.c.fr.Next()
 		if err != nil {
 			return false, err
 		}

@@ -430,6 +430,7 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 			return s.rec.write(p)
 		},
 	}
+	dr.lowWater = newLowWater(c.conn)
 	format, zipped, whole, err := decode.SniffStream(dr)
 	if err != nil {
 		if de := (*decode.Error)(nil); errors.As(err, &de) {
@@ -460,8 +461,18 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 	}
 	dec := decode.NewDecoder(format, whole, decode.Options{MaxMessageSize: s.cfg.MaxMessageSize})
 	defer s.pump.flush(context.Background())
+	appender, _ := dec.(batchAppender)
+	batch := s.pump.decodeBatch // made once: a method value in the loop would be allocated per event
 	for {
-		ev, err := dec.Next()
+		var err error
+		if appender != nil {
+			err = appender.AppendNext(batch)
+		} else {
+			var ev decode.Event
+			if ev, err = dec.Next(); err == nil {
+				s.pump.batch().Add(ev)
+			}
+		}
 		if err != nil {
 			var de *decode.Error
 			if errors.As(err, &de) && !de.Fatal {
@@ -483,10 +494,16 @@ func (s *Session) stream(ctx context.Context, c *control, negotiated decode.Form
 			return err
 		}
 		s.pump.clock = dec.Clock()
-		if err := s.pump.add(ctx, ev); err != nil {
+		if err := s.pump.added(ctx); err != nil {
 			return err
 		}
 	}
+}
+
+// batchAppender is a decoder that adds each event to a batch itself,
+// decoding most of them straight into the batch's storage.
+type batchAppender interface {
+	AppendNext(batch func() *decode.Batch) error
 }
 
 // CutError says the connection ended in the middle of a message of the

@@ -42,7 +42,7 @@ const batchSize = 4096
 // pump fills batches and sends them to the consumer.
 type pump struct {
 	out    chan *Batch
-	free   chan *Batch
+	free   freeBatches
 	cur    *Batch
 	size   int // events a batch holds at most
 	stream int
@@ -57,14 +57,12 @@ type pump struct {
 }
 
 func newPump(track *tracker) *pump {
-	return &pump{out: make(chan *Batch, 4), free: make(chan *Batch, 8), size: batchSize, track: track}
+	return &pump{out: make(chan *Batch, 4), size: batchSize, track: track}
 }
 
 func (p *pump) batch() *Batch {
 	if p.cur == nil {
-		select {
-		case p.cur = <-p.free:
-		default:
+		if p.cur = p.free.take(); p.cur == nil {
 			p.cur = &Batch{}
 		}
 		p.cur.Stream, p.cur.Restart = p.stream, p.restart
@@ -74,14 +72,23 @@ func (p *pump) batch() *Batch {
 
 // add copies one event into the current batch and sends the batch when full.
 func (p *pump) add(ctx context.Context, ev decode.Event) error {
-	b := p.batch()
-	b.Add(ev)
+	p.batch().Add(ev)
+	return p.added(ctx)
+}
+
+// added counts an event put into the current batch (by add, or by a
+// decoder that writes into the batch itself) and sends the batch when full.
+func (p *pump) added(ctx context.Context) error {
 	p.events++
-	if b.Len() >= p.size {
+	if p.cur.Len() >= p.size {
 		return p.flush(ctx)
 	}
 	return nil
 }
+
+// decodeBatch is the batch a decoder adds its next event to (see
+// decode.BinaryDecoder.AppendNext).
+func (p *pump) decodeBatch() *decode.Batch { return &p.batch().Batch }
 
 // flush sends the current batch, if it holds anything. It waits for the
 // consumer (backpressure reaches the profiler through TCP) unless ctx ends.
@@ -106,10 +113,7 @@ func (p *pump) flush(ctx context.Context) error {
 
 func (p *pump) recycle(b *Batch) {
 	b.Reset()
-	select {
-	case p.free <- b:
-	default:
-	}
+	p.free.put(b)
 }
 
 // startOver sends, at once, an empty batch that starts a new picture.

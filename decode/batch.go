@@ -1,5 +1,10 @@
 package decode
 
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
 // Batch holds events that own their memory, so that a decoding goroutine can
 // hand many events to another goroutine at once instead of one channel send
 // per event. Storage is recycled by Reset: a Batch reused in a loop
@@ -36,6 +41,28 @@ func (b *Batch) Add(ev Event) {
 	b.events = append(b.events, c)
 }
 
+// place adds an event of a kind without a stack or unknown attributes
+// and returns its struct, for a decoder to fill in place: every attribute
+// of it, since the storage may hold an event of an earlier fill.
+func (b *Batch) place(sp *kindSpec) unsafe.Pointer {
+	if b.arenas[sp.kind] == nil {
+		b.arenas[sp.kind] = sp.arenaF()
+	}
+	ev, p := b.arenas[sp.kind].place()
+	b.events = append(b.events, ev)
+	return p
+}
+
+// appendLines stores the lines of a stack, 8 bytes each in the machine's
+// byte order, and returns them.
+func (b *Batch) appendLines(raw []byte) []int64 {
+	first := len(b.lines)
+	for i := 0; i+8 <= len(raw); i += 8 {
+		b.lines = append(b.lines, int64(binary.NativeEndian.Uint64(raw[i:])))
+	}
+	return b.lines[first:len(b.lines):len(b.lines)]
+}
+
 // Events returns the events in the order they were added. They stay valid
 // until Reset.
 func (b *Batch) Events() []Event { return b.events }
@@ -66,6 +93,9 @@ func (b *Batch) Reset() {
 // in a row have not needed them.
 type arena interface {
 	add(Event) Event
+	// place takes the next free place, for a decoder that fills it in
+	// place: the event and the address of its struct.
+	place() (Event, unsafe.Pointer)
 	reset()
 }
 
@@ -86,15 +116,20 @@ type arenaOf[T any, PT interface {
 }
 
 func (a *arenaOf[T, PT]) add(ev Event) Event {
+	kept, p := a.place()
+	*(*T)(p) = *ev.(PT)
+	return kept
+}
+
+func (a *arenaOf[T, PT]) place() (Event, unsafe.Pointer) {
 	if a.c == len(a.chunks) {
 		a.chunks = append(a.chunks, make([]T, min(firstChunk<<a.c, arenaChunk)))
 	}
 	p := &a.chunks[a.c][a.i]
-	*p = *ev.(PT)
 	if a.i++; a.i == len(a.chunks[a.c]) {
 		a.c, a.i = a.c+1, 0
 	}
-	return PT(p)
+	return PT(p), unsafe.Pointer(p)
 }
 
 func (a *arenaOf[T, PT]) reset() {

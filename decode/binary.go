@@ -82,6 +82,7 @@ type BinaryDecoder struct {
 	ordinal int64       // messages (elements) returned so far, bad ones included
 	in      chunkReader
 	opts    Options
+	maxSize int // opts.maxSize(), asked once
 	header  StreamHeader
 	started bool  // the header and its extension are read
 	gotHead bool  // the 12 header bytes are read
@@ -97,6 +98,10 @@ type BinaryDecoder struct {
 	tc        *transcoder
 	last      int64 // offset of the last event returned
 	fatal     error // sticky: the framing is lost
+	// into gives the batch AppendNext decodes into; placed says the
+	// event just decoded went straight into it.
+	into   func() *Batch
+	placed bool
 
 	events [numKinds]Event
 	bases  [numKinds]unsafe.Pointer
@@ -105,7 +110,7 @@ type BinaryDecoder struct {
 // NewBinaryDecoder returns a decoder reading a binary stream from r, which
 // must start with the stream header.
 func NewBinaryDecoder(r io.Reader, opts Options) *BinaryDecoder {
-	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable(), maxString: opts.maxString()}
+	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable(), maxString: opts.maxString(), maxSize: opts.maxSize()}
 	for k, sp := range d.kinds.byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -166,9 +171,9 @@ func (d *BinaryDecoder) next() (Event, error) {
 		return nil, d.fail(&Error{Err: ErrMessageSize, Offset: start, MessageID: id, Element: wireName(id),
 			Field: "size", Detail: fmt.Sprintf("size %d", size)})
 	}
-	if uint64(size) > uint64(d.opts.maxSize()) {
+	if uint64(size) > uint64(d.maxSize) {
 		return nil, d.fail(&Error{Err: ErrTooLarge, Offset: start, MessageID: id, Element: wireName(id),
-			Field: "size", Detail: fmt.Sprintf("size %d, maximum %d", size, d.opts.maxSize())})
+			Field: "size", Detail: fmt.Sprintf("size %d, maximum %d", size, d.maxSize)})
 	}
 	if err := d.in.fill(int(size)); err != nil {
 		return nil, d.readErr(err, start, id, fmt.Sprintf("%d of %d bytes", d.in.buffered(), size))
@@ -182,6 +187,17 @@ func (d *BinaryDecoder) next() (Event, error) {
 		u := d.events[KindUnknown].(*Unknown)
 		*u = Unknown{ID: id, Size: size}
 		return u, nil
+	}
+	if d.into != nil && sp.inPlace && d.native && sp.flat.fits(body) {
+		if !sp.flat.stack {
+			sp.flat.fill(d.into().place(sp), body)
+			d.placed = true
+			return nil, nil
+		}
+		if d.placeStack(sp, body) {
+			d.placed = true
+			return nil, nil
+		}
 	}
 	if err := d.decodeBody(sp, d.bases[sp.kind], body, start); err != nil {
 		return nil, err
@@ -199,6 +215,24 @@ func (d *BinaryDecoder) next() (Event, error) {
 		ev = conv
 	}
 	return ev, nil
+}
+
+// AppendNext decodes the next event and adds it to the batch that batch
+// returns, as Next and then Add would, with the same errors (after which
+// nothing was added). A message the flat layout reads (most of a trace) is
+// decoded straight into the batch's storage: no copy from the decoder's
+// own struct. The batch is asked for once the message has arrived: while
+// reading waits for it, the reader may hand the batch it had on (a live
+// client sends what it has before it waits for the network).
+func (d *BinaryDecoder) AppendNext(batch func() *Batch) error {
+	d.into, d.placed = batch, false
+	ev, err := d.Next()
+	d.into = nil
+	if err != nil || d.placed {
+		return err
+	}
+	batch().Add(ev)
+	return nil
 }
 
 // readHeader reads and checks the stream header and skips its extension.
@@ -308,6 +342,9 @@ func (d *BinaryDecoder) u64(b []byte) uint64 {
 // an optional attribute comes from an earlier one, and the attributes it
 // lacks take their defaults.
 func (d *BinaryDecoder) decodeBody(sp *kindSpec, p unsafe.Pointer, body []byte, start int64) error {
+	if sp.flat != nil && d.native && sp.flat.decode(p, body) {
+		return nil
+	}
 	pos := 0
 	for _, r := range sp.runs {
 		fields := sp.fields[r.first:r.end]
@@ -494,6 +531,34 @@ func (d *BinaryDecoder) knownStack(st *Stack, body []byte, pos, depth int) (int,
 	}
 	st.Methods = append(st.Methods[:0], names...)
 	return end, true
+}
+
+// placeStack adds an event of a flat kind with a stack to the batch, in
+// place, if its stack was seen before: the event's names are then the
+// stack table's own slice (which no one modifies, and which an append
+// copies, being full), not a copy of them. It reports false, having added
+// nothing, for any other stack: the general path reads it.
+func (d *BinaryDecoder) placeStack(sp *kindSpec, body []byte) bool {
+	if d.stacks == nil || d.stacks.scan || len(body)-sp.flat.size < 4 {
+		return false
+	}
+	stack := body[sp.flat.size:] // depth, names and lines: the end of the message
+	depth := int(int32(d.u32(stack)))
+	if depth <= 0 || depth > (len(stack)-4)/minFrameSize {
+		return false
+	}
+	lines := len(stack) - 8*depth
+	names, ok := d.stacks.lookup(stack[4:lines])
+	if !ok || len(names) != depth {
+		return false
+	}
+	b := d.into()
+	p := b.place(sp)
+	sp.flat.fill(p, body)
+	st := fieldAt[Stack](p, sp.flat.stackOff)
+	st.Methods = names[:depth:depth]
+	st.Lines = b.appendLines(stack[lines:])
+	return true
 }
 
 // readLines reads the depth lines of a stack at pos.

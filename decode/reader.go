@@ -46,7 +46,16 @@ const maxZeroReads = 100
 
 // fill makes at least n unread bytes available. It returns the reader's
 // error if the bytes cannot be had; bytes that did arrive stay buffered.
+// Small enough to be inlined: most calls find the bytes buffered already.
 func (c *chunkReader) fill(n int) error {
+	if c.w-c.r >= n {
+		return nil
+	}
+	return c.fillMore(n)
+}
+
+// fillMore reads until n unread bytes are buffered (see fill).
+func (c *chunkReader) fillMore(n int) error {
 	zero := 0
 	for c.w-c.r < n {
 		if err := c.readMore(); err != nil {

@@ -60,6 +60,7 @@ type kindSpec struct {
 	name    string // the specification's element name
 	fields  []field
 	runs    []fieldRun     // fields grouped for the binary decoder
+	flat    *flatLayout    // the binary decoder's shortcut; nil for a kind with a stack
 	byName  map[string]int // XML attribute name to field index ("stackDepth" to the stack field)
 	stack   int            // index of the Stack field, or -1
 	time    int            // index of the "time" field, or -1
@@ -67,6 +68,10 @@ type kindSpec struct {
 	// custom: the kind travels inside custom messages, in proftop's
 	// convention (custom.go); its id names it but never appears on the wire.
 	custom bool
+	// inPlace: flat messages of this kind may be decoded straight into a
+	// Batch (BinaryDecoder.AppendNext); not the system messages the
+	// decoder acts on, nor the custom messages it converts.
+	inPlace bool
 
 	fresh  func() Event               // a new zero event of this kind
 	base   func(Event) unsafe.Pointer // the address of the event's struct
@@ -221,6 +226,10 @@ func register[T any, PT interface {
 		sp.minBody += f.typ.wireSize()
 	}
 	sp.runs = fieldRuns(sp.fields)
+	if allTagged(reflect.TypeFor[T]()) {
+		sp.flat = newFlatLayout(sp.fields)
+	}
+	sp.inPlace = sp.flat != nil && k != KindEncoding && k != KindFrequency && k != KindCustom
 	table.byKind[k] = sp
 	table.byName[name] = sp
 	if wireID != 0 {

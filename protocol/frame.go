@@ -94,6 +94,15 @@ func (fr *FrameReader) Buffered() bool {
 	return uint64(n) >= HeaderSize+uint64(binary.BigEndian.Uint32(h[8:]))
 }
 
+// BufferedBytes is the number of bytes read from the connection and not
+// yet returned in a frame (0 without a buffer).
+func (fr *FrameReader) BufferedBytes() int {
+	if fr.br == nil {
+		return 0
+	}
+	return fr.br.Buffered()
+}
+
 // Next reads one frame. At a clean end between frames it returns io.EOF; a
 // connection that ends inside a frame gives io.ErrUnexpectedEOF; a framing
 // violation gives an *Error, and every later call the same.
