@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proftop/proftop/internal/fixtures"
 )
 
 const (
@@ -31,7 +33,7 @@ func TestReplayOtherFormats(t *testing.T) {
 		os.WriteFile(p, data, 0o644)
 		return p
 	}
-	trace, snap := copyTo(sharedFixture(t, jinsightTrace), "recording.trcxml"), copyTo(profilerJSnapshot, "snapshot.trcbin")
+	trace, snap := copyTo(fixtures.Path(t, jinsightTrace), "recording.trcxml"), copyTo(profilerJSnapshot, "snapshot.trcbin")
 
 	out, errs, code := run(t, nil, "replay", snap, "--batch")
 	for _, want := range []string{"profilerj snapshot", "a still picture", "call-tree times taken as µs", "HOT METHODS · CUMULATIVE · CALL TREE (12)",
@@ -94,7 +96,7 @@ func TestReplayRefusesAMalformedSnapshot(t *testing.T) {
 // snapshots say it waits for the file while its header is not whole,
 // then hold what was there, later ones what was added.
 func TestReplayFollowsAGrowingFile(t *testing.T) {
-	data, err := os.ReadFile(sharedFixture(t, jinsightTrace))
+	data, err := os.ReadFile(fixtures.Path(t, jinsightTrace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func TestReplayFollowsAGrowingFile(t *testing.T) {
 // shown as a still picture with its two views of the methods and its
 // coverage.
 func TestFollowInTmux(t *testing.T) {
-	trace, err := os.ReadFile(sharedFixture(t, jinsightTrace))
+	trace, err := os.ReadFile(fixtures.Path(t, jinsightTrace))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proftop/proftop/internal/fixtures"
 )
 
 // proftop demo --rbkit in a terminal: the fake rbkit server's Ruby process
@@ -51,7 +53,7 @@ func TestRbkitSmallTerminal(t *testing.T) {
 // proftop rbkit --batch against a recording's replay and a fake server:
 // the same picture in text, with no terminal.
 func TestRbkitBatchAndReplay(t *testing.T) {
-	out, err := exec.Command(proftopBin, "replay", sharedFixture(t, "rbkit/memory_profile.msgpack"), "--batch").CombinedOutput()
+	out, err := exec.Command(proftopBin, "replay", fixtures.Path(t, "rbkit/memory_profile.msgpack"), "--batch").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

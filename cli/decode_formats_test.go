@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/proftop/proftop/internal/fixtures"
 )
 
 // A Jinsight trace and a ProfilerJ snapshot print as their own records,
@@ -30,7 +32,7 @@ func TestDecodeFormatsWithRecordsOfTheirOwn(t *testing.T) {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			path := tc.path
 			if tc.shared {
-				path = sharedFixture(t, tc.path)
+				path = fixtures.Path(t, tc.path)
 			}
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -73,7 +75,7 @@ func TestDecodeFormatsWithRecordsOfTheirOwn(t *testing.T) {
 // An unknown Jinsight event stops the decoding: the records before it
 // are printed, then the error with its offset and id.
 func TestDecodeJinsightUnknownEvent(t *testing.T) {
-	data, err := os.ReadFile(sharedFixture(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
+	data, err := os.ReadFile(fixtures.Path(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
 	if err != nil {
 		t.Fatal(err)
 	}

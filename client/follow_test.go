@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/fixtures"
 )
 
 // collector takes a source's batches on its own goroutine.
@@ -131,7 +132,7 @@ func TestFollowReadsAsTheFileGrows(t *testing.T) {
 // Following works for every format: a Jinsight trace written in two
 // parts, then replaced by a ProfilerJ snapshot (a still picture).
 func TestFollowAnyFormat(t *testing.T) {
-	trace, err := os.ReadFile(sharedFixture(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
+	trace, err := os.ReadFile(fixtures.Path(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestFileNotesAndStillPictures(t *testing.T) {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			path := tc.path
 			if tc.shared {
-				path = sharedFixture(t, tc.path)
+				path = fixtures.Path(t, tc.path)
 			}
 			src := NewFileSource(path, 0, decode.Options{})
 			c := collect(src)
@@ -289,7 +290,7 @@ func TestFollowRefusesWhatTurnsOutNoTrace(t *testing.T) {
 // readShared reads a file of ../shared/fixtures, or skips.
 func readShared(t *testing.T, rel string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(sharedFixture(t, rel))
+	data, err := os.ReadFile(fixtures.Path(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/proftop/proftop/internal/fixtures"
 )
 
-// sharedFixtures is ../shared/fixtures (beside the project) as seen from
-// this package's directory: real recordings the tests read in place.
-const sharedFixtures = "../../shared/fixtures"
+// sharedFixtures is ../shared/fixtures, beside the project: real
+// recordings the tests read in place.
+var sharedFixtures = fixtures.Dir()
 
-const jinsightFixture = sharedFixtures + "/jinsight/trace-linux-x86_64-tagobjects.trc"
+var jinsightFixture = sharedFixtures + "/jinsight/trace-linux-x86_64-tagobjects.trc"
 
 // readFixture reads a test file; one of ../shared that is absent skips the
 // test, naming the folder it looked for.

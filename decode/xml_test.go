@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-const fixturePath = "../../shared/fixtures/tptp/statechum-part3.trcxml"
+var fixturePath = sharedFixtures + "/tptp/statechum-part3.trcxml"
 
 // openFixture opens a recorded trace from ../shared, or skips the test
 // when the shared folder is not beside the project.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/fixtures"
 )
 
 // picture decodes a file (told by content) into an aggregator, as replay
@@ -178,7 +179,7 @@ func TestCoverageReplacesAndShares(t *testing.T) {
 // as the trace's enters per method, and the same picture from its
 // big-endian copy.
 func TestJinsightPicture(t *testing.T) {
-	data, err := os.ReadFile(sharedFixture(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
+	data, err := os.ReadFile(fixtures.Path(t, "jinsight/trace-linux-x86_64-tagobjects.trc"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/fixtures"
 )
 
 // applyRecording feeds an rbkit capture (../shared/fixtures/rbkit) to a.
 func applyRecording(t *testing.T, a *Aggregator, name string) {
 	t.Helper()
-	b, err := os.ReadFile(sharedFixture(t, "rbkit/"+name))
+	b, err := os.ReadFile(fixtures.Path(t, "rbkit/"+name))
 	if err != nil {
 		t.Fatal(err)
 	}

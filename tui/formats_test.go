@@ -14,11 +14,16 @@ import (
 
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/fixtures"
 	"github.com/proftop/proftop/state"
 )
 
 // fileModel returns a model of w×h cells showing a file decoded whole, with
 // the status a file source gives it.
+
+// jinsightTrace is the real Jinsight trace, of ../shared/fixtures.
+const jinsightTrace = "jinsight/trace-linux-x86_64-tagobjects.trc"
+
 func fileModel(t *testing.T, path string, w, h int) (*Model, *state.Aggregator) {
 	t.Helper()
 	// Times in titles are local: the goldens are in UTC.
@@ -86,7 +91,7 @@ func TestGoldenScreensOfFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.path
 			if path == jinsightTrace {
-				path = sharedFixture(t, jinsightTrace)
+				path = fixtures.Path(t, jinsightTrace)
 			}
 			m, agg := fileModel(t, path, tc.w, tc.h)
 			press(m, tc.keys...)

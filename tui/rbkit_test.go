@@ -15,6 +15,7 @@ import (
 
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/fixtures"
 	"github.com/proftop/proftop/protocol"
 	"github.com/proftop/proftop/state"
 )
@@ -50,7 +51,7 @@ func rbkitModel(t *testing.T, w, h int) (*Model, *state.Aggregator, *commandSour
 	t.Helper()
 	agg := state.New(state.Options{})
 	for _, name := range []string{"cpu_sampling.msgpack", "memory_profile.msgpack", "objectspace_dump.msgpack.gz"} {
-		b, err := os.ReadFile(sharedFixture(t, "rbkit/"+name))
+		b, err := os.ReadFile(fixtures.Path(t, "rbkit/"+name))
 		if err != nil {
 			t.Fatal(err)
 		}
