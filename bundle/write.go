@@ -120,11 +120,11 @@ func writeTar(w io.Writer, members []member, now time.Time) error {
 	for _, m := range members {
 		size := m.size
 		if size < 0 {
-			c := &countingWriter{w: io.Discard}
+			c := &atomicfile.CountingWriter{W: io.Discard}
 			if err := m.write(c); err != nil {
 				return err
 			}
-			size = c.n
+			size = c.N
 		}
 		// Truncated: tar rounds to the nearest second, which may be in the future.
 		h := &tar.Header{Name: m.name, Mode: 0o644, Size: size, ModTime: now.Truncate(time.Second), Typeflag: tar.TypeReg}
@@ -139,17 +139,6 @@ func writeTar(w io.Writer, members []member, now time.Time) error {
 		return err
 	}
 	return zw.Close()
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // members lists every file of the bundle, each rendered when written;

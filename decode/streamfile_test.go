@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/proftop/proftop/internal/atomicfile"
 )
 
 // A large trace file for measuring whole-process decoding (`proftop decode
@@ -27,7 +29,7 @@ func TestWriteMixedStream(t *testing.T) {
 	}
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
-	counter := &countingWriter{w: w}
+	counter := &atomicfile.CountingWriter{W: w}
 	enc := NewEncoder(counter, EncoderOptions{})
 	// The mix takes about 157 bytes an event; one generation of the right
 	// length keeps every stream-level invariant (definitions first, tickets
@@ -40,7 +42,7 @@ func TestWriteMixedStream(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		if counter.n >= want {
+		if counter.N >= want {
 			break
 		}
 	}
@@ -50,8 +52,8 @@ func TestWriteMixedStream(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if counter.n < want {
-		t.Fatalf("wrote %d bytes, wanted %d", counter.n, want)
+	if counter.N < want {
+		t.Fatalf("wrote %d bytes, wanted %d", counter.N, want)
 	}
 	// Read it back: the file must decode to what was written.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -72,16 +74,5 @@ func TestWriteMixedStream(t *testing.T) {
 	if got != n {
 		t.Fatalf("decoded %d events, wrote %d", got, n)
 	}
-	t.Logf("%s: %d events, %d bytes", *mixedOut, n, counter.n)
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	t.Logf("%s: %d events, %d bytes", *mixedOut, n, counter.N)
 }

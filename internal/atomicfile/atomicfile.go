@@ -49,7 +49,7 @@ func Write(path, what string, perm os.FileMode, fill func(io.Writer) error) (int
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	counted := &countingWriter{w: tmp}
+	counted := &CountingWriter{W: tmp}
 	if err := fill(counted); err != nil {
 		return abandon(err)
 	}
@@ -68,17 +68,19 @@ func Write(path, what string, perm os.FileMode, fill func(io.Writer) error) (int
 		os.Remove(tmp.Name())
 		return fail(err)
 	}
-	return counted.n, nil
+	return counted.N, nil
 }
 
-type countingWriter struct {
-	w io.Writer
-	n int64
+// CountingWriter writes to W and counts in N the bytes written: what a
+// file's writer wrote, or (to io.Discard) how long a member will be.
+type CountingWriter struct {
+	W io.Writer
+	N int64
 }
 
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
+func (c *CountingWriter) Write(p []byte) (int, error) {
+	n, err := c.W.Write(p)
+	c.N += int64(n)
 	return n, err
 }
 
