@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+
+	"github.com/proftop/proftop/internal/topk"
 )
 
 // The order of a page (methodpage.go). The aggregator keeps the first rows
@@ -283,48 +285,14 @@ func (o *methodOrder) choose(k int) {
 	for _, s := range o.head {
 		o.flags[s] &^= orderHead
 	}
-	h := o.head[:0]
-	worse := func(a, b int32) bool { return o.before(b, a) }
+	var top topk.Heap[int32]
+	top.Reset(o.head, k+1, o.before)
 	for slot, f := range o.flags {
-		if f&orderMember == 0 {
-			continue
-		}
-		s := int32(slot)
-		switch {
-		case len(h) <= k:
-			h = append(h, s)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !worse(h[i], h[p]) {
-					break
-				}
-				h[p], h[i] = h[i], h[p]
-				i = p
-			}
-		case o.before(s, h[0]):
-			h[0] = s
-			for i := 0; ; {
-				l, r, w := 2*i+1, 2*i+2, i
-				if l < len(h) && worse(h[l], h[w]) {
-					w = l
-				}
-				if r < len(h) && worse(h[r], h[w]) {
-					w = r
-				}
-				if w == i {
-					break
-				}
-				h[i], h[w] = h[w], h[i]
-				i = w
-			}
+		if f&orderMember != 0 {
+			top.Offer(int32(slot))
 		}
 	}
-	slices.SortFunc(h, func(a, b int32) int {
-		if o.before(a, b) {
-			return -1
-		}
-		return 1
-	})
+	h := top.Sorted()
 	o.head, o.bounded = h, false
 	for _, s := range h {
 		o.flags[s] |= orderHead

@@ -288,7 +288,9 @@ func (t *table) layout(d rows, height int) {
 }
 
 // topPositions returns the positions (in cand) of the first k gathered
-// rows, in order: a bounded max-heap of the k best seen so far.
+// rows, in order: a bounded max-heap of the k best seen so far. The same
+// as topk.Heap, written out: every frame runs it over every row, and
+// topk's comparisons through a function value made a frame 4–7% slower.
 func (t *table) topPositions(k int) []int {
 	h := t.heap[:0]
 	for c := range t.cand {
