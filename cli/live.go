@@ -85,6 +85,11 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 		return err
 	}
 	limitMemory(s.MemoryLimit)
+	if v.Batch && v.Bundle == "" {
+		// No bundle can be written: nothing would read the raw stream
+		// kept for one, whose encoding took half a replay's CPU time.
+		s.StreamRing = 0
+	}
 	w := newWatching(src, s, opts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
