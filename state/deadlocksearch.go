@@ -63,7 +63,13 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 	ds.gen = searches.Add(1)
 	gen := ds.gen
 	ds.edges = ds.edges[:0]
-	for _, m := range mt.byObj {
+	busy := mt.busy[:0]
+	for _, m := range mt.busy {
+		if len(m.waiters) == 0 || mt.byObj[m.obj] != m {
+			m.listed = false // no waiter left, or expired: listed again with its next
+			continue
+		}
+		busy = append(busy, m)
 		o := m.currentOwner()
 		if o == nil {
 			continue
@@ -76,6 +82,8 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 			ds.edges = append(ds.edges, waitEdge{t: w.t, owner: o, m: m, since: w.since, unseenStart: w.unseenStart, beforeWatching: w.beforeWatching})
 		}
 	}
+	clear(mt.busy[len(busy):])
+	mt.busy = busy
 	cyclic := false
 	for i := range ds.edges {
 		if ds.edges[i].owner.search.gen == gen { // marked above: it has an edge

@@ -77,7 +77,7 @@ func TestDeadlockSearchAgreesWithThePlainSearch(t *testing.T) {
 				m.owner = threads[r.IntN(len(threads))]
 			}
 			for range r.IntN(4) {
-				m.waiters = append(m.waiters, waiter{t: threads[r.IntN(len(threads))], waiting: r.IntN(6) == 0, since: int64(1 + r.IntN(9))})
+				mt.addWaiter(m, waiter{t: threads[r.IntN(len(threads))], waiting: r.IntN(6) == 0, since: int64(1 + r.IntN(9))})
 			}
 			mt.byObj[m.obj] = m
 			all = append(all, m)
@@ -116,5 +116,56 @@ func TestDeadlockSearchAgreesWithThePlainSearch(t *testing.T) {
 	}
 	if cycles < 100 {
 		t.Fatalf("only %d cycles in the graphs", cycles)
+	}
+}
+
+// TestDeadlockSearchFollowsTheBusyMonitors checks that the search, which
+// looks only at the monitors given waiters since the last search, finds a
+// deadlock whose monitors had waiters before, lost them (a search between
+// dropped them from its list), then got them again.
+func TestDeadlockSearchFollowsTheBusyMonitors(t *testing.T) {
+	mt := &monitorTable{}
+	mt.init(100, 10)
+	a, b := &thread{id: 1, state: ThreadBlocked}, &thread{id: 2, state: ThreadBlocked}
+	mt.contend(10, a, b, 1) // a waits for b's monitor 10
+	mt.contend(20, b, a, 1) // b waits for a's monitor 20
+	if got := mt.deadlocks(nil); len(got) != 1 {
+		t.Fatalf("%d deadlocks, want 1", len(got))
+	}
+	mt.entered(10, a, 2, 1)
+	mt.entered(20, b, 2, 1)
+	if got := mt.deadlocks(nil); len(got) != 0 || len(mt.busy) != 0 {
+		t.Fatalf("%d deadlocks and %d monitors listed once no one waits", len(got), len(mt.busy))
+	}
+	mt.contend(10, b, a, 3) // now the other way round
+	mt.contend(20, a, b, 3)
+	got := mt.deadlocks(nil)
+	if len(got) != 1 || fmt.Sprint(got[0].Threads) != "[1 2]" {
+		t.Fatalf("deadlocks %+v, want one of threads 1 and 2", got)
+	}
+}
+
+// TestMonitorExpiryIsTheSameEveryTime checks that a full table drops the
+// idle monitors seen longest ago, the lowest object first among those
+// seen at the same moment, never one with a waiter, whatever the map's
+// order: a replay shows the same monitors every time.
+func TestMonitorExpiryIsTheSameEveryTime(t *testing.T) {
+	for round := range 20 {
+		mt := &monitorTable{}
+		mt.init(100, 10)
+		waiter := &thread{id: 1, state: ThreadBlocked}
+		for obj := int64(1); obj <= 12; obj++ {
+			mt.get(obj, (obj-1)/4) // seen at 0, 0, 0, 0, 1, 1, ...
+		}
+		mt.contend(2, waiter, nil, 0) // busy: stays, old as it is
+		mt.expire(7)
+		var kept []int64
+		for obj := range mt.byObj {
+			kept = append(kept, obj)
+		}
+		slices.Sort(kept)
+		if fmt.Sprint(kept) != "[2 7 8 9 10 11 12]" {
+			t.Fatalf("round %d: kept %v", round, kept)
+		}
 	}
 }

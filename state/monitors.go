@@ -3,11 +3,11 @@ package state
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/topk"
 )
 
 type waiter struct {
@@ -38,6 +38,9 @@ type monitor struct {
 	site         string // where it is contended (see siteOf)
 	// Virtual threads held up by it that a listing counts in groups only.
 	unlistedBlocked, unlistedWaiting int64
+	// listed: it is in the table's list of monitors that have had
+	// waiters since the last search for deadlocks (monitorTable.busy).
+	listed bool
 }
 
 // setOwner records who holds the monitor, and how deep in its calls. A
@@ -85,7 +88,16 @@ func (m *monitor) removeWaiter(t *thread) {
 type monitorTable struct {
 	byObj   map[int64]*monitor
 	ordered []*monitor // byObj's monitors by object, remade by rows
-	search  deadlockSearch
+	// busy lists the monitors given a waiter since the last search for
+	// deadlocks, and those that still had one then: the search looks at
+	// these, not at every monitor (a JVM's stream names tens of thousands
+	// of them, the search runs ten times a trace second).
+	busy     []*monitor
+	expiring []*monitor // expire's buffer
+	// last is the monitor get found last: an event looks its monitor up
+	// two or three times (its episode, its owner, its figures).
+	last   *monitor
+	search deadlockSearch
 	// gen counts the changes to owners and waiters the events do not say
 	// (a poll's present set, monitors expired, classes named), for the
 	// deadlocks found (deadlockfind.go).
@@ -118,7 +130,10 @@ func (mt *monitorTable) init(max, allocRing int) {
 // get returns the monitor of an object, made if need be; nil, and the
 // object counted as not tracked, when the table is full.
 func (mt *monitorTable) get(obj int64, now int64) *monitor {
-	m := mt.byObj[obj]
+	m := mt.last
+	if m == nil || m.obj != obj {
+		m = mt.byObj[obj]
+	}
 	if m == nil {
 		if len(mt.byObj) >= mt.max && !mt.makeRoom() {
 			mt.refused.addID(obj)
@@ -131,6 +146,7 @@ func (mt *monitorTable) get(obj int64, now int64) *monitor {
 		}
 	}
 	m.lastSeen = max(m.lastSeen, now)
+	mt.last = m
 	return m
 }
 
@@ -191,6 +207,15 @@ func (mt *monitorTable) classDefined(id int64, name string) {
 	delete(mt.pending, id)
 }
 
+// addWaiter adds a thread blocked or waiting on a monitor.
+func (mt *monitorTable) addWaiter(m *monitor, w waiter) {
+	m.waiters = append(m.waiters, w)
+	if !m.listed {
+		m.listed = true
+		mt.busy = append(mt.busy, m)
+	}
+}
+
 // detach takes a thread out of the waiters of the monitor it was on.
 func (mt *monitorTable) detach(t *thread) {
 	if t.monitor != 0 {
@@ -211,7 +236,7 @@ func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) 
 		m.setOwner(owner)
 	}
 	m.removeWaiter(t)
-	m.waiters = append(m.waiters, waiter{t: t, since: now})
+	mt.addWaiter(m, waiter{t: t, since: now})
 }
 
 // entered records a blocked thread getting the monitor after blockedNS.
@@ -260,7 +285,7 @@ func (mt *monitorTable) wait(obj int64, t *thread, now int64) {
 		m.owner = nil
 	}
 	m.removeWaiter(t)
-	m.waiters = append(m.waiters, waiter{t: t, waiting: true, since: now, timeout: t.timeout})
+	mt.addWaiter(m, waiter{t: t, waiting: true, since: now, timeout: t.timeout})
 }
 
 // waited records the end of a wait. The thread returns from wait holding
@@ -325,14 +350,26 @@ func (mt *monitorTable) expire(limit int) {
 	if len(mt.byObj) <= limit {
 		return
 	}
-	var idle []*monitor
+	// The idle ones seen longest ago, the lowest object first among those
+	// seen at the same moment: which go does not depend on the map's
+	// order, so that a replay shows the same monitors every time. Chosen
+	// with a bounded heap, not a sort of them all: a full table of a
+	// JVM's locks does this every few thousand new ones.
+	var oldest topk.Heap[*monitor]
+	oldest.Reset(mt.expiring, len(mt.byObj)-limit, func(a, b *monitor) bool {
+		if a.lastSeen != b.lastSeen {
+			return a.lastSeen < b.lastSeen
+		}
+		return a.obj < b.obj
+	})
 	for _, m := range mt.byObj {
 		if m.currentOwner() == nil && len(m.waiters) == 0 && m.unlistedBlocked+m.unlistedWaiting == 0 {
-			idle = append(idle, m)
+			oldest.Offer(m)
 		}
 	}
-	sort.Slice(idle, func(i, j int) bool { return idle[i].lastSeen < idle[j].lastSeen })
-	drop := idle[:min(len(idle), len(mt.byObj)-limit)]
+	drop := oldest.Sorted()
+	defer func() { mt.expiring = drop[:0]; clear(drop) }()
+	mt.last = nil
 	for _, m := range drop {
 		delete(mt.byObj, m.obj)
 	}
@@ -424,7 +461,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 			return
 		}
 		_, waiting := episodeKind(t.state, t.monitor, t.lockOwner, contendsFor(t.lockClass, t.onLock))
-		m.waiters = append(m.waiters, waiter{t: t, waiting: waiting, since: t.since, unseenStart: t.unseenStart, beforeWatching: t.beforeWatching})
+		mt.addWaiter(m, waiter{t: t, waiting: waiting, since: t.since, unseenStart: t.unseenStart, beforeWatching: t.beforeWatching})
 		if t.lockOwner != 0 {
 			m.owner = a.ownerThread(t.lockOwner, t.stream)
 		}
