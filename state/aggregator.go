@@ -137,6 +137,8 @@ type Aggregator struct {
 	// waits for a lock (else looking again finds what was found).
 	deadlocksAt, eventAt int64
 	deadlocksDirty       bool
+	// warmSink keeps what warm read, so that its reads are not left out.
+	warmSink int64
 	// The deadlocks a snapshot found, and the generation of the locks'
 	// changes (locksGen and the monitors') they were found at: the next
 	// snapshot finds the same while nothing changed.
@@ -219,7 +221,10 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	if !a.opts.TraceTime {
 		a.rotate(now)
 	}
-	for _, ev := range events {
+	for i, ev := range events {
+		if i%warmRun == 0 {
+			a.warm(events[i:min(i+warmRun, len(events))])
+		}
 		a.apply(ev)
 		// Deadlocks are looked for between snapshots too, every so often
 		// in trace time: a replay reads minutes of trace between two

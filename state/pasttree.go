@@ -235,7 +235,7 @@ func (h *pastShapeJSON) shape() (*TreeShape, error) {
 	}
 	n := len(h.Nodes) / 2
 	sh := &TreeShape{nodes: make([]frameNode, 0, n), names: h.Methods, threads: map[int32]TreeThread{}, weighted: h.Weighted}
-	mkids := map[uint64]int32{}
+	var mkids pairTable
 	for i := range n {
 		parent, x := h.Nodes[2*i], h.Nodes[2*i+1]
 		if parent < 0 {
@@ -251,12 +251,11 @@ func (h *pastShapeJSON) shape() (*TreeShape, error) {
 			return nil, fmt.Errorf("node %d: parent %d, method %d", i, parent, x)
 		}
 		p := &sh.nodes[parent]
-		key := kidKey(p.merged+1, x)
-		m, ok := mkids[key]
+		m, ok := mkids.get(p.merged+1, x)
 		if !ok {
 			m = int32(len(sh.mnodes))
 			sh.mnodes = append(sh.mnodes, mergedNode{parent: p.merged, slot: x})
-			mkids[key] = m
+			mkids.set(p.merged+1, x, m)
 		}
 		sh.nodes = append(sh.nodes, frameNode{parent: parent, slot: x, merged: m, root: p.root})
 	}

@@ -103,13 +103,13 @@ type stackTree struct {
 	limit  int
 	nodes  []frameNode
 	mnodes []mergedNode
-	links  []nodeLinks      // by node: how to find its children, on the hot path
-	kids   map[uint64]int32 // parent node, slot -> node, for parents of many children
+	links  []nodeLinks // by node: how to find its children, on the hot path
+	kids   pairTable   // parent node, slot -> node, for parents of many children
 	// crowded marks (a bit a node) the parents found to have more children
 	// than a walk looks at: their children are looked up in kids at once,
 	// not after a walk of cache misses that cannot find them.
 	crowded []uint64
-	mkids   map[uint64]int32 // merged parent+1, slot -> merged node
+	mkids   pairTable // merged parent+1, slot -> merged node
 	owners  map[int32]*thread
 
 	figs     []nodeFigs // by node
@@ -128,14 +128,10 @@ type stackTree struct {
 
 func (st *stackTree) init(window time.Duration, limit int) {
 	st.limit = limit
-	st.kids = map[uint64]int32{}
-	st.mkids = map[uint64]int32{}
 	st.owners = map[int32]*thread{}
 	st.bucketWidth = time.Second
 	st.maxBuckets = max(int(window/st.bucketWidth)-1, 1)
 }
-
-func kidKey(parent, slot int32) uint64 { return uint64(uint32(parent))<<32 | uint64(uint32(slot)) }
 
 // full says no node may be added.
 func (st *stackTree) full() bool { return len(st.nodes)+len(st.mnodes) >= st.limit }
@@ -188,14 +184,13 @@ func (st *stackTree) child(parent, slot int32) int32 {
 			st.markCrowded(parent) // more children than a walk looks at
 		}
 	}
-	key := kidKey(parent, slot)
-	if k, ok := st.kids[key]; ok {
+	if k, ok := st.kids.get(parent, slot); ok {
 		links[parent].last = k
 		return k
 	}
 	// Room for the node, and for its counterpart when that is new too.
 	need := 1
-	if _, ok := st.mkids[kidKey(st.nodes[parent].merged+1, slot)]; !ok {
+	if _, ok := st.mkids.get(st.nodes[parent].merged+1, slot); !ok {
 		need = 2
 	}
 	if len(st.nodes)+len(st.mnodes)+need > st.limit {
@@ -205,7 +200,7 @@ func (st *stackTree) child(parent, slot int32) int32 {
 	n := int32(len(st.nodes))
 	st.nodes = append(st.nodes, frameNode{parent: parent, slot: slot, merged: m, root: st.nodes[parent].root})
 	st.grow()
-	st.kids[key] = n
+	st.kids.set(parent, slot, n)
 	st.links[parent].last = n
 	st.links[n].sibling, st.links[parent].kid = st.links[parent].kid, n
 	return n
@@ -228,13 +223,12 @@ func (st *stackTree) markCrowded(node int32) {
 }
 
 func (st *stackTree) mergedChild(parent, slot int32) int32 {
-	key := kidKey(parent+1, slot)
-	if k, ok := st.mkids[key]; ok {
+	if k, ok := st.mkids.get(parent+1, slot); ok {
 		return k
 	}
 	n := int32(len(st.mnodes))
 	st.mnodes = append(st.mnodes, mergedNode{parent: parent, slot: slot})
-	st.mkids[key] = n
+	st.mkids.set(parent+1, slot, n)
 	return n
 }
 

@@ -329,9 +329,9 @@ func (t *thread) sharedStack() []Frame {
 // they expire. At most max live threads are tracked; the others are
 // counted in refused.
 type threadTable struct {
-	byID    map[int64]*thread // threads of the current stream
-	all     []*thread         // every thread listed, in order of appearance
-	ended   int               // how many of all have ended
+	byID    threadIndex // threads of the current stream
+	all     []*thread   // every thread listed, in order of appearance
+	ended   int         // how many of all have ended
 	max     int
 	refused untracked // thread ids of this stream turned away
 	// %CPU is measured from the previous of two marks taken at least
@@ -344,9 +344,9 @@ type threadTable struct {
 
 const cpuWindow = 2 * time.Second
 
-func (tt *threadTable) init(max int) { tt.byID, tt.max = map[int64]*thread{}, max }
+func (tt *threadTable) init(max int) { tt.byID, tt.max = threadIndex{}, max }
 
-func (tt *threadTable) lookup(id int64) *thread { return tt.byID[id] }
+func (tt *threadTable) lookup(id int64) *thread { return tt.byID.get(id) }
 
 // full says no more live threads may be tracked.
 func (tt *threadTable) full() bool { return len(tt.all)-tt.ended >= tt.max }
@@ -361,7 +361,7 @@ func (tt *threadTable) sampled(t *thread, n int64) {
 // not seen (it was running before tracing began); nil, and the thread
 // counted as not tracked, when the table is full.
 func (tt *threadTable) get(id int64, stream int) *thread {
-	if t := tt.byID[id]; t != nil {
+	if t := tt.byID.get(id); t != nil {
 		return t
 	}
 	if tt.full() {
@@ -369,20 +369,20 @@ func (tt *threadTable) get(id int64, stream int) *thread {
 		return nil
 	}
 	t := &thread{id: id, name: "thread-" + strconv.FormatInt(id, 10), stream: stream}
-	tt.byID[id] = t
+	tt.byID.set(id, t, len(tt.all))
 	tt.all = append(tt.all, t)
 	return t
 }
 
 func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
-	t := tt.byID[e.ThreadID]
+	t := tt.byID.get(e.ThreadID)
 	if t == nil || t.state == ThreadEnded {
 		if tt.full() {
 			tt.refused.addID(e.ThreadID)
 			return
 		}
 		t = &thread{id: e.ThreadID, stream: stream}
-		tt.byID[e.ThreadID] = t
+		tt.byID.set(e.ThreadID, t, len(tt.all))
 		tt.all = append(tt.all, t)
 	}
 	t.name, t.group, t.started = e.ThreadName, e.GroupName, now
@@ -393,18 +393,16 @@ func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
 // running is from then on of unknown state; one held up by a lock says
 // what held it up when the trace ended.
 func (tt *threadTable) traceEnded() {
-	for _, t := range tt.byID {
+	tt.byID.each(func(t *thread) {
 		if t.state == ThreadRunning || t.state == ThreadNative {
 			t.state = ThreadUnknown
 		}
-	}
+	})
 }
 
 func (tt *threadTable) endAll(now int64) {
-	for _, t := range tt.byID {
-		tt.endThread(t, now)
-	}
-	clear(tt.byID)
+	tt.byID.each(func(t *thread) { tt.endThread(t, now) })
+	tt.byID.reset()
 	tt.refused.reset()
 }
 
@@ -434,8 +432,8 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 	for _, t := range tt.all {
 		if t.state == ThreadEnded && (now-t.ended > int64(retention) || ended > limit) {
 			ended--
-			if tt.byID[t.id] == t {
-				delete(tt.byID, t.id)
+			if tt.byID.get(t.id) == t {
+				tt.byID.remove(t.id)
 			}
 			continue
 		}
