@@ -237,6 +237,11 @@ func (o *methodOrder) apply(mt *methodTable, changed []int32) {
 	if !out && len(q) == 0 {
 		return
 	}
+	limit := 2 * max(o.want, headMin)
+	if len(q) > limit {
+		o.rechoose(q, limit)
+		return
+	}
 	// The head without the rows that changed, merged with those of them
 	// that come before the bound.
 	slices.SortFunc(q, func(a, b int32) int {
@@ -262,9 +267,38 @@ func (o *methodOrder) apply(mt *methodTable, changed []int32) {
 		o.flags[s] |= orderHead
 	}
 	o.head, o.merged = merged, o.head
-	if limit := 2 * max(o.want, headMin); len(o.head) > limit {
+	if len(o.head) > limit {
 		o.cut(limit)
 	}
+}
+
+// rechoose makes the head the first limit rows of those changed before
+// the bound (q) and those of the head that did not change, when more
+// changed than the head keeps (a second in which every method was called):
+// sorting them all to keep a few costs more than a bounded heap of them.
+// Every row left out comes after the first left out, which becomes the
+// bound; the rows outside the head already came after the old bound,
+// which comes after every row here.
+func (o *methodOrder) rechoose(q []int32, limit int) {
+	var top topk.Heap[int32]
+	top.Reset(o.merged, limit+1, o.before)
+	for _, s := range o.head {
+		if o.flags[s]&orderHead != 0 {
+			top.Offer(s)
+		}
+	}
+	for _, s := range q {
+		top.Offer(s)
+	}
+	h := top.Sorted()
+	for _, s := range o.head {
+		o.flags[s] &^= orderHead
+	}
+	for _, s := range h {
+		o.flags[s] |= orderHead
+	}
+	o.head, o.merged = h, o.head
+	o.cut(limit) // h holds limit+1 rows: len(q) > limit
 }
 
 // cut keeps the first n rows of the head: the first of the others

@@ -198,3 +198,96 @@ func pagesFollowTheMethods(t *testing.T) {
 		q.Chosen, q.Selected, q.Offset, q.Rank = ans.Chosen, ans.Selected, ans.Offset, -1
 	}
 }
+
+// TestPagesWhenEveryMethodChanges checks the pages against the full table
+// through seconds in which every method is called, far more changes than
+// the head keeps (rechoose), in every order.
+func TestPagesWhenEveryMethodChanges(t *testing.T) {
+	defer SetPageAboveForTest(SetPageAboveForTest(0))
+	rng := rand.New(rand.NewSource(11))
+	a := New(Options{})
+	const methods, threads = 3000, 16
+	var evs []decode.Event
+	evs = append(evs, &decode.ClassDef{ClassID: 1, Name: "com.example.Busy"})
+	for m := range methods {
+		evs = append(evs, &decode.MethodDef{Name: fmt.Sprintf("op%d", m), ClassIDRef: 1, MethodID: int64(m + 1), StartLineNumber: int64(m%7 + 1)})
+	}
+	at, now, ticket := t0, decode.Ticks(1_000_000), int32(0)
+	for step := range 40 {
+		for m := range methods {
+			if step%3 == 2 && m%3 != 0 {
+				continue // a third of them called: the head's others stay
+			}
+			ticket++
+			th := int64(rng.Intn(threads) + 1)
+			now += decode.Ticks(rng.Intn(1000))
+			evs = append(evs, &decode.MethodEntry{ThreadIDRef: th, MethodIDRef: int64(m + 1), Ticket: ticket, Time: now},
+				&decode.MethodExit{ThreadIDRef: th, Ticket: ticket, Time: now + decode.Ticks(rng.Intn(100_000)), ThreadCPUTime: now})
+		}
+		at = at.Add(time.Second)
+		a.Apply(evs, 1, decode.Clock{}, at)
+		evs = evs[:0]
+		// One order for a few seconds, so that it is kept, not made again.
+		q := &MethodPage{Key: []MethodKey{BySelf, ByCalls, ByMax, ByName, ByMin}[step/8], Descending: step/4%2 == 0, Rank: -1, Rows: 25, Offset: step % 3 * 10}
+		for _, recent := range []bool{step%8 < 6} {
+			full := a.Snapshot(at, Query{Recent: recent, CallersOf: -1})
+			ask := *q
+			got := a.Snapshot(at, Query{Recent: recent, CallersOf: -1, Methods: &ask})
+			want, _ := expectedPage(full, q)
+			if !slices.Equal(got.Methods, want) {
+				t.Fatalf("step %d (%+v, recent %v): rows\n%v\nwant\n%v", step, *q, recent, got.Methods, want)
+			}
+			a.Release(full)
+			a.Release(got)
+		}
+	}
+}
+
+// TestPageKeepsTheUnchangedHeadAmongManyChanges is the case where more
+// methods change than the head keeps while some of the head do not: those
+// must stay in the page, ahead of the many that moved up less. The first
+// 256 methods are called three times, the others once; then half of the
+// first 256 are called again, and every other method once more.
+func TestPageKeepsTheUnchangedHeadAmongManyChanges(t *testing.T) {
+	defer SetPageAboveForTest(SetPageAboveForTest(0))
+	a := New(Options{})
+	const methods = 3000
+	evs := []decode.Event{&decode.ClassDef{ClassID: 1, Name: "com.example.Head"}}
+	for m := range methods {
+		evs = append(evs, &decode.MethodDef{Name: fmt.Sprintf("op%d", m), ClassIDRef: 1, MethodID: int64(m + 1)})
+	}
+	now, ticket := decode.Ticks(1_000_000), int32(0)
+	call := func(m, times int) {
+		for range times {
+			ticket++
+			now += 10
+			evs = append(evs, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: int64(m + 1), Ticket: ticket, Time: now},
+				&decode.MethodExit{ThreadIDRef: 1, Ticket: ticket, Time: now + 5})
+		}
+	}
+	for m := range methods {
+		call(m, map[bool]int{true: 3, false: 1}[m < 256])
+	}
+	// The row at rank 250 chosen: the page shows the end of the first
+	// 256 rows and the start of the others.
+	q := MethodPage{Key: ByCalls, Descending: true, Rank: 250, Rows: 40, Offset: 240}
+	check := func(step string) {
+		a.Apply(evs, 1, decode.Clock{}, t0)
+		evs = evs[:0]
+		full := a.Snapshot(t0, Query{CallersOf: -1})
+		ask := q
+		got := a.Snapshot(t0, Query{CallersOf: -1, Methods: &ask})
+		if want, _ := expectedPage(full, &q); !slices.Equal(got.Methods, want) {
+			t.Fatalf("%s: rows\n%v\nwant\n%v", step, got.Methods, want)
+		}
+		a.Release(full)
+		a.Release(got)
+	}
+	check("first")
+	for m := range methods {
+		if m >= 256 || m%2 == 0 {
+			call(m, 1)
+		}
+	}
+	check("second")
+}
