@@ -5,13 +5,16 @@ import (
 	"testing"
 )
 
-// TestPairTableAgreesWithAMap sets and looks up random pairs, many of
+// TestPairTableAgreesWithAMap files items under random pairs, many of
 // them colliding and negative, in a pairTable and in a map, through
-// several growths, and checks that both answer the same.
+// several growths, and checks that both find the same for pairs filed
+// and for pairs never filed.
 func TestPairTableAgreesWithAMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	type pair struct{ a, b int32 }
 	var tab pairTable
+	var items []pair // item -> its pair
+	key := func(item int32) (int32, int32) { return items[item].a, items[item].b }
 	want := map[pair]int32{}
 	draw := func() pair {
 		switch r.IntN(3) {
@@ -24,12 +27,14 @@ func TestPairTableAgreesWithAMap(t *testing.T) {
 	}
 	for i := range 200_000 {
 		p := draw()
-		if r.IntN(2) == 0 {
-			v := int32(r.IntN(1 << 20))
-			tab.set(p.a, p.b, v)
-			want[p] = v
+		_, filed := want[p]
+		if !filed && r.IntN(2) == 0 {
+			item := int32(len(items))
+			items = append(items, p)
+			tab.add(item, key)
+			want[p] = item
 		}
-		got, ok := tab.get(p.a, p.b)
+		got, ok := tab.get(p.a, p.b, key)
 		w, wok := want[p]
 		if ok != wok || got != w {
 			t.Fatalf("step %d: get(%d, %d) = %d, %v; want %d, %v", i, p.a, p.b, got, ok, w, wok)
@@ -39,7 +44,7 @@ func TestPairTableAgreesWithAMap(t *testing.T) {
 		t.Fatalf("len %d, want %d", tab.len(), len(want))
 	}
 	for p, w := range want {
-		if got, ok := tab.get(p.a, p.b); !ok || got != w {
+		if got, ok := tab.get(p.a, p.b, key); !ok || got != w {
 			t.Fatalf("get(%d, %d) = %d, %v; want %d", p.a, p.b, got, ok, w)
 		}
 	}
@@ -50,14 +55,19 @@ func TestPairTableAgreesWithAMap(t *testing.T) {
 
 func TestPairTableEmpty(t *testing.T) {
 	var tab pairTable
-	if _, ok := tab.get(0, 0); ok {
+	items := [][2]int32{{0, 0}}
+	key := func(item int32) (int32, int32) { return items[item][0], items[item][1] }
+	if _, ok := tab.get(0, 0, key); ok {
 		t.Fatal("an empty table found a pair")
 	}
-	tab.set(0, 0, 0)
-	if v, ok := tab.get(0, 0); !ok || v != 0 {
-		t.Fatalf("get(0, 0) = %d, %v after set(0, 0, 0)", v, ok)
+	if tab.peek(0, 0) != -1 {
+		t.Fatal("an empty table peeked an item")
 	}
-	if _, ok := tab.get(0, 1); ok {
-		t.Fatal("found a pair never set")
+	tab.add(0, key)
+	if v, ok := tab.get(0, 0, key); !ok || v != 0 {
+		t.Fatalf("get(0, 0) = %d, %v after filing item 0 under it", v, ok)
+	}
+	if _, ok := tab.get(0, 1, key); ok {
+		t.Fatal("found a pair never filed")
 	}
 }

@@ -236,6 +236,7 @@ func (h *pastShapeJSON) shape() (*TreeShape, error) {
 	n := len(h.Nodes) / 2
 	sh := &TreeShape{nodes: make([]frameNode, 0, n), names: h.Methods, threads: map[int32]TreeThread{}, weighted: h.Weighted}
 	var mkids pairTable
+	mergedKey := func(m int32) (int32, int32) { return sh.mnodes[m].parent + 1, sh.mnodes[m].slot }
 	for i := range n {
 		parent, x := h.Nodes[2*i], h.Nodes[2*i+1]
 		if parent < 0 {
@@ -251,11 +252,11 @@ func (h *pastShapeJSON) shape() (*TreeShape, error) {
 			return nil, fmt.Errorf("node %d: parent %d, method %d", i, parent, x)
 		}
 		p := &sh.nodes[parent]
-		m, ok := mkids.get(p.merged+1, x)
+		m, ok := mkids.get(p.merged+1, x, mergedKey)
 		if !ok {
 			m = int32(len(sh.mnodes))
 			sh.mnodes = append(sh.mnodes, mergedNode{parent: p.merged, slot: x})
-			mkids.set(p.merged+1, x, m)
+			mkids.add(m, mergedKey)
 		}
 		sh.nodes = append(sh.nodes, frameNode{parent: parent, slot: x, merged: m, root: p.root})
 	}

@@ -184,13 +184,13 @@ func (st *stackTree) child(parent, slot int32) int32 {
 			st.markCrowded(parent) // more children than a walk looks at
 		}
 	}
-	if k, ok := st.kids.get(parent, slot); ok {
+	if k, ok := st.kids.get(parent, slot, st.kidKey); ok {
 		links[parent].last = k
 		return k
 	}
 	// Room for the node, and for its counterpart when that is new too.
 	need := 1
-	if _, ok := st.mkids.get(st.nodes[parent].merged+1, slot); !ok {
+	if _, ok := st.mkids.get(st.nodes[parent].merged+1, slot, st.mergedKey); !ok {
 		need = 2
 	}
 	if len(st.nodes)+len(st.mnodes)+need > st.limit {
@@ -200,10 +200,19 @@ func (st *stackTree) child(parent, slot int32) int32 {
 	n := int32(len(st.nodes))
 	st.nodes = append(st.nodes, frameNode{parent: parent, slot: slot, merged: m, root: st.nodes[parent].root})
 	st.grow()
-	st.kids.set(parent, slot, n)
+	st.kids.add(n, st.kidKey)
 	st.links[parent].last = n
 	st.links[n].sibling, st.links[parent].kid = st.links[parent].kid, n
 	return n
+}
+
+// kidKey is what a node is filed under in kids: its parent and slot.
+func (st *stackTree) kidKey(n int32) (int32, int32) { return st.nodes[n].parent, st.nodes[n].slot }
+
+// mergedKey is what a merged node is filed under in mkids: its parent + 1
+// (a child of the root has parent -1) and slot.
+func (st *stackTree) mergedKey(n int32) (int32, int32) {
+	return st.mnodes[n].parent + 1, st.mnodes[n].slot
 }
 
 // maxWalk is how many children child looks at before the map.
@@ -223,12 +232,12 @@ func (st *stackTree) markCrowded(node int32) {
 }
 
 func (st *stackTree) mergedChild(parent, slot int32) int32 {
-	if k, ok := st.mkids.get(parent+1, slot); ok {
+	if k, ok := st.mkids.get(parent+1, slot, st.mergedKey); ok {
 		return k
 	}
 	n := int32(len(st.mnodes))
 	st.mnodes = append(st.mnodes, mergedNode{parent: parent, slot: slot})
-	st.mkids.set(parent+1, slot, n)
+	st.mkids.add(n, st.mergedKey)
 	return n
 }
 

@@ -39,7 +39,10 @@ func (a *Aggregator) warm(events []decode.Event) {
 			}
 			sink += mt.stats[slot].line
 			if parent >= 0 && int(parent) < len(tree.links) {
-				sink += int64(tree.links[parent].last) + tree.kids.peek(parent, slot)
+				sink += int64(tree.links[parent].last)
+				if k := tree.kids.peek(parent, slot); k >= 0 && int(k) < len(tree.nodes) {
+					sink += int64(tree.nodes[k].slot) // the pair the lookup checks
+				}
 			}
 		case *decode.MethodExit:
 			t := threads.get(e.ThreadIDRef)
