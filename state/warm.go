@@ -34,7 +34,7 @@ func (a *Aggregator) warm(events []decode.Event) {
 				parent = t.calls[n-1].node
 			}
 			slot, ok := mt.ids.get(e.MethodIDRef)
-			if !ok || int(slot) >= len(mt.stats) {
+			if !ok || slot < 0 || int(slot) >= len(mt.stats) {
 				continue
 			}
 			sink += mt.stats[slot].line
