@@ -60,7 +60,10 @@ type Summary struct {
 	Bytes     int64
 	Pictures  int
 	Deadlocks int
-	Stream    time.Duration // the span of the raw stream kept
+	Stream    time.Duration // the span of the raw stream kept, as it arrived
+	// StreamBytes is the raw stream's size as written: a replayed file
+	// arrives faster than it was made, its span is no measure of it.
+	StreamBytes int64
 }
 
 // member is one file of the bundle: its size when known before it is
@@ -207,7 +210,7 @@ func (src *Source) members(now time.Time, sum *Summary) (out []member, release f
 			_, err := ring.WriteTo(w)
 			return err
 		}})
-		sum.Stream = ring.To.Sub(ring.From)
+		sum.Stream, sum.StreamBytes = ring.To.Sub(ring.From), ring.Bytes
 	}
 
 	shape, figs := src.Agg.TreeAndShape(false)

@@ -88,11 +88,21 @@ func (w *watching) writeBundle(path string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return bundleWritten(sum), nil
+}
+
+// bundleWritten words what a bundle written holds.
+func bundleWritten(sum bundle.Summary) string {
 	what := fmt.Sprintf("bundle written: %s (%s; %s, %s", sum.Path, sizeText(sum.Bytes), counted(sum.Pictures, "picture"), counted(sum.Deadlocks, "deadlock"))
-	if sum.Stream > 0 {
-		what += fmt.Sprintf(", %s of raw stream", sum.Stream.Round(time.Second))
+	switch span := sum.Stream.Round(time.Second); {
+	case span > 0:
+		what += fmt.Sprintf(", %s of raw stream", span)
+	case sum.StreamBytes > 0:
+		// Read in less than a second (a replayed file): "0s" would say
+		// it holds nothing.
+		what += fmt.Sprintf(", %s of raw stream", sizeText(sum.StreamBytes))
 	}
-	return what + ")", nil
+	return what + ")"
 }
 
 // counted says how many of a thing: "1 deadlock", "3 deadlocks".
