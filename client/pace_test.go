@@ -3,8 +3,10 @@ package client
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,5 +51,51 @@ func TestPacingSkipsTheLeadingDefinitions(t *testing.T) {
 	// The events are 200 ms apart: the hour and the minute are not waited.
 	if took := time.Since(began); took < 150*time.Millisecond || took > 20*time.Second {
 		t.Fatalf("played in %v", took)
+	}
+}
+
+// A binary file played as fast as it reads (decoded straight into the
+// batches) hands over exactly the events of the same file paced (read
+// event by event, then copied into the batches): same events, same
+// stacks, same order.
+func TestFastAndPacedPlaysHandOverTheSameEvents(t *testing.T) {
+	clock := decode.Clock{}
+	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) decode.Ticks { return clock.FromTime(start.Add(d)) }
+	st := decode.Stack{Methods: []string{"a.B.c", "a.B.d"}, Lines: []int64{3, 4}}
+	var b bytes.Buffer
+	enc := decode.NewEncoder(&b, decode.EncoderOptions{})
+	enc.Encode(&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: at(0)})
+	for i := range 3000 {
+		d := time.Duration(i) * time.Microsecond
+		enc.Encode(&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: int64(i % 7), Time: at(d), Stack: st})
+		enc.Encode(&decode.Sample{ThreadIDRef: 1, Time: at(d), Count: 1, Weight: 10, Stack: decode.Stack{Methods: st.Methods[i%2:], Lines: st.Lines[i%2:]}})
+		enc.Encode(&decode.ThreadCPU{ThreadIDRef: 1, Time: at(d)})
+	}
+	enc.Flush()
+	path := filepath.Join(t.TempDir(), "fast.trcbin")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	play := func(speed float64) []string {
+		src := NewFileSource(path, speed, decode.Options{})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var got []string
+		done := make(chan struct{})
+		go func() {
+			for b := range src.Batches() {
+				for _, ev := range b.Events() {
+					got = append(got, fmt.Sprintf("%T %+v", ev, ev))
+				}
+				src.Recycle(b)
+			}
+			close(done)
+		}()
+		src.Run(ctx)
+		<-done
+		return got
+	}
+	fast, paced := play(0), play(1e6) // a million times real time: 3 ms of trace, no wait
+	if len(fast) != 9001 || !slices.Equal(fast, paced) {
+		t.Fatalf("%d events played fast, %d paced; equal: %v", len(fast), len(paced), slices.Equal(fast, paced))
 	}
 }
