@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/decode"
-	"github.com/proftop/proftop/internal/topk"
 )
 
 type waiter struct {
@@ -93,7 +92,7 @@ type monitorTable struct {
 	// these, not at every monitor (a JVM's stream names tens of thousands
 	// of them, the search runs ten times a trace second).
 	busy     []*monitor
-	expiring []*monitor // expire's buffer
+	expiring []idleMonitor // expire's buffer
 	// last is the monitor get found last: an event looks its monitor up
 	// two or three times (its episode, its owner, its figures).
 	last   *monitor
@@ -352,30 +351,24 @@ func (mt *monitorTable) expire(limit int) {
 	}
 	// The idle ones seen longest ago, the lowest object first among those
 	// seen at the same moment: which go does not depend on the map's
-	// order, so that a replay shows the same monitors every time. Chosen
-	// with a bounded heap, not a sort of them all: a full table of a
-	// JVM's locks does this every few thousand new ones.
-	var oldest topk.Heap[*monitor]
-	oldest.Reset(mt.expiring, len(mt.byObj)-limit, func(a, b *monitor) bool {
-		if a.lastSeen != b.lastSeen {
-			return a.lastSeen < b.lastSeen
-		}
-		return a.obj < b.obj
-	})
+	// order, so that a replay shows the same monitors every time.
+	idle := mt.expiring[:0]
 	for _, m := range mt.byObj {
 		if m.currentOwner() == nil && len(m.waiters) == 0 && m.unlistedBlocked+m.unlistedWaiting == 0 {
-			oldest.Offer(m)
+			idle = append(idle, idleMonitor{seen: m.lastSeen, obj: m.obj, m: m})
 		}
 	}
-	drop := oldest.Sorted()
-	defer func() { mt.expiring = drop[:0]; clear(drop) }()
+	k := min(len(idle), len(mt.byObj)-limit)
+	selectOldest(idle, k)
 	mt.last = nil
-	for _, m := range drop {
-		delete(mt.byObj, m.obj)
+	for _, c := range idle[:k] {
+		delete(mt.byObj, c.obj)
 	}
-	if len(drop) > 0 {
+	if k > 0 {
 		mt.gen++
 	}
+	clear(idle) // holds no monitor past the expiry
+	mt.expiring = idle[:0]
 }
 
 // rows lists the monitors at trace time now. For a polled source, live
