@@ -16,15 +16,7 @@ func TestAppendNextMatchesNextAndAdd(t *testing.T) {
 	for _, big := range []bool{false, true} {
 		data := encodeBinary(t, evs, EncoderOptions{BigEndian: big})
 		var want Batch
-		ref := NewBinaryDecoder(bytes.NewReader(data), Options{})
-		for {
-			ev, err := ref.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, ev := range decodeAll(t, NewBinaryDecoder(bytes.NewReader(data), Options{})) {
 			want.Add(ev)
 		}
 
@@ -43,21 +35,14 @@ func TestAppendNextMatchesNextAndAdd(t *testing.T) {
 			batches[cur].Reset()
 			cur = 1 - cur
 		}
-		for {
-			err := d.AppendNext(batch)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		appendAll(t, d, batch, func() {
 			if d.placed {
 				placed++
 			}
 			if batches[cur].Len() == 377 {
 				check()
 			}
-		}
+		})
 		check()
 		if n != want.Len() {
 			t.Fatalf("big-endian %v: %d events appended, %d decoded", big, n, want.Len())
@@ -68,6 +53,22 @@ func TestAppendNextMatchesNextAndAdd(t *testing.T) {
 		if big && placed > 0 || !big && placed < n/3 {
 			t.Fatalf("big-endian %v: %d of %d events decoded in place", big, placed, n)
 		}
+	}
+}
+
+// appendAll appends every event with AppendNext until EOF, calling after
+// once each is in; it fails on any error.
+func appendAll(t *testing.T, d *BinaryDecoder, batch func() *Batch, after func()) {
+	t.Helper()
+	for {
+		err := d.AppendNext(batch)
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		after()
 	}
 }
 
@@ -97,18 +98,11 @@ func TestAppendNextAsksForTheBatchAfterReading(t *testing.T) {
 	var b Batch
 	readsWhenAsked := -1
 	batch := func() *Batch { readsWhenAsked = r.reads; return &b }
-	for {
-		err := d.AppendNext(batch)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	appendAll(t, d, batch, func() {
 		if readsWhenAsked != r.reads {
 			t.Fatalf("event %d: the batch was asked for after read %d, the event's last read was %d", b.Len(), readsWhenAsked, r.reads)
 		}
-	}
+	})
 	if b.Len() != 500 {
 		t.Fatalf("%d events", b.Len())
 	}
