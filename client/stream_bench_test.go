@@ -8,35 +8,10 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/endless"
 	"github.com/proftop/proftop/protocol"
 	"github.com/proftop/proftop/simulator"
 )
-
-// repeatingFrames is a connection that first delivers head and then block,
-// again and again: data frames of a binary stream whose block holds whole
-// messages, so that the repeats read as one endless trace.
-type repeatingFrames struct {
-	head, block []byte
-	pos         int
-	inBlock     bool
-}
-
-func (r *repeatingFrames) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		src := r.head
-		if r.inBlock {
-			src = r.block
-		}
-		c := copy(p[n:], src[r.pos:])
-		n += c
-		r.pos += c
-		if r.pos == len(src) {
-			r.pos, r.inBlock = 0, true
-		}
-	}
-	return n, nil
-}
 
 // simulatedFrames encodes events of the simulated service in binary and
 // cuts them into data frames as the simulator does (every 16,000 bytes,
@@ -80,7 +55,7 @@ func simulatedFrames(tb testing.TB, events int) (head, block []byte) {
 func BenchmarkStreamSimulated(b *testing.B) {
 	head, block := simulatedFrames(b, 200_000)
 	s := NewSession(Config{Host: "127.0.0.1", Port: 1})
-	c := &control{fr: protocol.NewBufferedFrameReader(&repeatingFrames{head: head, block: block}, 0, readBufferSize)}
+	c := &control{fr: protocol.NewBufferedFrameReader(endless.Reader(head, block), 0, readBufferSize)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/proftop/proftop/internal/endless"
 )
 
 // The benchmark stream: a realistic mix (see mixedEvents), decoded from memory.
@@ -135,30 +137,6 @@ func BenchmarkWireSize(b *testing.B) {
 	b.ReportMetric(float64(oneXML), "threadStart-xml-B")
 }
 
-// endless repeats a block of messages after a stream header, forever.
-type endless struct {
-	head, block []byte
-	pos         int
-	inBlock     bool
-}
-
-func (e *endless) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		src := e.head
-		if e.inBlock {
-			src = e.block
-		}
-		c := copy(p[n:], src[e.pos:])
-		n += c
-		e.pos += c
-		if e.pos == len(src) {
-			e.pos, e.inBlock = 0, true
-		}
-	}
-	return n, nil
-}
-
 // Steady state means no allocation per event: names are interned and the
 // event structs and stack slices are reused.
 func TestSteadyStateDecodeDoesNotAllocate(t *testing.T) {
@@ -169,8 +147,8 @@ func TestSteadyStateDecodeDoesNotAllocate(t *testing.T) {
 		name string
 		d    Decoder
 	}{
-		{"binary", NewBinaryDecoder(&endless{head: bin[:HeaderSize], block: bin[HeaderSize:]}, Options{})},
-		{"xml", NewXMLDecoder(&endless{head: []byte(XMLPrologue), block: xmlData[len(XMLPrologue):]}, Options{})},
+		{"binary", NewBinaryDecoder(endless.Reader(bin[:HeaderSize], bin[HeaderSize:]), Options{})},
+		{"xml", NewXMLDecoder(endless.Reader([]byte(XMLPrologue), xmlData[len(XMLPrologue):]), Options{})},
 	} {
 		for range 20000 { // warm up: every name seen, every buffer grown
 			if _, err := tc.d.Next(); err != nil {
