@@ -329,9 +329,9 @@ func (t *thread) sharedStack() []Frame {
 // they expire. At most max live threads are tracked; the others are
 // counted in refused.
 type threadTable struct {
-	byID    threadIndex // threads of the current stream
-	all     []*thread   // every thread listed, in order of appearance
-	ended   int         // how many of all have ended
+	byID    idIndex[*thread] // threads of the current stream
+	all     []*thread        // every thread listed, in order of appearance
+	ended   int              // how many of all have ended
 	max     int
 	refused untracked // thread ids of this stream turned away
 	// %CPU is measured from the previous of two marks taken at least
@@ -344,7 +344,7 @@ type threadTable struct {
 
 const cpuWindow = 2 * time.Second
 
-func (tt *threadTable) init(max int) { tt.byID, tt.max = threadIndex{}, max }
+func (tt *threadTable) init(max int) { tt.byID, tt.max = idIndex[*thread]{}, max }
 
 func (tt *threadTable) lookup(id int64) *thread { return tt.byID.get(id) }
 

@@ -11,7 +11,7 @@ import (
 // against a map's.
 func TestThreadIndexAgreesWithAMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var x threadIndex
+	var x idIndex[*thread]
 	want := map[int64]*thread{}
 	for i := range 100_000 {
 		var id int64
@@ -52,7 +52,7 @@ func TestThreadIndexAgreesWithAMap(t *testing.T) {
 	if seen != len(want) {
 		t.Fatalf("each gave %d threads, want %d", seen, len(want))
 	}
-	if bound := 4 * len(want); len(x.dense) > max(threadIndexFloor, bound) {
+	if bound := 4 * len(want); len(x.dense) > max(denseFloor, bound) {
 		t.Fatalf("%d dense ids for %d threads", len(x.dense), len(want))
 	}
 	x.reset()
