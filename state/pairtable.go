@@ -77,9 +77,6 @@ func (t *pairTable) place(item int32, key keyOf) {
 	}
 }
 
-// len is how many items the table holds.
-func (t *pairTable) len() int { return t.used }
-
 // grow doubles the table and places every item again.
 func (t *pairTable) grow(key keyOf) {
 	old := t.entries

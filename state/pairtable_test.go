@@ -40,8 +40,8 @@ func TestPairTableAgreesWithAMap(t *testing.T) {
 			t.Fatalf("step %d: get(%d, %d) = %d, %v; want %d, %v", i, p.a, p.b, got, ok, w, wok)
 		}
 	}
-	if tab.len() != len(want) {
-		t.Fatalf("len %d, want %d", tab.len(), len(want))
+	if tab.used != len(want) {
+		t.Fatalf("len %d, want %d", tab.used, len(want))
 	}
 	for p, w := range want {
 		if got, ok := tab.get(p.a, p.b, key); !ok || got != w {
