@@ -101,7 +101,9 @@ func (ot *objectTable) class(name string, at int64) *objectClass {
 // tick brings a class's rings to the second of at: the seconds passed
 // since it was last touched are emptied, its live count carried on.
 func (ot *objectTable) tick(c *objectClass, at int64) {
-	sec := at / int64(time.Second)
+	// A time before the epoch (a peer's nonsense) counts in second 0: the
+	// rings are indexed by second, and an index is never negative.
+	sec := max(at, 0) / int64(time.Second)
 	ot.second = max(ot.second, sec)
 	if c.seen == 0 {
 		c.seen = sec
