@@ -17,8 +17,9 @@ import (
 // snapshots the interface takes (a page of methods, and every row): no
 // input may make it panic, however its threads, methods, monitors and
 // stacks refer to each other (ids never defined, negative, reused; calls
-// that never end; waits on thousands of objects). The call tree, the
-// thread index and reading ahead (warm.go) are on this path.
+// that never end; waits on thousands of objects), and the monitor table's
+// lists must agree with its map. The call tree, the thread index and
+// reading ahead (warm.go) are on this path.
 func FuzzApply(f *testing.F) {
 	if data, err := os.ReadFile("../testdata/sample.trcbin"); err == nil {
 		f.Add(data)
@@ -37,6 +38,9 @@ func FuzzApply(f *testing.F) {
 			q := page
 			a.Release(a.Snapshot(at, Query{Recent: true, CallersOf: 0, Methods: &q}))
 			a.Release(a.Snapshot(at, Query{CallersOf: -1, AllStacks: true}))
+			if err := monitorListFaults(&a.monitors); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for n := 0; n < 20_000; n++ {
 			ev, err := d.Next()
@@ -83,6 +87,10 @@ func fuzzApplySeed() []byte {
 			evs = append(evs, &decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: th, ObjIDRef: int64(i + 100), Timeout: 5, Time: now, Stack: st}})
 		case 3:
 			evs = append(evs, &decode.Sample{ThreadIDRef: th, Time: now, Count: 1, Weight: 100, Stack: st})
+		}
+		if i%20 == 19 { // a poll: the stream becomes a polled one
+			evs = append(evs, &decode.ThreadState{ThreadIDRef: th, Time: now, State: "blocked", LockObjIDRef: int64(i%3 + 10), LockOwner: th%4 + 1, Stack: st},
+				&decode.ThreadPoll{Time: now, Threads: 1})
 		}
 		if i%3 != 2 {
 			evs = append(evs, &decode.MethodExit{ThreadIDRef: th, Ticket: int32(i), Time: now + 500, ThreadCPUTime: now})

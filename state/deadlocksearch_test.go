@@ -146,9 +146,9 @@ func TestDeadlockSearchFollowsTheBusyMonitors(t *testing.T) {
 }
 
 // TestMonitorExpiryIsTheSameEveryTime checks that a full table drops the
-// idle monitors seen longest ago, the lowest object first among those
-// seen at the same moment, never one with a waiter, whatever the map's
-// order: a replay shows the same monitors every time.
+// idle monitors seen longest ago, in the order the events saw them, never
+// one with a waiter, whatever the map's order: a replay shows the same
+// monitors every time.
 func TestMonitorExpiryIsTheSameEveryTime(t *testing.T) {
 	for round := range 20 {
 		mt := &monitorTable{}

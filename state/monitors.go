@@ -40,16 +40,23 @@ type monitor struct {
 	// listed: it is in the table's list of monitors that have had
 	// waiters since the last search for deadlocks (monitorTable.busy).
 	listed bool
+	// held: it is in the table's list of monitors that may have an owner,
+	// waiters or unlisted threads (monitorTable.held).
+	held bool
+	// older and newer link the table's monitors in the order they were
+	// last seen (monitorTable.oldest).
+	older, newer *monitor
 }
 
 // setOwner records who holds the monitor, and how deep in its calls. A
 // contender naming the owner already known keeps the depth where it took
 // the monitor (lower, if it is now shallower: it must have taken it again).
-func (m *monitor) setOwner(t *thread) {
+func (mt *monitorTable) setOwner(m *monitor, t *thread) {
 	if t == nil {
 		m.owner = nil
 		return
 	}
+	mt.hold(m)
 	if m.owner == t {
 		m.ownerDepth = min(m.ownerDepth, len(t.calls))
 		return
@@ -91,8 +98,16 @@ type monitorTable struct {
 	// deadlocks, and those that still had one then: the search looks at
 	// these, not at every monitor (a JVM's stream names tens of thousands
 	// of them, the search runs ten times a trace second).
-	busy     []*monitor
-	expiring []idleMonitor // expire's buffer
+	busy []*monitor
+	// held lists the monitors that may have an owner, waiters or unlisted
+	// threads since the latest poll, once a poll has been seen (polled):
+	// a poll's present clears these, not every monitor.
+	held   []*monitor
+	polled bool
+	// oldest and newest are the ends of the list of the monitors in the
+	// order they were last seen: a full table drops the oldest idle ones
+	// without going through all of them.
+	oldest, newest *monitor
 	// last is the monitor get found last: an event looks its monitor up
 	// two or three times (its episode, its owner, its figures).
 	last   *monitor
@@ -144,9 +159,50 @@ func (mt *monitorTable) get(obj int64, now int64) *monitor {
 			mt.name(m, cid)
 		}
 	}
-	m.lastSeen = max(m.lastSeen, now)
+	mt.seen(m, now)
 	mt.last = m
 	return m
+}
+
+// seen makes a monitor the newest seen, at trace time at (its lastSeen
+// never goes back: events may come a little out of time order).
+func (mt *monitorTable) seen(m *monitor, at int64) {
+	m.lastSeen = max(m.lastSeen, at)
+	if mt.newest == m {
+		return
+	}
+	mt.unlink(m)
+	m.older = mt.newest
+	if mt.newest != nil {
+		mt.newest.newer = m
+	} else {
+		mt.oldest = m
+	}
+	mt.newest = m
+}
+
+// unlink takes a monitor out of the list of monitors last seen.
+func (mt *monitorTable) unlink(m *monitor) {
+	if m.older != nil {
+		m.older.newer = m.newer
+	} else if mt.oldest == m {
+		mt.oldest = m.newer
+	}
+	if m.newer != nil {
+		m.newer.older = m.older
+	} else if mt.newest == m {
+		mt.newest = m.older
+	}
+	m.older, m.newer = nil, nil
+}
+
+// hold lists a monitor given an owner, a waiter or unlisted threads, for
+// the next poll to clear.
+func (mt *monitorTable) hold(m *monitor) {
+	if mt.polled && !m.held {
+		m.held = true
+		mt.held = append(mt.held, m)
+	}
 }
 
 // makeRoom drops the idle monitors seen longest ago, down to 7/8 of the
@@ -208,6 +264,7 @@ func (mt *monitorTable) classDefined(id int64, name string) {
 
 // addWaiter adds a thread blocked or waiting on a monitor.
 func (mt *monitorTable) addWaiter(m *monitor, w waiter) {
+	mt.hold(m)
 	m.waiters = append(m.waiters, w)
 	if !m.listed {
 		m.listed = true
@@ -232,7 +289,7 @@ func (mt *monitorTable) contend(obj int64, t *thread, owner *thread, now int64) 
 	}
 	m.enters++
 	if owner != nil && owner != t {
-		m.setOwner(owner)
+		mt.setOwner(m, owner)
 	}
 	m.removeWaiter(t)
 	mt.addWaiter(m, waiter{t: t, since: now})
@@ -245,7 +302,7 @@ func (mt *monitorTable) entered(obj int64, t *thread, now, blockedNS int64) {
 		return
 	}
 	m.owner = nil // the thread took it just now, at its present depth
-	m.setOwner(t)
+	mt.setOwner(m, t)
 	m.removeWaiter(t)
 	m.blockedN++
 	m.blockedSum += blockedNS
@@ -296,7 +353,7 @@ func (mt *monitorTable) waited(obj int64, t *thread, now int64) {
 	}
 	m.removeWaiter(t)
 	if m.currentOwner() == nil {
-		m.setOwner(t)
+		mt.setOwner(m, t)
 	}
 }
 
@@ -345,30 +402,47 @@ func (mt *monitorTable) reset() {
 }
 
 // expire drops the idle monitors seen longest ago when there are too many.
+// It goes from the oldest seen to the newest, so that what it costs
+// follows what it drops (and the busy monitors it passes), not the size
+// of the table; which go depends only on the order of the events, never
+// on the map's, so that a replay shows the same monitors every time.
 func (mt *monitorTable) expire(limit int) {
-	if len(mt.byObj) <= limit {
+	excess := len(mt.byObj) - limit
+	if excess <= 0 {
 		return
 	}
-	// The idle ones seen longest ago, the lowest object first among those
-	// seen at the same moment: which go does not depend on the map's
-	// order, so that a replay shows the same monitors every time.
-	idle := mt.expiring[:0]
-	for _, m := range mt.byObj {
+	for m := mt.oldest; m != nil && excess > 0; {
+		next := m.newer
 		if m.currentOwner() == nil && len(m.waiters) == 0 && m.unlistedBlocked+m.unlistedWaiting == 0 {
-			idle = append(idle, idleMonitor{seen: m.lastSeen, obj: m.obj, m: m})
+			mt.unlink(m)
+			delete(mt.byObj, m.obj)
+			excess--
+			mt.gen++
+			if mt.last == m {
+				mt.last = nil
+			}
+		}
+		m = next
+	}
+	mt.compactHeld()
+}
+
+// compactHeld keeps the list of held monitors within twice the table:
+// monitors expired between two polls stay in it until the next.
+func (mt *monitorTable) compactHeld() {
+	if len(mt.held) <= 2*mt.max {
+		return
+	}
+	kept := mt.held[:0]
+	for _, m := range mt.held {
+		if mt.byObj[m.obj] == m {
+			kept = append(kept, m)
+		} else {
+			m.held = false
 		}
 	}
-	k := min(len(idle), len(mt.byObj)-limit)
-	selectOldest(idle, k)
-	mt.last = nil
-	for _, c := range idle[:k] {
-		delete(mt.byObj, c.obj)
-	}
-	if k > 0 {
-		mt.gen++
-	}
-	clear(idle) // holds no monitor past the expiry
-	mt.expiring = idle[:0]
+	clear(mt.held[len(kept):])
+	mt.held = kept
 }
 
 // rows lists the monitors at trace time now. For a polled source, live
@@ -440,11 +514,24 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 // threads' polled and listed states say.
 func (mt *monitorTable) setPresent(a *Aggregator) {
 	mt.gen++
-	for _, m := range mt.byObj {
+	clearPresent := func(m *monitor) {
 		m.owner, m.ownerDepth = nil, 0
 		m.waiters = m.waiters[:0]
 		m.unlistedBlocked, m.unlistedWaiting = 0, 0
+		m.held = false
 	}
+	if mt.polled {
+		for _, m := range mt.held {
+			clearPresent(m)
+		}
+	} else {
+		for _, m := range mt.byObj {
+			clearPresent(m)
+		}
+		mt.polled = true
+	}
+	clear(mt.held)
+	mt.held = mt.held[:0]
 	add := func(t *thread) {
 		if !t.polled || t.state == ThreadEnded || t.monitor == 0 || !t.state.onLock() {
 			return
@@ -458,7 +545,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 		if t.lockOwner != 0 {
 			m.owner = a.ownerThread(t.lockOwner, t.stream)
 		}
-		m.lastSeen = max(m.lastSeen, t.pollSeen())
+		mt.seen(m, t.pollSeen())
 	}
 	for _, t := range a.threads.all {
 		add(t)
@@ -472,6 +559,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 		if g.key.lock == 0 || m == nil || !g.key.state.onLock() {
 			continue
 		}
+		mt.hold(m)
 		if _, waiting := episodeKind(g.key.state, g.key.lock, g.key.owner, contendsFor(g.key.lockClass, g.key.flags&decode.ThreadOnLock != 0)); waiting {
 			m.unlistedWaiting += g.count
 		} else {
@@ -480,7 +568,7 @@ func (mt *monitorTable) setPresent(a *Aggregator) {
 		if g.key.owner != 0 && m.owner == nil {
 			m.owner = a.ownerThread(g.key.owner, a.stream)
 		}
-		m.lastSeen = max(m.lastSeen, vt.listedAt)
+		mt.seen(m, vt.listedAt)
 	}
 }
 

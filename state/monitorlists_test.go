@@ -1,0 +1,112 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/proftop/proftop/decode"
+)
+
+// monitorListFaults says where the monitor table's lists disagree with its
+// map: the list by last seen must hold exactly the map's monitors, linked
+// both ways; once polled, every monitor with an owner, a waiter or
+// unlisted threads must be in the held list, which stays bounded.
+func monitorListFaults(mt *monitorTable) error {
+	n := 0
+	var prev *monitor
+	for m := mt.oldest; m != nil; m = m.newer {
+		if m.older != prev {
+			return fmt.Errorf("monitor %#x: linked back to %p, not %p", m.obj, m.older, prev)
+		}
+		if mt.byObj[m.obj] != m {
+			return fmt.Errorf("monitor %#x is in the list, not in the map", m.obj)
+		}
+		if n++; n > len(mt.byObj) {
+			return fmt.Errorf("the list is longer than the map's %d monitors", len(mt.byObj))
+		}
+		prev = m
+	}
+	if prev != mt.newest || n != len(mt.byObj) {
+		return fmt.Errorf("the list holds %d monitors ending at %p, the map %d ending at %p", n, prev, len(mt.byObj), mt.newest)
+	}
+	if !mt.polled {
+		return nil
+	}
+	for _, m := range mt.byObj {
+		if (m.owner != nil || len(m.waiters) > 0 || m.unlistedBlocked+m.unlistedWaiting > 0) && !m.held {
+			return fmt.Errorf("monitor %#x has an owner or waiters and is not held", m.obj)
+		}
+	}
+	if len(mt.held) > 3*mt.max {
+		return fmt.Errorf("%d monitors held, for a table of %d", len(mt.held), mt.max)
+	}
+	return nil
+}
+
+// A full table drops the idle monitors seen longest ago, in the order the
+// events saw them: a monitor seen again goes to the end of the line, and
+// one with a waiter or an owner stays however old.
+func TestMonitorsExpireInTheOrderLastSeen(t *testing.T) {
+	mt := &monitorTable{}
+	mt.init(100, 10)
+	owner, waiter := &thread{id: 1}, &thread{id: 2, state: ThreadBlocked}
+	for obj := int64(1); obj <= 8; obj++ {
+		mt.get(obj, 10) // all seen at the same moment
+	}
+	mt.get(1, 5)                     // seen again (its event a little late): the newest seen
+	mt.contend(3, waiter, owner, 10) // busy
+	mt.expire(5)
+	var kept []int64
+	for m := mt.oldest; m != nil; m = m.newer {
+		kept = append(kept, m.obj)
+	}
+	if fmt.Sprint(kept) != "[6 7 8 1 3]" { // 2, 4 and 5 seen longest ago
+		t.Fatalf("kept %v in the order last seen", kept)
+	}
+	if mt.byObj[1].lastSeen != 10 {
+		t.Fatalf("monitor 1 last seen at %d: seen late, not earlier", mt.byObj[1].lastSeen)
+	}
+	if err := monitorListFaults(mt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Once polled, a poll clears only the monitors the poll before gave an
+// owner or a waiter (events between polls count episodes, they do not set
+// the present), and that must be all of them: a lock the next poll does
+// not mention is free, even after the table made room in between.
+func TestPollClearsWhatThePollBeforeSet(t *testing.T) {
+	a := New(Options{MaxMonitors: 40})
+	feed(a, defs()...)
+	poll(a, 1000, polled{id: 1, state: "running"}, polled{id: 2, state: "blocked", lock: 0x10, owner: 1},
+		polled{id: 3, state: "waiting", lock: 0x20})
+	var evs []decode.Event
+	for obj := int64(0x100); obj < 0x100+200; obj++ { // more than the table holds: it makes room
+		evs = append(evs, &decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: obj, ThreadOwner: 1, Time: ms(1100)},
+			&decode.MonContendedEntered{ThreadIDRef: 2, ObjIDRef: obj, Time: ms(1100)})
+	}
+	feed(a, evs...)
+	if err := monitorListFaults(&a.monitors); err != nil {
+		t.Fatal(err)
+	}
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if m := monitorByObj(s, 0x10); m == nil || m.Owner != 1 || len(m.Waiters) != 1 {
+		t.Fatalf("a busy monitor after the table made room: %+v", m)
+	}
+	if m := monitorByObj(s, 0x20); m == nil || len(m.Waiters) != 1 {
+		t.Fatalf("a monitor waited on after the table made room: %+v", m)
+	}
+	poll(a, 2000, polled{id: 1, state: "running"}, polled{id: 2, state: "running"}, polled{id: 3, state: "running"})
+	if err := monitorListFaults(&a.monitors); err != nil {
+		t.Fatal(err)
+	}
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	for _, m := range s.Monitors {
+		if m.Owner != 0 || len(m.Waiters) != 0 {
+			t.Errorf("monitor %#x after a poll with no thread on a lock: %+v", m.Object, m)
+		}
+	}
+	if len(s.Monitors) > 40 || monitorByObj(s, 0x10) == nil {
+		t.Errorf("%d monitors, 0x10 among them: %v", len(s.Monitors), monitorByObj(s, 0x10) != nil)
+	}
+}
