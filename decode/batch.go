@@ -27,11 +27,15 @@ func (b *Batch) Add(ev Event) {
 	c := b.arenas[k].add(ev)
 	if sp.stack >= 0 {
 		st := fieldAt[Stack](sp.base(c), sp.fields[sp.stack].off)
-		m, l := len(b.methods), len(b.lines)
-		b.methods = append(b.methods, st.Methods...)
-		b.lines = append(b.lines, st.Lines...)
-		st.Methods = b.methods[m:len(b.methods):len(b.methods)]
-		st.Lines = b.lines[l:len(b.lines):len(b.lines)]
+		if len(st.Methods) == 0 && len(st.Lines) == 0 {
+			st.Methods, st.Lines = nil, nil // as a decoder places an empty stack
+		} else {
+			m, l := len(b.methods), len(b.lines)
+			b.methods = append(b.methods, st.Methods...)
+			b.lines = append(b.lines, st.Lines...)
+			st.Methods = b.methods[m:len(b.methods):len(b.methods)]
+			st.Lines = b.lines[l:len(b.lines):len(b.lines)]
+		}
 	}
 	if u, ok := c.(*Unknown); ok && len(u.Attrs) > 0 {
 		a := len(b.attrs)

@@ -536,28 +536,38 @@ func (d *BinaryDecoder) knownStack(st *Stack, body []byte, pos, depth int) (int,
 // placeStack adds an event of a flat kind with a stack to the batch, in
 // place, if its stack was seen before: the event's names are then the
 // stack table's own slice (which no one modifies, and which an append
-// copies, being full), not a copy of them. It reports false, having added
-// nothing, for any other stack: the general path reads it.
+// copies, being full), not a copy of them. An empty stack (the end of a
+// wait or a contention: JFR gives its stack with the begin) needs no
+// table. It reports false, having added nothing, for any other stack: the
+// general path reads it.
 func (d *BinaryDecoder) placeStack(sp *kindSpec, body []byte) bool {
-	if d.stacks == nil || d.stacks.scan || len(body)-sp.flat.size < 4 {
+	if len(body)-sp.flat.size < 4 {
 		return false
 	}
 	stack := body[sp.flat.size:] // depth, names and lines: the end of the message
 	depth := int(int32(d.u32(stack)))
-	if depth <= 0 || depth > (len(stack)-4)/minFrameSize {
+	var names []string
+	switch {
+	case depth == 0 && len(stack) == 4:
+	case depth <= 0 || depth > (len(stack)-4)/minFrameSize || d.stacks == nil || d.stacks.scan:
 		return false
-	}
-	lines := len(stack) - 8*depth
-	names, ok := d.stacks.lookup(stack[4:lines])
-	if !ok || len(names) != depth {
-		return false
+	default:
+		var ok bool
+		names, ok = d.stacks.lookup(stack[4 : len(stack)-8*depth])
+		if !ok || len(names) != depth {
+			return false
+		}
 	}
 	b := d.into()
 	p := b.place(sp)
 	sp.flat.fill(p, body)
 	st := fieldAt[Stack](p, sp.flat.stackOff)
+	if depth == 0 {
+		st.Methods, st.Lines = nil, nil
+		return true
+	}
 	st.Methods = names[:depth:depth]
-	st.Lines = b.appendLines(stack[lines:])
+	st.Lines = b.appendLines(stack[len(stack)-8*depth:])
 	return true
 }
 

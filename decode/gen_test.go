@@ -130,7 +130,11 @@ func mixedEvents(n int, seed uint64) []Event {
 			case 2:
 				add(&MonWait{MonitorWait{ThreadIDRef: th, Time: now, ObjIDRef: obj, Timeout: int64(r.IntN(1000)), Stack: stack()}})
 			default:
-				add(&MonWaited{MonitorWait{ThreadIDRef: th, Time: now, ObjIDRef: obj, Timeout: int64(r.IntN(1000)), Stack: stack()}})
+				w := &MonWaited{MonitorWait{ThreadIDRef: th, Time: now, ObjIDRef: obj, Timeout: int64(r.IntN(1000)), Stack: stack()}}
+				if obj%2 == 0 {
+					w.Stack = Stack{} // as the JVM agent ends a wait: its stack came with the begin
+				}
+				add(w)
 			}
 		case x < 92:
 			add(&AgMethodEntry{ThreadIDRef: th, MethodIDRef: int64(1 + r.IntN(nMethods)), BaseTime: Ticks(r.IntN(1e7)),
