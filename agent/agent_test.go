@@ -560,6 +560,7 @@ func testAgentEncodersConform(t *testing.T, jdk jdk) {
 		&decode.ClassDef{ClassID: 1, Time: tt + 3, Name: "com.acme.Cache", SourceName: "Cache.java"},
 		&decode.MethodDef{Name: "get", Signature: "(Ljava/lang/String;)Ljava/lang/Object;", StartLineNumber: 80, EndLineNumber: 80, ClassIDRef: 1, MethodID: 7},
 		&decode.ObjAlloc{ObjID: 0x7f3a0048, ClassIDRef: 1, Time: tt + 4},
+		&decode.ObjClass{ObjID: 0x7f3a0050, ClassIDRef: 1, Time: tt + 4},
 		&decode.MonContendedEnter{ThreadIDRef: 23, Time: tt + 5, ObjIDRef: 0x7f3a0048, ThreadOwner: 1, Stack: stack},
 		&decode.MonContendedEntered{ThreadIDRef: 23, Time: tt + 6, ObjIDRef: 0x7f3a0048, Stack: stack},
 		&decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: 1, Time: tt + 7, ObjIDRef: 0x7f3a0048, Timeout: 500, Stack: stack}},

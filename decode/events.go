@@ -55,6 +55,7 @@ const (
 	KindSourceNote
 	KindVirtualPinned
 	KindAgentCost
+	KindObjClass
 	numKinds
 )
 

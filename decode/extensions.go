@@ -221,6 +221,16 @@ type Allocation struct {
 	Bytes int64  `tptp:"bytes"`
 }
 
+// ObjClass names the class of an object without saying it was allocated
+// now: a profiler that sees an object first in a monitor event (a JVM
+// agent watching locks through JFR) tells its class this way, where
+// objAlloc would count it as a new live object, over and over.
+type ObjClass struct {
+	ObjID      int64 `tptp:"objId"`
+	ClassIDRef int64 `tptp:"classIdRef"`
+	Time       Ticks `tptp:"time"`
+}
+
 // ThreadGroup stands for Count threads of a listing that are not listed
 // one by one (a source with 100,000 virtual threads lists a few and counts
 // the rest): alike in container, state, flags, lock and owner, and in the
@@ -302,6 +312,7 @@ func (*ThreadCPU) Kind() Kind    { return KindThreadCPU }
 func (*Coverage) Kind() Kind     { return KindCoverage }
 func (*ObjectCensus) Kind() Kind { return KindObjectCensus }
 func (*Allocation) Kind() Kind   { return KindAllocation }
+func (*ObjClass) Kind() Kind     { return KindObjClass }
 func (*ThreadState) Kind() Kind  { return KindThreadState }
 func (*ThreadPoll) Kind() Kind   { return KindThreadPoll }
 func (*MemoryPool) Kind() Kind   { return KindMemoryPool }

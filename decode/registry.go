@@ -155,6 +155,7 @@ func buildTable() {
 	register[GCTotals](1105, "gcTotals")
 	register[ObjectCensus](1106, "objectCensus")
 	register[Allocation](1107, "allocation")
+	register[ObjClass](1108, "objClass")
 	// 1120-1129: what snapshot files (ProfilerJ) hold beyond the above.
 	register[ThreadCPU](1120, "threadCpu")
 	register[Coverage](1121, "coverage")

@@ -596,8 +596,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.MethodDef:
 		a.methods.define(e, a.classes)
 	case *decode.ObjAlloc:
-		a.monitors.allocated(e.ObjID, e.ClassIDRef)
+		a.monitors.classOf(e.ObjID, e.ClassIDRef)
 		a.objects.allocated(e.ObjID, a.className(e.ClassIDRef), e.Size, a.at(e.Time))
+	case *decode.ObjClass:
+		a.monitors.classOf(e.ObjID, e.ClassIDRef) // a name, not an allocation
 	case *decode.GCStart:
 		a.gc.start(a.at(e.Time))
 	case *decode.GCFinish:

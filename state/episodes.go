@@ -210,23 +210,40 @@ func (a *Aggregator) reported(t *thread, obj int64, waiting bool, start, end int
 			e.since = e.lastSeen
 		}
 	}
-	keep := t.pending[:0]
-	for _, e := range t.pending {
-		if !e.overlaps(waiting, start, end) {
-			keep = append(keep, e)
+	// Most reports replace no pending episode or estimate: the lists are
+	// only read then, not rewritten (a JVM reports thousands a second).
+	if i := firstOverlap(t.pending, waiting, start, end); i >= 0 {
+		keep := t.pending[:i]
+		for _, e := range t.pending[i+1:] {
+			if !e.overlaps(waiting, start, end) {
+				keep = append(keep, e)
+			}
 		}
+		t.pending = keep
 	}
-	t.pending = keep
-	est := t.estimates[:0]
-	for _, e := range t.estimates {
-		if e.overlaps(waiting, start, end) {
-			a.count(t, e.obj, e.waiting, e.length(), -1)
-			continue
+	if i := firstOverlap(t.estimates, waiting, start, end); i >= 0 {
+		est := t.estimates[:i]
+		for _, e := range t.estimates[i:] {
+			if e.overlaps(waiting, start, end) {
+				a.count(t, e.obj, e.waiting, e.length(), -1)
+				continue
+			}
+			est = append(est, e)
 		}
-		est = append(est, e)
+		t.estimates = est
 	}
-	t.estimates = est
 	a.count(t, obj, waiting, max(end-start, 0), 1)
+}
+
+// firstOverlap is the index of the first episode a report [start, end]
+// replaces, -1 for none.
+func firstOverlap(eps []episode, waiting bool, start, end int64) int {
+	for i := range eps {
+		if eps[i].overlaps(waiting, start, end) {
+			return i
+		}
+	}
+	return -1
 }
 
 // liveOnMonitors adds up, per monitor, what the live and pending episodes
@@ -283,7 +300,7 @@ func (a *Aggregator) historyBegins(t *thread, id, obj int64, waiting bool, at in
 		a.strangers[id] = h
 	}
 	if m := a.monitors.get(obj, at); m != nil && m.site == "" && len(st.Methods) > 0 {
-		m.site = siteOf(framesOf(st))
+		m.site = a.monitors.siteOfStack(st)
 	}
 }
 

@@ -110,3 +110,43 @@ func TestPollClearsWhatThePollBeforeSet(t *testing.T) {
 		t.Errorf("%d monitors, 0x10 among them: %v", len(s.Monitors), monitorByObj(s, 0x10) != nil)
 	}
 }
+
+// A monitor is named by the class told for its object, just before its
+// first event (the JVM agent's objClass) or among the latest allocations
+// (a ring of them): an object told before those is not remembered. A
+// monitor the table dropped and made again (a lock used again after a
+// while) is named again.
+func TestMonitorNamedByTheLatestObjectsTold(t *testing.T) {
+	mt := &monitorTable{}
+	mt.init(100, 4)
+	mt.classDefined(1, "com.acme.Cache")
+	for obj := int64(1); obj <= 7; obj++ {
+		mt.classOf(obj, 1)
+	}
+	mt.classOf(9, 1)
+	for obj, want := range map[int64]string{1: "", 4: "", 5: "com.acme.Cache", 7: "com.acme.Cache", 9: "com.acme.Cache", 8: ""} {
+		if m := mt.get(obj, 1); m.class != want {
+			t.Errorf("monitor %d: class %q, want %q", obj, m.class, want)
+		}
+	}
+	mt.classOf(11, 2) // its class not yet defined: named when it is
+	m := mt.get(11, 3)
+	mt.classDefined(2, "com.acme.Lock")
+	if m.class != "com.acme.Lock" {
+		t.Errorf("monitor 11: class %q", m.class)
+	}
+
+	mt = &monitorTable{}
+	mt.init(3, 8)
+	mt.classDefined(1, "com.acme.Cache")
+	for obj := int64(1); obj <= 4; obj++ {
+		mt.classOf(obj, 1)
+		mt.get(obj, obj) // the table holds 3: monitor 1 goes
+	}
+	if mt.byObj[1] != nil {
+		t.Fatal("monitor 1 was not dropped")
+	}
+	if m := mt.get(1, 5); m.class != "com.acme.Cache" {
+		t.Errorf("monitor 1 made again: class %q", m.class)
+	}
+}

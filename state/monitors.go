@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proftop/proftop/decode"
@@ -87,7 +88,7 @@ func (m *monitor) removeWaiter(t *thread) {
 	}
 }
 
-// The monitor table remembers the class of the latest allocated objects
+// The monitor table remembers the class of the latest objects allocated or named
 // (Options.MaxRecentAllocations of them), so that a monitor can be named
 // by its class when it first shows up. Only the latest allocations are
 // kept: memory must not grow with the stream.
@@ -112,6 +113,7 @@ type monitorTable struct {
 	// two or three times (its episode, its owner, its figures).
 	last   *monitor
 	search deadlockSearch
+	sites  siteNames
 	// gen counts the changes to owners and waiters the events do not say
 	// (a poll's present set, monitors expired, classes named), for the
 	// deadlocks found (deadlockfind.go).
@@ -212,7 +214,7 @@ func (mt *monitorTable) makeRoom() bool {
 		mt.noRoomFor--
 		return false
 	}
-	mt.expire(mt.max - mt.max/8)
+	mt.expire(min(mt.max-mt.max/8, mt.max-1)) // room for one at least, however small the table
 	if len(mt.byObj) >= mt.max {
 		mt.noRoomFor = max(mt.max/8, 1)
 		return false
@@ -233,9 +235,10 @@ func (mt *monitorTable) name(m *monitor, classID int64) {
 	mt.pending[classID] = append(mt.pending[classID], m)
 }
 
-// allocated records an object's class; the objects of monitor events are
-// usually allocated long before, so only recent allocations are kept.
-func (mt *monitorTable) allocated(obj, classID int64) {
+// classOf records an object's class, allocated or named (objClass); the
+// objects of monitor events are usually allocated long before, so only
+// the latest are kept.
+func (mt *monitorTable) classOf(obj, classID int64) {
 	if m := mt.byObj[obj]; m != nil && m.class == "" {
 		mt.name(m, classID)
 	}
@@ -584,19 +587,68 @@ var jdkLocking = []string{"java.lang.Object.wait", "java.util.concurrent.locks."
 // outside the JDK's locking code, as "method:line".
 func siteOf(st []Frame) string {
 	for _, f := range st {
-		skip := false
-		for _, p := range jdkLocking {
-			if len(f.Method) >= len(p) && f.Method[:len(p)] == p {
-				skip = true
-				break
-			}
-		}
-		if !skip {
-			if f.Line > 0 {
-				return f.Method + ":" + strconv.FormatInt(f.Line, 10)
-			}
-			return f.Method
+		if !inJDKLocking(f.Method) {
+			return siteName(f.Method, f.Line)
 		}
 	}
 	return ""
+}
+
+// siteOfStack is siteOf for a stack as decoded, read in place: a new
+// monitor takes its site from its first event's stack, and a JVM that
+// waits on a new object every few hundred microseconds (H2) made a copy
+// of each such stack, and a new name for the same few sites.
+func (mt *monitorTable) siteOfStack(st *decode.Stack) string {
+	for i, m := range st.Methods[:min(len(st.Methods), maxStackDepth)] {
+		if !inJDKLocking(m) {
+			return mt.sites.name(m, st.Lines[i])
+		}
+	}
+	return ""
+}
+
+// siteNames keeps the latest sites named: the monitors of one place in the
+// code share its name.
+type siteNames struct {
+	latest [16]struct {
+		method string
+		line   int64
+		site   string
+	}
+	next int
+}
+
+func (c *siteNames) name(method string, line int64) string {
+	if line <= 0 {
+		return method
+	}
+	for i := range c.latest {
+		if e := &c.latest[i]; e.line == line && e.method == method {
+			return e.site
+		}
+	}
+	site := siteName(method, line)
+	c.latest[c.next].method, c.latest[c.next].line, c.latest[c.next].site = method, line, site
+	c.next = (c.next + 1) % len(c.latest)
+	return site
+}
+
+// inJDKLocking says a frame is of the JDK's locking code (jdkLocking).
+func inJDKLocking(method string) bool {
+	if method == "" || (method[0] != 'j' && method[0] != 's') {
+		return false // every prefix begins with "java", "jdk" or "sun"
+	}
+	for _, p := range jdkLocking {
+		if strings.HasPrefix(method, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func siteName(method string, line int64) string {
+	if line > 0 {
+		return method + ":" + strconv.FormatInt(line, 10)
+	}
+	return method
 }

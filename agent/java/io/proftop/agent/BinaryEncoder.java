@@ -499,6 +499,15 @@ final class BinaryEncoder extends TraceEncoder {
     }
 
     @Override
+    void objClass(long objId, long classId, long time) {
+        begin(1108);
+        i64(objId);
+        i64(classId);
+        i64(time);
+        end();
+    }
+
+    @Override
     void allocation(long time, String className, long count, long bytes) {
         begin(1107);
         i64(time);

@@ -27,6 +27,7 @@ public final class Conformance {
         e.classDef(1, t + 3, "com.acme.Cache", "Cache.java");
         e.methodDef("get", "(Ljava/lang/String;)Ljava/lang/Object;", 80, 80, 1, 7);
         e.objAlloc(0x7f3a0048L, 1, t + 4);
+        e.objClass(0x7f3a0050L, 1, t + 4);
         e.monContendedEnter(23, t + 5, 0x7f3a0048L, 1, stack);
         e.monContendedEntered(23, t + 6, 0x7f3a0048L, stack);
         e.monWait(false, 1, t + 7, 0x7f3a0048L, 500, stack);

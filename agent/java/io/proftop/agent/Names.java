@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * What the stream has named: classes are defined (classDef) before the
- * first event that refers to them, lock objects announced (objAlloc) with
- * their class. Kept across stop and start of one stream; bounded, so that
+ * first event that refers to them, lock objects announced with their class
+ * (objClass: an announcement, not an allocation). Kept across stop and start of one stream; bounded, so that
  * an application with endless classes or locks cannot grow the agent.
  */
 final class Names {
@@ -62,7 +62,7 @@ final class Names {
     /** A lock object's id, announced with its class the first time. */
     long object(long id, String className, long time) {
         if (announced.put(id, Boolean.TRUE) == null) {
-            enc.objAlloc(id, classId(className, time), time);
+            enc.objClass(id, classId(className, time), time);
         }
         return id;
     }

@@ -37,6 +37,9 @@ abstract class TraceEncoder {
 
     abstract void objAlloc(long objId, long classId, long time);
 
+    /** An object's class, told without an allocation (objClass, 1108): a lock object first seen. */
+    abstract void objClass(long objId, long classId, long time);
+
     abstract void gcStart(long time);
 
     abstract void gcFinish(long time, long totalObjSpace, long usedObjSpace, long usedObjects);

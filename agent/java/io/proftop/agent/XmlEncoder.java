@@ -199,6 +199,15 @@ final class XmlEncoder extends TraceEncoder {
     }
 
     @Override
+    void objClass(long objId, long classId, long time) {
+        open("objClass");
+        attr("objId", objId);
+        attr("classIdRef", classId);
+        time("time", time);
+        close();
+    }
+
+    @Override
     void gcStart(long time) {
         open("gcStart");
         time("time", time);
