@@ -75,7 +75,7 @@ func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii b
 			fmt.Fprintf(&b, ", first %d", top)
 		}
 		b.WriteString(")\n")
-		for _, l := range newTable(objectColumns(&s.Objects), 1).render(rows, width, min(n, top)+1, &st, false) {
+		for _, l := range newTable(objectColumns(&s.Objects), objectSortDefault(&s.Objects)).render(rows, width, min(n, top)+1, &st, false) {
 			b.WriteString(strings.TrimRight(l, " "))
 			b.WriteByte('\n')
 		}

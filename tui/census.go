@@ -145,6 +145,7 @@ func (m *Model) objectRows(s *state.Snapshot) rows {
 	}
 	m.tables[paneObjects] = m.classTable
 	m.classTable.cols = objectColumns(&s.Objects)
+	m.classTable.sortByDefault(objectSortDefault(&s.Objects))
 	return newObjectRows(&s.Objects, m.cfg.ASCII)
 }
 

@@ -24,9 +24,13 @@ var objectCols = []column{
 
 // The objects' columns' indices.
 const (
+	objColLive      = 1
+	objColNew       = 2
+	objColFreed     = 3
 	objColBytesRate = 4
 	objColAllocated = 5
 	objColCensus    = 6
+	objColTrend     = 7
 )
 
 // What the objects have, which decides the columns shown.
@@ -34,18 +38,24 @@ const (
 	objHaveCensus      = 1 << iota // a census beside the allocations
 	objHaveBytes                   // sizes (rbkit reports none)
 	objHaveAllocations             // allocations (a census alone has none)
+	objHaveCounts                  // counts of objects (a source sampling by size, as JFR does, has bytes only)
 )
 
 // objectColumnSets are objectCols without the columns the data has nothing
 // for, by what it has: a census's count (kept longest when there is one:
-// it is the true count of the live objects), the bytes, the allocations.
-// The indices stay those of objectCols, which sorting goes by.
-var objectColumnSets = func() (sets [8][]column) {
+// it is the true count of the live objects), the bytes, the allocations,
+// the counts (without which the live and allocated counts would be
+// columns of dashes). The indices stay those of objectCols, which sorting
+// goes by.
+var objectColumnSets = func() (sets [16][]column) {
 	for i := range sets {
 		cols := append([]column(nil), objectCols...)
 		cols[objColCensus].off = i&objHaveCensus == 0
 		cols[objColBytesRate].off = i&objHaveBytes == 0
-		cols[objColAllocated].off = i&objHaveAllocations == 0
+		cols[objColAllocated].off = i&objHaveAllocations == 0 || i&objHaveCounts == 0
+		for _, c := range []int{objColLive, objColNew, objColFreed, objColTrend} {
+			cols[c].off = i&objHaveCounts == 0
+		}
 		sets[i] = cols
 	}
 	return sets
@@ -66,7 +76,27 @@ func objectColumns(o *state.Objects) []column {
 			break
 		}
 	}
+	if objectsCounted(o) {
+		have |= objHaveCounts
+	}
 	return objectColumnSets[have]
+}
+
+// objectsCounted says some class has a count of objects: a census, or
+// allocations reported one by one. A source that samples allocations by
+// size (the JVM agent: JFR) gives bytes only.
+func objectsCounted(o *state.Objects) bool {
+	return len(o.Census) > 0 || slices.ContainsFunc(o.Classes, func(c state.ObjectClass) bool { return !c.Sampled || c.Allocs != 0 })
+}
+
+// objectSortDefault is the column the objects sort by until the user
+// chooses: the live count, or the bytes allocated a second where no
+// count is known.
+func objectSortDefault(o *state.Objects) int {
+	if objectsCounted(o) {
+		return objColLive
+	}
+	return objColBytesRate
 }
 
 // sparkCells is the width of the live count's sparkline: the last minute,

@@ -43,6 +43,7 @@ func TestObjectColumns(t *testing.T) {
 	sized := state.ObjectClass{Class: "Foo", Allocs: 3, Bytes: 120}
 	counted := state.ObjectClass{Class: "Foo", Counted: true}
 	census := []state.CensusRow{{Class: "Foo", Count: 4, Bytes: -1}}
+	bySize := state.ObjectClass{Class: "byte[]", Bytes: 3 << 20, BytesRate: 1 << 20, Sampled: true}
 	for _, tc := range []struct {
 		name string
 		o    state.Objects
@@ -56,6 +57,10 @@ func TestObjectColumns(t *testing.T) {
 			[]string{"CLASS", "LIVE", "NEW/s", "FREED/s", "BYTES/s", "ALLOCATED", "LIVE, LAST MINUTE"}},
 		{"a census alone: LIVE is its count", state.Objects{Classes: []state.ObjectClass{counted}, Census: census},
 			[]string{"CLASS", "LIVE", "NEW/s", "FREED/s", "LIVE, LAST MINUTE"}},
+		{"sampled by size (the JVM agent: JFR): bytes only", state.Objects{Classes: []state.ObjectClass{bySize, bySize}},
+			[]string{"CLASS", "BYTES/s"}},
+		{"sampled by size, beside counts", state.Objects{Classes: []state.ObjectClass{bySize, sized}},
+			[]string{"CLASS", "LIVE", "NEW/s", "FREED/s", "BYTES/s", "ALLOCATED", "LIVE, LAST MINUTE"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -66,6 +71,10 @@ func TestObjectColumns(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("columns %q, want %q", got, tc.want)
+			}
+			// Sorted by the live count, or by the bytes where no count is known.
+			if def, byBytes := objectSortDefault(&tc.o), !slices.Contains(tc.want, "LIVE"); (def == objColBytesRate) != byBytes {
+				t.Fatalf("sorted by default by column %d", def)
 			}
 		})
 	}
