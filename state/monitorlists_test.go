@@ -9,7 +9,7 @@ import (
 
 // monitorListFaults says where the monitor table's lists disagree with its
 // map: the list by last seen must hold exactly the map's monitors, linked
-// both ways; once polled, every monitor with an owner, a waiter or
+// both ways; the monitors awaiting a class name must be counted; once polled, every monitor with an owner, a waiter or
 // unlisted threads must be in the held list, which stays bounded.
 func monitorListFaults(mt *monitorTable) error {
 	n := 0
@@ -28,6 +28,13 @@ func monitorListFaults(mt *monitorTable) error {
 	}
 	if prev != mt.newest || n != len(mt.byObj) {
 		return fmt.Errorf("the list holds %d monitors ending at %p, the map %d ending at %p", n, prev, len(mt.byObj), mt.newest)
+	}
+	waiting := 0
+	for _, l := range mt.pending {
+		waiting += len(l)
+	}
+	if waiting != mt.pendingN {
+		return fmt.Errorf("%d monitors await a class name, counted %d", waiting, mt.pendingN)
 	}
 	if !mt.polled {
 		return nil
@@ -148,5 +155,38 @@ func TestMonitorNamedByTheLatestObjectsTold(t *testing.T) {
 	}
 	if m := mt.get(1, 5); m.class != "com.acme.Cache" {
 		t.Errorf("monitor 1 made again: class %q", m.class)
+	}
+}
+
+// Monitors waiting for a class the stream never defines are bounded by
+// the table, not by what the peer sends: a stream that names a hundred
+// thousand short-lived locks by a class id it never defines (or by a
+// hundred thousand such ids) must not keep them all.
+func TestMonitorsAwaitingAClassNameAreBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		classOf func(obj int64) int64
+	}{
+		{"one class id", func(int64) int64 { return 7 }},
+		{"a class id each", func(obj int64) int64 { return obj }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mt := &monitorTable{}
+			mt.init(100, 16)
+			for obj := int64(1); obj <= 300_000; obj++ {
+				mt.classOf(obj, tc.classOf(obj))
+				mt.get(obj, obj)
+			}
+			waiting := 0
+			for _, l := range mt.pending {
+				waiting += len(l)
+			}
+			if waiting > 4*mt.max || len(mt.pending) > maxClasses {
+				t.Fatalf("%d monitors awaiting the names of %d classes, for a table of %d", waiting, len(mt.pending), mt.max)
+			}
+			if err := monitorListFaults(mt); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -123,7 +123,11 @@ type monitorTable struct {
 	allocPos  int
 	allocRing int                  // the ring's size
 	pending   map[int64][]*monitor // class id -> monitors waiting for its name
-	classes   map[int64]string
+	// pendingN counts pending's entries; past pendingLimit, those no longer
+	// in the table or no longer waiting are let go: a stream that never
+	// defines the classes it names does not grow it beyond the table.
+	pendingN, pendingLimit int
+	classes                map[int64]string
 
 	// At most max monitors are kept. A full table makes room by dropping
 	// the idle ones seen longest ago; when none is idle, new monitors are
@@ -233,6 +237,31 @@ func (mt *monitorTable) name(m *monitor, classID int64) {
 	}
 	m.classID = classID
 	mt.pending[classID] = append(mt.pending[classID], m)
+	if mt.pendingN++; mt.pendingN > max(mt.pendingLimit, 2*mt.max) {
+		mt.prunePending()
+	}
+}
+
+// prunePending lets go of the monitors waiting for a class name that the
+// table no longer holds, or that wait for another name now.
+func (mt *monitorTable) prunePending() {
+	n := 0
+	for id, list := range mt.pending {
+		kept := list[:0]
+		for _, m := range list {
+			if m.classID == id && mt.byObj[m.obj] == m {
+				kept = append(kept, m)
+			}
+		}
+		clear(list[len(kept):])
+		if len(kept) == 0 {
+			delete(mt.pending, id)
+		} else {
+			mt.pending[id] = kept
+		}
+		n += len(kept)
+	}
+	mt.pendingN, mt.pendingLimit = n, 2*n
 }
 
 // classOf records an object's class, allocated or named (objClass); the
@@ -262,6 +291,7 @@ func (mt *monitorTable) classDefined(id int64, name string) {
 			mt.gen++ // a deadlock names its monitors' classes
 		}
 	}
+	mt.pendingN -= len(mt.pending[id])
 	delete(mt.pending, id)
 }
 
@@ -393,6 +423,7 @@ func (mt *monitorTable) newStream() {
 	clear(mt.objClass)
 	mt.allocs, mt.allocPos = mt.allocs[:0], 0
 	clear(mt.pending)
+	mt.pendingN = 0
 	clear(mt.classes)
 	mt.refused.reset()
 	mt.noRoomFor = 0
