@@ -29,6 +29,14 @@ func monitorListFaults(mt *monitorTable) error {
 	if prev != mt.newest || n != len(mt.byObj) {
 		return fmt.Errorf("the list holds %d monitors ending at %p, the map %d ending at %p", n, prev, len(mt.byObj), mt.newest)
 	}
+	for _, m := range mt.spare {
+		if mt.byObj[m.obj] == m || m.listed || m.held || m.older != nil || m.newer != nil || mt.oldest == m {
+			return fmt.Errorf("spare monitor %#x is still in the table or one of its lists", m.obj)
+		}
+	}
+	if len(mt.spare) > mt.max/8+1 {
+		return fmt.Errorf("%d spare monitors for a table of %d", len(mt.spare), mt.max)
+	}
 	waiting := 0
 	for _, l := range mt.pending {
 		waiting += len(l)
@@ -188,5 +196,38 @@ func TestMonitorsAwaitingAClassNameAreBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// A monitor the table dropped is made again clean, whether the next new
+// monitor reuses its storage or not: nothing of the old lock shows on the
+// new one.
+func TestMonitorReusedClean(t *testing.T) {
+	mt := &monitorTable{}
+	mt.init(2, 8)
+	mt.classDefined(1, "com.acme.Cache")
+	owner, waiter := &thread{id: 1}, &thread{id: 2, state: ThreadBlocked}
+	mt.classOf(10, 1)
+	mt.contend(10, waiter, owner, 1)
+	mt.entered(10, waiter, 2, 5_000)
+	mt.forget(waiter, 3) // the holder ends: the lock is idle
+	mt.deadlocks(nil)    // which lets it out of the busy list
+	old := mt.byObj[10]
+	old.site = "com.acme.Cache.get:12"
+	mt.get(11, 4)
+	mt.get(12, 5) // the table holds 2: 10 goes
+	if mt.byObj[10] != nil {
+		t.Fatal("monitor 10 was not dropped")
+	}
+	if mt.byObj[12] != old {
+		t.Fatalf("monitor 10's storage not reused (kept %d spare)", len(mt.spare))
+	}
+	for _, m := range mt.byObj {
+		if m.class != "" || m.site != "" || m.enters+m.blockedN+m.blockedSum+m.blockedMax != 0 || m.owner != nil || len(m.waiters) != 0 {
+			t.Errorf("monitor %d made after 10 was dropped: %+v", m.obj, m)
+		}
+	}
+	if err := monitorListFaults(mt); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -109,6 +109,10 @@ type monitorTable struct {
 	// order they were last seen: a full table drops the oldest idle ones
 	// without going through all of them.
 	oldest, newest *monitor
+	// spare holds monitors the table dropped that no list refers to, for
+	// the next new ones: a JVM that waits on a new object every few
+	// hundred microseconds (H2) made most of a replay's garbage of them.
+	spare []*monitor
 	// last is the monitor get found last: an event looks its monitor up
 	// two or three times (its episode, its owner, its figures).
 	last   *monitor
@@ -159,7 +163,7 @@ func (mt *monitorTable) get(obj int64, now int64) *monitor {
 			mt.refused.addID(obj)
 			return nil
 		}
-		m = &monitor{obj: obj}
+		m = mt.newMonitor(obj)
 		mt.byObj[obj] = m
 		if cid, ok := mt.objClass[obj]; ok {
 			mt.name(m, cid)
@@ -167,6 +171,21 @@ func (mt *monitorTable) get(obj int64, now int64) *monitor {
 	}
 	mt.seen(m, now)
 	mt.last = m
+	return m
+}
+
+// newMonitor is a monitor of obj, a spare one when there is.
+func (mt *monitorTable) newMonitor(obj int64) *monitor {
+	n := len(mt.spare)
+	if n == 0 {
+		return &monitor{obj: obj}
+	}
+	m := mt.spare[n-1]
+	mt.spare[n-1] = nil
+	mt.spare = mt.spare[:n-1]
+	w := m.waiters[:0]
+	clear(w[:cap(w)]) // holds no thread it waited for
+	*m = monitor{obj: obj, waiters: w}
 	return m
 }
 
@@ -454,6 +473,11 @@ func (mt *monitorTable) expire(limit int) {
 			mt.gen++
 			if mt.last == m {
 				mt.last = nil
+			}
+			// Not in the busy list nor the held one (which look it up
+			// again), nor awaiting a class name: nothing else refers to it.
+			if !m.listed && !m.held && m.classID == 0 && len(mt.spare) < mt.max/8+1 {
+				mt.spare = append(mt.spare, m)
 			}
 		}
 		m = next
