@@ -231,3 +231,19 @@ func TestMonitorReusedClean(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A new stream drops what the old one said of the monitors' present, the
+// virtual threads counted in groups too: they hold no monitor of the new
+// stream, which can drop it when full.
+func TestNewStreamForgetsTheGroupsOnAMonitor(t *testing.T) {
+	mt := &monitorTable{}
+	mt.init(2, 8)
+	m := mt.get(1, 1)
+	m.unlistedBlocked, m.unlistedWaiting = 40, 2
+	mt.newStream()
+	mt.get(2, 2)
+	mt.get(3, 3)
+	if mt.byObj[1] != nil {
+		t.Fatalf("monitor 1 kept, with %d+%d unlisted threads of the old stream", mt.byObj[1].unlistedBlocked, mt.byObj[1].unlistedWaiting)
+	}
+}

@@ -438,6 +438,7 @@ func (mt *monitorTable) forget(t *thread, now int64) {
 func (mt *monitorTable) newStream() {
 	for _, m := range mt.byObj {
 		m.owner, m.waiters, m.classID, m.class = nil, nil, 0, ""
+		m.unlistedBlocked, m.unlistedWaiting = 0, 0
 	}
 	clear(mt.objClass)
 	mt.allocs, mt.allocPos = mt.allocs[:0], 0
