@@ -513,7 +513,7 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 	// The rows are made in the order of their objects: sorting the monitors
 	// is cheap, sorting a thousand rows of this size was a tenth of a
 	// millisecond a snapshot.
-	mt.ordered = mt.ordered[:0]
+	mt.ordered = slices.Grow(mt.ordered[:0], len(mt.byObj))
 	for _, m := range mt.byObj {
 		mt.ordered = append(mt.ordered, m)
 	}
