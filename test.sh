@@ -35,8 +35,9 @@ go test -race -count=1 -timeout 45m ./...
 # fuzz_once PKG TARGET runs one fuzz target for $fuzztime. Go 1.26's fuzzing
 # coordinator can report "context deadline exceeded" when the time runs out
 # while a worker is mid-call (golang/go#75804, fixed in Go 1.27): that one
-# failure, with no failing input written, is retried once. Anything else,
-# or a second such failure, fails the run.
+# failure, with no failing input written, is retried, up to twice (it came
+# once in two of twelve targets in one run on a loaded machine). Anything
+# else, or a third such failure in a row, fails the run.
 # files_in DIR counts the files in DIR, 0 when there is none.
 files_in() {
 	if [ -d "$1" ]; then
@@ -49,7 +50,7 @@ files_in() {
 fuzz_once() {
 	local pkg=$1 target=$2 corpus out status
 	corpus="$pkg/testdata/fuzz/$target"
-	for attempt in 1 2; do
+	for attempt in 1 2 3; do
 		local before
 		before=$(files_in "$corpus")
 		set +e
@@ -63,7 +64,7 @@ fuzz_once() {
 		[ $status -eq 0 ] && return 0
 		local after
 		after=$(files_in "$corpus")
-		if [ "$attempt" -eq 1 ] && [ "$before" -eq "$after" ] &&
+		if [ "$attempt" -lt 3 ] && [ "$before" -eq "$after" ] &&
 			[ "$(grep -c '^    ' <<<"$out")" -eq 1 ] &&
 			grep -qx '    context deadline exceeded' <<<"$out"; then
 			echo "-- $target: Go's fuzzing coordinator stopped with its deadline race (golang/go#75804), no failing input; once more"
