@@ -58,8 +58,11 @@ func (b *Batch) place(sp *kindSpec) unsafe.Pointer {
 }
 
 // appendLines stores the lines of a stack, 8 bytes each in the machine's
-// byte order, and returns them.
+// byte order, and returns them: nil for none, as Add keeps an empty stack.
 func (b *Batch) appendLines(raw []byte) []int64 {
+	if len(raw) < 8 {
+		return nil
+	}
 	first := len(b.lines)
 	for i := 0; i+8 <= len(raw); i += 8 {
 		b.lines = append(b.lines, int64(binary.NativeEndian.Uint64(raw[i:])))

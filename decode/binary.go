@@ -562,11 +562,7 @@ func (d *BinaryDecoder) placeStack(sp *kindSpec, body []byte) bool {
 	p := b.place(sp)
 	sp.flat.fill(p, body)
 	st := fieldAt[Stack](p, sp.flat.stackOff)
-	if depth == 0 {
-		st.Methods, st.Lines = nil, nil
-		return true
-	}
-	st.Methods = names[:depth:depth]
+	st.Methods = names[:depth:depth] // nil for an empty stack
 	st.Lines = b.appendLines(stack[len(stack)-8*depth:])
 	return true
 }
