@@ -65,7 +65,7 @@ func (mt *monitorTable) deadlocks(tt *threadTable) []Deadlock {
 	ds.edges = ds.edges[:0]
 	busy := mt.busy[:0]
 	for _, m := range mt.busy {
-		if len(m.waiters) == 0 || mt.byObj[m.obj] != m {
+		if len(m.waiters) == 0 || !mt.has(m) {
 			m.listed = false // no waiter left, or expired: listed again with its next
 			continue
 		}

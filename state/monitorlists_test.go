@@ -18,7 +18,7 @@ func monitorListFaults(mt *monitorTable) error {
 		if m.older != prev {
 			return fmt.Errorf("monitor %#x: linked back to %p, not %p", m.obj, m.older, prev)
 		}
-		if mt.byObj[m.obj] != m {
+		if !mt.has(m) {
 			return fmt.Errorf("monitor %#x is in the list, not in the map", m.obj)
 		}
 		if n++; n > len(mt.byObj) {
@@ -30,7 +30,7 @@ func monitorListFaults(mt *monitorTable) error {
 		return fmt.Errorf("the list holds %d monitors ending at %p, the map %d ending at %p", n, prev, len(mt.byObj), mt.newest)
 	}
 	for _, m := range mt.spare {
-		if mt.byObj[m.obj] == m || m.listed || m.held || m.older != nil || m.newer != nil || mt.oldest == m {
+		if mt.has(m) || m.listed || m.held || m.older != nil || m.newer != nil || mt.oldest == m {
 			return fmt.Errorf("spare monitor %#x is still in the table or one of its lists", m.obj)
 		}
 	}

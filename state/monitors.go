@@ -221,6 +221,10 @@ func (mt *monitorTable) unlink(m *monitor) {
 	m.older, m.newer = nil, nil
 }
 
+// has says the table still holds m: the lists that outlive a monitor's
+// drop (busy, held, pending) check each entry with it.
+func (mt *monitorTable) has(m *monitor) bool { return mt.byObj[m.obj] == m }
+
 // hold lists a monitor given an owner, a waiter or unlisted threads, for
 // the next poll to clear.
 func (mt *monitorTable) hold(m *monitor) {
@@ -268,7 +272,7 @@ func (mt *monitorTable) prunePending() {
 	for id, list := range mt.pending {
 		kept := list[:0]
 		for _, m := range list {
-			if m.classID == id && mt.byObj[m.obj] == m {
+			if m.classID == id && mt.has(m) {
 				kept = append(kept, m)
 			}
 		}
@@ -494,7 +498,7 @@ func (mt *monitorTable) compactHeld() {
 	}
 	kept := mt.held[:0]
 	for _, m := range mt.held {
-		if mt.byObj[m.obj] == m {
+		if mt.has(m) {
 			kept = append(kept, m)
 		} else {
 			m.held = false
