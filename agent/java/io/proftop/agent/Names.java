@@ -6,8 +6,9 @@ import java.util.Map;
 /**
  * What the stream has named: classes are defined (classDef) before the
  * first event that refers to them, lock objects announced with their class
- * (objClass: an announcement, not an allocation). Kept across stop and start of one stream; bounded, so that
- * an application with endless classes or locks cannot grow the agent.
+ * (objClass: an announcement, not an allocation). Kept across stop and
+ * start of one stream; bounded, so that an application with endless
+ * classes or locks cannot grow the agent.
  */
 final class Names {
     private static final int MAX_NAMES = 1 << 16;
