@@ -86,8 +86,12 @@ func objectColumns(o *state.Objects) []column {
 // allocations reported one by one. A source that samples allocations by
 // size (the JVM agent: JFR) gives bytes only.
 func objectsCounted(o *state.Objects) bool {
-	return len(o.Census) > 0 || slices.ContainsFunc(o.Classes, func(c state.ObjectClass) bool { return !c.Sampled || c.Allocs != 0 })
+	return len(o.Census) > 0 || slices.ContainsFunc(o.Classes, func(c state.ObjectClass) bool { return !bySizeOnly(&c) })
 }
+
+// bySizeOnly says a class is known from allocation samples that gave
+// bytes, no count.
+func bySizeOnly(c *state.ObjectClass) bool { return c.Sampled && c.Allocs == 0 }
 
 // objectSortDefault is the column the objects sort by until the user
 // chooses: the live count, or the bytes allocated a second where no
@@ -134,12 +138,12 @@ func (r objectRows) Cell(i, col int) string {
 	case 0:
 		return inert(c.Class)
 	case 1:
-		if c.Sampled && c.Allocs == 0 {
+		if bySizeOnly(c) {
 			return "–" // sampled by size: no count
 		}
 		return count(c.Live)
 	case 2:
-		if c.Counted || c.Sampled && c.Allocs == 0 {
+		if c.Counted || bySizeOnly(c) {
 			return "–" // known from a census: nothing seen allocated
 		}
 		return rate(c.AllocRate)
