@@ -71,11 +71,13 @@ type methodTable struct {
 	totalSelf int64              // cumulative self time of every method measured (not sampled)
 	names     []string           // display names by slot; shared with snapshots
 	shared    bool               // names is shared: copy before changing an element
-	byKey     map[string]int32   // a defined method's key (methodKey) -> slot
+	byKey     nameIndex          // a defined method's key (methodKey) -> slot
 	byFrame   map[frameKey]int32 // stack frame name -> slot, for samples
-	byDisplay map[string]int32   // display name -> the first slot named so
-	ids       idTable            // method id -> slot, of the current stream
-	pending   map[int64][]int32  // class id -> slots waiting for its name
+	byDisplay nameIndex          // display name -> the first slot named so
+	// keyOf and displayOf read a slot's names for byKey and byDisplay.
+	keyOf, displayOf nameOf
+	ids              idTable           // method id -> slot, of the current stream
+	pending          map[int64][]int32 // class id -> slots waiting for its name
 	// waitsFor is the class id (of the stream that defined it) a method
 	// waits for the name of, while that class is unknown: few methods
 	// ever do, so it is a map rather than 8 bytes in every methodInfo.
@@ -144,7 +146,10 @@ const methodNotTracked = "(method not tracked)"
 
 func (mt *methodTable) init(window time.Duration, limit int) {
 	mt.max = limit
-	mt.byKey = map[string]int32{}
+	mt.byKey = nameIndex{}
+	mt.byDisplay = nameIndex{}
+	mt.keyOf = func(slot int32) string { return mt.texts.at(slot).key() }
+	mt.displayOf = func(slot int32) string { return mt.texts.at(slot).display() }
 	mt.byFrame = map[frameKey]int32{}
 	mt.pending = map[int64][]int32{}
 	mt.waitsFor = map[int32]int64{}
@@ -185,16 +190,16 @@ func (mt *methodTable) newSlot(text methodText, display string, nameBytes int) i
 	}
 	mt.nameBytes += int64(nameBytes)
 	slot := int32(len(mt.stats))
-	mt.stats = append(mt.stats, methodStat{})
+	mt.stats = appendSlot(mt.stats, methodStat{})
 	mt.info.add(methodInfo{})
 	mt.texts.add(text)
-	mt.gens = append(mt.gens, mt.gen)
-	mt.names = append(mt.names, display)
+	mt.gens = appendSlot(mt.gens, mt.gen)
+	mt.names = appendSlot(mt.names, display)
 	mt.callers.add()
-	mt.window.at = append(mt.window.at, 0)
+	mt.window.at = appendSlot(mt.window.at, 0)
 	mt.noteChanged(slot)
 	if key := text.key(); key != "" {
-		mt.byKey[key] = slot
+		mt.byKey.set(key, slot, mt.keyOf)
 	}
 	return slot
 }
@@ -254,7 +259,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, e.Name, e.Signature, e.StartLineNumber)
 	keyLen, displayLen := len(mt.keyBuf), len(class)+1+len(e.Name)
 	key := ""
-	slot, seen := mt.byKey[string(mt.keyBuf)]
+	slot, seen := mt.byKey.getBytes(mt.keyBuf, mt.keyOf)
 	if seen {
 		key = mt.texts.at(slot).key() // the same bytes
 	}
@@ -266,8 +271,8 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 			// (a slot made already may take the table a name over its bound).
 			key = mt.keepKey(known)
 			mt.nameBytes += int64(keyLen + len(e.Name) + len(e.Signature) - len(mt.texts.at(prov).key()))
-			delete(mt.byKey, mt.texts.at(prov).key())
-			mt.byKey[key] = prov
+			mt.byKey.remove(mt.texts.at(prov).key(), mt.keyOf)
+			mt.byKey.set(key, prov, mt.keyOf)
 			mt.setName(prov, key[:displayLen])
 			slot, seen = prov, true
 		}
@@ -310,7 +315,7 @@ func (mt *methodTable) classDefined(id int64, class string) {
 		text := mt.texts.at(slot)
 		name, sig := text.name(), text.sig()
 		mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, name, sig, st.line)
-		other, ok := mt.byKey[string(mt.keyBuf)]
+		other, ok := mt.byKey.getBytes(mt.keyBuf, mt.keyOf)
 		if ok && other != slot {
 			mt.merge(slot, other)
 			merged = true
@@ -321,8 +326,9 @@ func (mt *methodTable) classDefined(id int64, class string) {
 			key = mt.keepKey(true)
 		}
 		mt.nameBytes += int64(len(key) - len(text.key()))
-		delete(mt.byKey, text.key())
-		mt.byKey[key], *text = slot, keyText(key, len(class), len(name), len(sig))
+		mt.byKey.remove(text.key(), mt.keyOf)
+		mt.byKey.set(key, slot, mt.keyOf)
+		*text = keyText(key, len(class), len(name), len(sig))
 		display := key[:len(class)+1+len(name)] // shares the key's bytes
 		mt.setName(slot, display)
 		mt.apart(slot, display)
@@ -344,12 +350,9 @@ func (mt *methodTable) classDefined(id int64, class string) {
 // name (class.method), both show their signature, or their line when
 // that is the same too.
 func (mt *methodTable) apart(slot int32, display string) {
-	if mt.byDisplay == nil {
-		mt.byDisplay = map[string]int32{}
-	}
-	other, ok := mt.byDisplay[display]
+	other, ok := mt.byDisplay.get(display, mt.displayOf)
 	if !ok || other == slot || mt.stats[other].dead {
-		mt.byDisplay[display] = slot
+		mt.byDisplay.set(display, slot, mt.displayOf)
 		return
 	}
 	for _, s := range []int32{other, slot} {

@@ -41,4 +41,8 @@ func (t *methodText) key() string {
 }
 
 func (t *methodText) name() string { return t.text[t.nameAt:t.sigAt] }
-func (t *methodText) sig() string  { return t.text[t.sigAt:t.sigEnd] }
+
+// display is a defined method's display name (class.method): its key's
+// first bytes.
+func (t *methodText) display() string { return t.text[:t.sigAt] }
+func (t *methodText) sig() string     { return t.text[t.sigAt:t.sigEnd] }
