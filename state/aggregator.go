@@ -168,7 +168,10 @@ type Aggregator struct {
 
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
-	freeThreads [][]Thread
+	freeThreads []threadRows
+	// carried: a poll has said a carrier runs a virtual thread, which the
+	// carriers' rows then name (markCarriers); until then no row does.
+	carried bool
 	// Released monitor rows, object classes and their histories, as the
 	// threads: a snapshot of a thousand monitors and two thousand classes
 	// otherwise allocates most of a megabyte.
@@ -659,10 +662,10 @@ func (a *Aggregator) Release(s *Snapshot) {
 		a.freeMethods = append(a.freeMethods, methodBuffer{rows: s.Methods, gen: s.gen, recent: s.Recent})
 	}
 	if len(a.freeThreads) < 2 && s.Threads != nil {
-		// Not cleared: the next snapshot writes every row it uses, and
-		// clearing ten thousand rows was a tenth of a frame. What the
-		// rows point to (names, stacks) is the threads' own, alive anyway.
-		a.freeThreads = append(a.freeThreads, s.Threads[:0])
+		// Kept as they are: the next snapshot makes again the rows that
+		// changed (threadrows.go). What the rows point to (names, stacks)
+		// is the threads' own, alive anyway.
+		a.freeThreads = append(a.freeThreads, s.threadRows)
 	}
 	if len(a.freeMonitors) < 2 && s.Monitors != nil {
 		a.freeMonitors = append(a.freeMonitors, s.Monitors[:0])
@@ -742,7 +745,13 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	}
 	s.Sampled = a.methods.sampled
 	s.MethodCPU, s.MethodOwnCPU = a.methods.cpuMeasured, a.methods.ownCPUMeasured
-	s.Threads = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, reuse(&a.freeThreads))
+	var buf threadRows
+	if n := len(a.freeThreads); n > 0 {
+		buf = a.freeThreads[n-1]
+		a.freeThreads = a.freeThreads[:n-1]
+	}
+	s.threadRows = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, buf)
+	s.Threads = s.threadRows.rows
 	if s.Threads == nil {
 		s.Threads = []Thread{} // an empty list in JSON, not null
 	}

@@ -535,6 +535,44 @@ func TestCallsOpenAcrossAMergeEndOnTheSurvivor(t *testing.T) {
 	}
 }
 
+// A stream that names a class twice, differently, and defines its methods
+// again under each name merges their slots back and forth; the merges
+// must not form a cycle, which left the aggregator following it forever
+// at the next call of the method.
+func TestMergesBackAndForthDoNotLoop(t *testing.T) {
+	a := New(Options{})
+	done := make(chan *Snapshot, 1)
+	go func() {
+		feed(a,
+			&decode.ClassDef{ClassID: 2, Name: "p.A"},
+			&decode.MethodDef{Name: "m", ClassIDRef: 2, MethodID: 1}, // slot 0: p.A.m
+			&decode.ClassDef{ClassID: 2, Name: "p.B"},
+			&decode.MethodDef{Name: "m", ClassIDRef: 2, MethodID: 3}, // slot 1: p.B.m
+			&decode.MethodDef{Name: "m", ClassIDRef: 2, MethodID: 1}, // id 1 is p.B.m now: slot 0 merges into 1
+			&decode.ClassDef{ClassID: 2, Name: "p.A"},
+			&decode.MethodDef{Name: "m", ClassIDRef: 2, MethodID: 3}, // p.A.m again: not the merged slot 0
+			&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 3, Ticket: 1, Time: ms(1)},
+			&decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: ms(2)},
+			&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 1, Ticket: 2, Time: ms(3)},
+			&decode.MethodExit{ThreadIDRef: 1, Ticket: 2, Time: ms(5)},
+		)
+		done <- a.Snapshot(t0, Query{CallersOf: -1})
+	}()
+	var s *Snapshot
+	select {
+	case s = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the aggregator did not come back: merged slots in a cycle")
+	}
+	var calls int64
+	for i := range s.Methods {
+		calls += s.Methods[i].Calls
+	}
+	if calls != 2 {
+		t.Fatalf("%d calls in all, want 2: %+v", calls, s.Methods)
+	}
+}
+
 // A contender naming the known owner does not move the depth at which the
 // owner took the monitor: the owner returning from a deeper call still owns it.
 func TestOwnerDepthSurvivesContenders(t *testing.T) {

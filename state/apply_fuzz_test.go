@@ -17,8 +17,9 @@ import (
 // snapshots the interface takes (a page of methods, and every row): no
 // input may make it panic, however its threads, methods, monitors and
 // stacks refer to each other (ids never defined, negative, reused; calls
-// that never end; waits on thousands of objects), and the monitor table's
-// lists must agree with its map. The call tree, the thread index and
+// that never end; waits on thousands of objects), the monitor table's
+// lists must agree with its map, and thread rows brought up to date must
+// equal rows made anew. The call tree, the thread index and
 // reading ahead (warm.go) are on this path.
 func FuzzApply(f *testing.F) {
 	if data, err := os.ReadFile("../testdata/sample.trcbin"); err == nil {
@@ -36,8 +37,14 @@ func FuzzApply(f *testing.F) {
 			batch.Reset()
 			at = at.Add(700 * time.Millisecond)
 			q := page
-			a.Release(a.Snapshot(at, Query{Recent: true, CallersOf: 0, Methods: &q}))
+			paged := Query{Recent: true, CallersOf: 0, Methods: &q}
+			s := a.Snapshot(at, paged)
+			if err := threadRowFaults(a, s, paged); err != nil {
+				t.Fatal(err)
+			}
+			// Released last: the next paged snapshot brings its thread rows up to date.
 			a.Release(a.Snapshot(at, Query{CallersOf: -1, AllStacks: true}))
+			a.Release(s)
 			if err := monitorListFaults(&a.monitors); err != nil {
 				t.Fatal(err)
 			}

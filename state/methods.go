@@ -76,6 +76,7 @@ type methodTable struct {
 	byDisplay nameIndex          // display name -> the first slot named so
 	// keyOf and displayOf read a slot's names for byKey and byDisplay.
 	keyOf, displayOf nameOf
+	renames          uint64            // display names changed (setName), for the thread rows that show them
 	ids              idTable           // method id -> slot, of the current stream
 	pending          map[int64][]int32 // class id -> slots waiting for its name
 	// waitsFor is the class id (of the stream that defined it) a method
@@ -171,6 +172,7 @@ func (mt *methodTable) setName(slot int32, name string) {
 		mt.shared = false
 	}
 	mt.names[slot] = name
+	mt.renames++
 	mt.touch(slot)
 }
 
@@ -366,7 +368,21 @@ func (mt *methodTable) apart(slot int32, display string) {
 
 // merge moves the cumulative figures of one slot into another. The window
 // of the merged slot is dropped (it is at most a window's worth of data).
+//
+// The merged slot's key no longer finds it: a slot found by key is always
+// a live one. A dead slot's key once led a definition back to it, and the
+// live slot it was merged into was merged into it in turn; following the
+// merges then never ended (a stream that named a class twice, differently).
 func (mt *methodTable) merge(from, into int32) {
+	into = mt.live(into)
+	if from == into || mt.stats[from].dead {
+		return
+	}
+	if key := mt.texts.at(from).key(); key != "" {
+		if s, ok := mt.byKey.get(key, mt.keyOf); ok && s == from {
+			mt.byKey.remove(key, mt.keyOf)
+		}
+	}
 	f, t := &mt.stats[from], &mt.stats[into]
 	if mt.cumHas(from) {
 		t.cum.merge(&f.cum)

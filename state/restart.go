@@ -22,8 +22,10 @@ func (a *Aggregator) Restart() {
 	// Snapshots released later must never be patched by the new method
 	// table: its generations continue after the old one's.
 	gen := a.methods.gen + 1
+	rowsGen := a.threads.marks.gen + 1 // and never by the new thread table
 	a.threads = threadTable{}
 	a.threads.init(a.opts.MaxThreads)
+	a.threads.marks.gen, a.threads.marks.allAt = rowsGen, rowsGen
 	a.methods = methodTable{}
 	a.methods.init(a.opts.Window, a.opts.MaxMethods)
 	a.methods.gen, a.methods.members, a.methods.window.since = gen, gen, gen

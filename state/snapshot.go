@@ -561,8 +561,10 @@ type Snapshot struct {
 	// AgentCost is what watching costs the JVM, when its agent says.
 	AgentCost *AgentCost `json:"agentCost,omitempty"`
 
-	gen     uint32 // generation of the method table, for reuse
-	picture bool   // a picture of the history: its tables are not the aggregator's to reuse
+	gen uint32 // generation of the method table, for reuse
+	// threadRows is what Threads was made from, for Release to hand back.
+	threadRows threadRows
+	picture    bool // a picture of the history: its tables are not the aggregator's to reuse
 	// objectHistories is the array the object classes' histories are cut
 	// from, handed back with them by Release.
 	objectHistories []int64

@@ -32,6 +32,7 @@ const maxOpenCalls = 4096
 
 type thread struct {
 	id        int64
+	index     int32 // its place in the table's all, for its row's marks (threadrows.go)
 	name      string
 	group     string
 	stream    int
@@ -283,6 +284,7 @@ func (t *thread) end(now int64) bool {
 
 // endThread ends a thread of the table, keeping count.
 func (tt *threadTable) endThread(t *thread, now int64) {
+	tt.touch(t)
 	if t.end(now) {
 		tt.ended++
 	}
@@ -340,19 +342,29 @@ type threadTable struct {
 	markAt, prevAt int64
 	// Every thread's unweighted samples, and the count at the two marks.
 	samples, samplesAtSnap, samplesAtPrev int64
+	// Which rows changed since a table of them was made (threadrows.go).
+	marks rowMarks
 }
 
 const cpuWindow = 2 * time.Second
 
 func (tt *threadTable) init(max int) { tt.byID, tt.max = idIndex[*thread]{}, max }
 
-func (tt *threadTable) lookup(id int64) *thread { return tt.byID.get(id) }
+// lookup returns the thread of an id, or nil; the caller may change it.
+func (tt *threadTable) lookup(id int64) *thread {
+	t := tt.byID.get(id)
+	if t != nil {
+		tt.touch(t)
+	}
+	return t
+}
 
 // full says no more live threads may be tracked.
 func (tt *threadTable) full() bool { return len(tt.all)-tt.ended >= tt.max }
 
 // sampled counts n stack samples of a thread that stand for no known time.
 func (tt *threadTable) sampled(t *thread, n int64) {
+	tt.touch(t)
 	t.samples += n
 	tt.samples += n
 }
@@ -362,6 +374,7 @@ func (tt *threadTable) sampled(t *thread, n int64) {
 // counted as not tracked, when the table is full.
 func (tt *threadTable) get(id int64, stream int) *thread {
 	if t := tt.byID.get(id); t != nil {
+		tt.touch(t)
 		return t
 	}
 	if tt.full() {
@@ -370,8 +383,15 @@ func (tt *threadTable) get(id int64, stream int) *thread {
 	}
 	t := &thread{id: id, name: "thread-" + strconv.FormatInt(id, 10), stream: stream}
 	tt.byID.set(id, t, len(tt.all))
-	tt.all = append(tt.all, t)
+	tt.add(t)
 	return t
+}
+
+// add lists a new thread.
+func (tt *threadTable) add(t *thread) {
+	t.index = int32(len(tt.all))
+	tt.all = append(tt.all, t)
+	tt.marks.changedAt = append(tt.marks.changedAt[:t.index], tt.marks.gen)
 }
 
 func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
@@ -383,8 +403,9 @@ func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
 		}
 		t = &thread{id: e.ThreadID, stream: stream}
 		tt.byID.set(e.ThreadID, t, len(tt.all))
-		tt.all = append(tt.all, t)
+		tt.add(t)
 	}
+	tt.touch(t)
 	t.name, t.group, t.started = e.ThreadName, e.GroupName, now
 }
 
@@ -393,6 +414,7 @@ func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
 // running is from then on of unknown state; one held up by a lock says
 // what held it up when the trace ended.
 func (tt *threadTable) traceEnded() {
+	tt.changedAll()
 	tt.byID.each(func(t *thread) {
 		if t.state == ThreadRunning || t.state == ThreadNative {
 			t.state = ThreadUnknown
@@ -401,6 +423,7 @@ func (tt *threadTable) traceEnded() {
 }
 
 func (tt *threadTable) endAll(now int64) {
+	tt.changedAll()
 	tt.byID.each(func(t *thread) { tt.endThread(t, now) })
 	tt.byID.reset()
 	tt.refused.reset()
@@ -408,6 +431,7 @@ func (tt *threadTable) endAll(now int64) {
 
 // reset zeroes the counters; a block or wait in progress counts from now.
 func (tt *threadTable) reset(now int64) {
+	tt.changedAll()
 	for _, t := range tt.all {
 		t.blockedNS, t.waitingNS, t.contention = 0, 0, 0
 		t.cpuBase = t.cpu // CPU time counts from now; its rate is unchanged
@@ -437,87 +461,15 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 			}
 			continue
 		}
+		t.index = int32(len(keep))
 		keep = append(keep, t)
+	}
+	if len(keep) < len(tt.all) {
+		tt.changedAll() // rows moved
 	}
 	clear(tt.all[len(keep):])
 	tt.all = keep
 	tt.ended = ended
-}
-
-// rows lists the threads at trace time now. %CPU is the CPU a thread
-// spent between two marks of the table at least cpuWindow apart in trace
-// time, over that span: both come from the same clock, so a replay at any
-// speed (or a simulated clock) reads the same, and no thread exceeds 100%.
-func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names func(int64) string, out []Thread) []Thread {
-	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
-		tt.prevAt, tt.markAt = tt.markAt, now
-		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
-		for _, t := range tt.all {
-			t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
-			t.samplesAtPrev, t.samplesAtSnap = t.samplesAtSnap, t.samples
-		}
-	}
-	span := now - tt.prevAt
-	if cap(out) >= len(tt.all) {
-		clear(out[len(tt.all):cap(out)]) // rows of threads since dropped: nothing of theirs kept
-		out = out[:len(tt.all)]
-	} else {
-		out = make([]Thread, len(tt.all))
-	}
-	for i, t := range tt.all {
-		r := &out[i]
-		*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
-			CPU: time.Duration(t.cpu - t.cpuBase), CPUKnown: t.cpuKnown, Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
-			Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
-			LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon,
-			VirtualCarrier: t.carrier, VirtualMounted: t.carries}
-		if t.lockOwner != 0 {
-			r.LockOwnerName = names(t.lockOwner)
-		}
-		if t.state == ThreadEnded {
-			r.Ended = t.ended
-		}
-		if t.polled {
-			b, w, n := t.episodeTotals(now)
-			r.Blocked += time.Duration(b)
-			r.Waiting += time.Duration(w)
-			r.Contentions += n
-			if t.state != ThreadEnded && t.state != ThreadRunning && t.state != ThreadNative {
-				r.Since = t.since
-			}
-			if len(t.pollStack) > 0 {
-				r.Method, r.Depth = t.pollStack[0].Method, len(t.pollStack)
-			}
-		} else {
-			switch t.state {
-			case ThreadBlocked:
-				r.Blocked += time.Duration(max(now-t.since, 0))
-				r.Since = t.since
-			case ThreadWaiting, ThreadTimedWaiting:
-				r.Waiting += time.Duration(max(now-t.since, 0))
-				r.Since = t.since
-			}
-			if n := len(t.calls); n > 0 {
-				r.Method = methodNotTracked
-				if slot := t.calls[n-1].slot; slot >= 0 {
-					r.Method = mt.name(slot)
-				}
-			} else if t.sampleTop != "" {
-				r.Method = t.sampleTop
-			}
-		}
-		r.CPUPercent = UnknownPercent
-		if tt.prevAt != 0 && span > 0 && t.cpuKnown {
-			r.CPUPercent = Percent(min(100*float64(t.cpu-t.cpuAtPrev)/float64(span), 100))
-		}
-		if r.Samples = t.samples; !t.cpuKnown && t.samples > 0 && tt.samples > tt.samplesAtPrev {
-			r.CPUPercent = Percent(100 * float64(t.samples-t.samplesAtPrev) / float64(tt.samples-tt.samplesAtPrev))
-		}
-		if (allStacks || t.id == stackOf) && t.state != ThreadEnded {
-			r.Stack, r.StackFrom = t.currentStack(mt)
-		}
-	}
-	return out
 }
 
 // pollSeen is when the latest poll listing the thread was taken: its

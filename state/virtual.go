@@ -577,7 +577,7 @@ func VirtualStateLabel(g *VirtualGroup) string {
 
 // ownerName names an owner by id, virtual or platform, without creating it.
 func (a *Aggregator) ownerName(id int64) string {
-	if t := a.threads.lookup(id); t != nil {
+	if t := a.threads.byID.get(id); t != nil { // read only: not a change to its row
 		return t.name
 	}
 	if t := a.virtual.byID[id]; t != nil {
@@ -608,6 +608,9 @@ func boolByte(b bool) byte {
 
 // markCarriers names the virtual thread each carrier runs.
 func (a *Aggregator) markCarriers(rows []Thread) {
+	if !a.carried {
+		return // no row mounts a virtual thread: ten thousand rows need not be read
+	}
 	for i := range rows {
 		if id := rows[i].VirtualMounted; id != 0 {
 			if t := a.virtual.byID[id]; t != nil {
