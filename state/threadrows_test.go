@@ -47,7 +47,7 @@ func threadRowFaults(a *Aggregator, s *Snapshot, q Query) error {
 // of a thread's stack, or of every stack), releases them in turn, and
 // checks that every table of thread rows equals rows made anew.
 func TestThreadRowsBroughtUpToDate(t *testing.T) {
-	for seed := range uint64(40) {
+	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		a := New(Options{MaxThreads: 12, MaxEndedThreads: 3, TraceTime: true})
 		st := decode.Stack{Methods: []string{"a.B.c", "a.B.d"}, Lines: []int64{1, 2}}
