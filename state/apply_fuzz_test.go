@@ -71,7 +71,8 @@ func FuzzApply(f *testing.F) {
 }
 
 // fuzzApplySeed is a stream in which method calls, monitors, waits and
-// samples of a few threads interleave, some ids never defined.
+// samples of a few threads interleave, some ids never defined, a class
+// named twice.
 func fuzzApplySeed() []byte {
 	var buf bytes.Buffer
 	enc := decode.NewEncoder(&buf, decode.EncoderOptions{})
@@ -101,6 +102,11 @@ func fuzzApplySeed() []byte {
 		}
 		if i%3 != 2 {
 			evs = append(evs, &decode.MethodExit{ThreadIDRef: th, Ticket: int32(i), Time: now + 500, ThreadCPUTime: now})
+		}
+		if i%15 == 7 { // a class named again, differently, and methods defined again under each name: slots merge
+			k := i / 15 // names A, B, B, A; ids X, Y, X, Y
+			evs = append(evs, &decode.ClassDef{ClassID: 2, Name: fmt.Sprintf("a.G%d", (k+1)/2%2)},
+				&decode.MethodDef{Name: "m1", ClassIDRef: 2, MethodID: int64(2 + k%2)})
 		}
 	}
 	for _, ev := range evs {
