@@ -23,7 +23,7 @@ type callerLists struct {
 }
 
 // add makes room for a new slot, with no callers.
-func (c *callerLists) add() { c.of = appendSlot(c.of, 0) }
+func (c *callerLists) add() { c.of = append(c.of, 0) }
 
 // len is the number of slots.
 func (c *callerLists) len() int { return len(c.of) }

@@ -192,13 +192,13 @@ func (mt *methodTable) newSlot(text methodText, display string, nameBytes int) i
 	}
 	mt.nameBytes += int64(nameBytes)
 	slot := int32(len(mt.stats))
-	mt.stats = appendSlot(mt.stats, methodStat{})
+	mt.stats = append(mt.stats, methodStat{})
 	mt.info.add(methodInfo{})
 	mt.texts.add(text)
-	mt.gens = appendSlot(mt.gens, mt.gen)
-	mt.names = appendSlot(mt.names, display)
+	mt.gens = append(mt.gens, mt.gen)
+	mt.names = append(mt.names, display)
 	mt.callers.add()
-	mt.window.at = appendSlot(mt.window.at, 0)
+	mt.window.at = append(mt.window.at, 0)
 	mt.noteChanged(slot)
 	if key := text.key(); key != "" {
 		mt.byKey.set(key, slot, mt.keyOf)

@@ -1,7 +1,5 @@
 package state
 
-import "slices"
-
 // slotPages is a table indexed by slot that grows without moving what it
 // holds: its entries are kept in pages of slotPageSize. A slice would be
 // copied into one a quarter larger again and again while a wide
@@ -40,17 +38,4 @@ func (p *slotPages[T]) add(v T) {
 	}
 	p.pages[last] = append(p.pages[last], v)
 	p.n++
-}
-
-// appendSlot appends a slot's entry to a slice kept by slot, doubling
-// its capacity when full: append grows a large slice by a quarter at a
-// time, which copied a table of 100,000 methods' per-slot slices about
-// twenty times over while a wide picture defined its methods (a tenth of
-// defining one). The capacity doubled but not yet used is memory the
-// process asked for and has not touched.
-func appendSlot[T any](s []T, v T) []T {
-	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 16))
-	}
-	return append(s, v)
 }
