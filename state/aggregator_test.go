@@ -573,6 +573,37 @@ func TestMergesBackAndForthDoNotLoop(t *testing.T) {
 	}
 }
 
+// An id whose slot was merged into another's, defined again under a new
+// name, is a method of that name: the merged slot is not renamed (which
+// took another method's key from the index, and showed that method twice).
+func TestMethodRedefinedAfterItsSlotMerged(t *testing.T) {
+	a := New(Options{})
+	evs := []decode.Event{&decode.ClassDef{ClassID: 1, Name: "p.A"}}
+	for _, d := range []struct {
+		id   int64
+		name string
+	}{{1, "m"}, {2, "m"}, {3, "k"}, {1, "k"}, {4, "m"}, {2, "z"}, {5, "m"}, {6, "z"}} {
+		evs = append(evs, &decode.MethodDef{Name: d.name, ClassIDRef: 1, MethodID: d.id})
+	}
+	for i, id := range []int64{5, 4, 2, 6} {
+		ticket := int32(i + 1)
+		evs = append(evs, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: id, Ticket: ticket, Time: ms(2 * i)},
+			&decode.MethodExit{ThreadIDRef: 1, Ticket: ticket, Time: ms(2*i + 1)})
+	}
+	feed(a, evs...)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	calls := map[string]int64{}
+	rows := map[string]int{}
+	for i := range s.Methods {
+		name := s.MethodName(&s.Methods[i])
+		calls[name] += s.Methods[i].Calls
+		rows[name]++
+	}
+	if rows["p.A.m"] != 1 || calls["p.A.m"] != 2 || calls["p.A.z"] != 2 || calls["p.A.k"] != 0 {
+		t.Fatalf("rows %v, calls %v; want one p.A.m of 2 calls, p.A.z of 2, p.A.k of none", rows, calls)
+	}
+}
+
 // A contender naming the known owner does not move the depth at which the
 // owner took the monitor: the owner returning from a deeper call still owns it.
 func TestOwnerDepthSurvivesContenders(t *testing.T) {

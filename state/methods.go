@@ -265,7 +265,9 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	if seen {
 		key = mt.texts.at(slot).key() // the same bytes
 	}
-	if prov, ok := mt.ids.get(e.MethodID); ok && (!seen || prov != slot) {
+	// An id whose slot was merged into another is defined afresh: the
+	// merged slot is the survivor's, its name no longer its own.
+	if prov, ok := mt.ids.get(e.MethodID); ok && !mt.stats[prov].dead && (!seen || prov != slot) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
@@ -273,7 +275,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 			// (a slot made already may take the table a name over its bound).
 			key = mt.keepKey(known)
 			mt.nameBytes += int64(keyLen + len(e.Name) + len(e.Signature) - len(mt.texts.at(prov).key()))
-			mt.byKey.remove(mt.texts.at(prov).key(), mt.keyOf)
+			mt.unfile(prov)
 			mt.byKey.set(key, prov, mt.keyOf)
 			mt.setName(prov, key[:displayLen])
 			slot, seen = prov, true
@@ -328,7 +330,7 @@ func (mt *methodTable) classDefined(id int64, class string) {
 			key = mt.keepKey(true)
 		}
 		mt.nameBytes += int64(len(key) - len(text.key()))
-		mt.byKey.remove(text.key(), mt.keyOf)
+		mt.unfile(slot)
 		mt.byKey.set(key, slot, mt.keyOf)
 		*text = keyText(key, len(class), len(name), len(sig))
 		display := key[:len(class)+1+len(name)] // shares the key's bytes
@@ -366,6 +368,18 @@ func (mt *methodTable) apart(slot int32, display string) {
 	}
 }
 
+// unfile takes a slot's key out of byKey, if the key finds that slot
+// (another slot may hold the same key since).
+func (mt *methodTable) unfile(slot int32) {
+	key := mt.texts.at(slot).key()
+	if key == "" {
+		return
+	}
+	if s, ok := mt.byKey.get(key, mt.keyOf); ok && s == slot {
+		mt.byKey.remove(key, mt.keyOf)
+	}
+}
+
 // merge moves the cumulative figures of one slot into another. The window
 // of the merged slot is dropped (it is at most a window's worth of data).
 //
@@ -378,11 +392,7 @@ func (mt *methodTable) merge(from, into int32) {
 	if from == into || mt.stats[from].dead {
 		return
 	}
-	if key := mt.texts.at(from).key(); key != "" {
-		if s, ok := mt.byKey.get(key, mt.keyOf); ok && s == from {
-			mt.byKey.remove(key, mt.keyOf)
-		}
-	}
+	mt.unfile(from)
 	f, t := &mt.stats[from], &mt.stats[into]
 	if mt.cumHas(from) {
 		t.cum.merge(&f.cum)

@@ -1,6 +1,9 @@
 package state
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"unsafe"
+)
 
 // nameIndex finds a method's slot by a name the slot holds (its key, or
 // its display name): open addressing with linear probing, at most half
@@ -79,7 +82,9 @@ func (x *nameIndex) getBytes(name []byte, of nameOf) (int32, bool) {
 	if x.used == 0 {
 		return 0, false
 	}
-	i, ok := x.find(x.hashBytes(name), string(name), of)
+	// The bytes as a string for the comparison alone, not a copy:
+	// nothing keeps it, and name does not change meanwhile.
+	i, ok := x.find(x.hashBytes(name), unsafe.String(unsafe.SliceData(name), len(name)), of)
 	return x.entries[i].slot - 1, ok
 }
 

@@ -96,3 +96,20 @@ func TestNameIndexEmpty(t *testing.T) {
 	}
 	x.remove("a", of)
 }
+
+// A name being built is looked up without a copy of it: a method's key is
+// longer than the 32 bytes a conversion may keep on the stack.
+func TestNameIndexGetBytesAllocatesNothing(t *testing.T) {
+	var x nameIndex
+	names := []string{"com.example.module7.Service1234.operation56789(Ljava/lang/String;)V:42"}
+	of := func(slot int32) string { return names[slot] }
+	x.set(names[0], 0, of)
+	b := []byte(names[0])
+	if n := testing.AllocsPerRun(100, func() {
+		if _, ok := x.getBytes(b, of); !ok {
+			t.Fatal("not found")
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations a lookup", n)
+	}
+}
