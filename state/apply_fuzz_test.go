@@ -18,8 +18,9 @@ import (
 // input may make it panic, however its threads, methods, monitors and
 // stacks refer to each other (ids never defined, negative, reused; calls
 // that never end; waits on thousands of objects), the monitor table's
-// lists must agree with its map, and thread rows brought up to date must
-// equal rows made anew. The call tree, the thread index and
+// lists must agree with its map, the method table's indexes must find
+// live slots by their keys, and thread rows brought up to date must equal
+// rows made anew. The call tree, the thread index and
 // reading ahead (warm.go) are on this path.
 func FuzzApply(f *testing.F) {
 	if data, err := os.ReadFile("../testdata/sample.trcbin"); err == nil {
@@ -46,6 +47,9 @@ func FuzzApply(f *testing.F) {
 			a.Release(a.Snapshot(at, Query{CallersOf: -1, AllStacks: true}))
 			a.Release(s)
 			if err := monitorListFaults(&a.monitors); err != nil {
+				t.Fatal(err)
+			}
+			if err := methodIndexFaults(&a.methods); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -112,4 +113,46 @@ func TestNameIndexGetBytesAllocatesNothing(t *testing.T) {
 	}); n != 0 {
 		t.Fatalf("%v allocations a lookup", n)
 	}
+}
+
+// methodIndexFaults checks the method table's indexes: every key in byKey
+// finds a live slot whose key it is, filed under that key's hash; used
+// slots of either index are counted right; and following the merges from
+// any slot ends, at a live slot.
+func methodIndexFaults(mt *methodTable) error {
+	for name, x := range map[string]*nameIndex{"byKey": &mt.byKey, "byDisplay": &mt.byDisplay} {
+		used := 0
+		for _, e := range x.entries {
+			if e.slot == 0 {
+				continue
+			}
+			used++
+			slot := e.slot - 1
+			if int(slot) >= len(mt.stats) {
+				return fmt.Errorf("%s: slot %d of %d", name, slot, len(mt.stats))
+			}
+			if name != "byKey" {
+				continue
+			}
+			if mt.stats[slot].dead {
+				return fmt.Errorf("byKey finds slot %d, merged into %d", slot, mt.info.at(slot).into)
+			}
+			if key := mt.keyOf(slot); x.hashString(key) != e.hash {
+				return fmt.Errorf("byKey files slot %d under another hash than its key %q", slot, key)
+			}
+		}
+		if used != x.used {
+			return fmt.Errorf("%s counts %d entries, holds %d", name, x.used, used)
+		}
+	}
+	for slot := range mt.stats {
+		s := int32(slot)
+		for steps := 0; mt.stats[s].dead; steps++ {
+			if steps > len(mt.stats) {
+				return fmt.Errorf("the merges from slot %d go round", slot)
+			}
+			s = mt.info.at(s).into
+		}
+	}
+	return nil
 }

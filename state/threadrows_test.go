@@ -42,10 +42,11 @@ func threadRowFaults(a *Aggregator, s *Snapshot, q Query) error {
 
 // TestThreadRowsBroughtUpToDate plays random streams of a few threads
 // (calls, contention, waits, samples, CPU readings, polls, starts, ends,
-// methods named late, the trace's end, resets, new streams), takes
-// snapshots between runs of events as the interface does (now and then
-// of a thread's stack, or of every stack), releases them in turn, and
-// checks that every table of thread rows equals rows made anew.
+// methods named late, alike and again, classes named twice, resets, new
+// streams), takes snapshots between runs of events as the interface does
+// (now and then of a thread's stack, or of every stack), releases them in
+// turn, and checks that every table of thread rows equals rows made anew
+// and that the method table's indexes hold (methodIndexFaults).
 func TestThreadRowsBroughtUpToDate(t *testing.T) {
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -95,8 +96,8 @@ func TestThreadRowsBroughtUpToDate(t *testing.T) {
 							&decode.ThreadPoll{Time: now, Threads: 1})
 					}
 				case 14:
-					m := int64(1 + r.IntN(6))
-					evs = append(evs, &decode.MethodDef{Name: fmt.Sprintf("m%d", m), ClassIDRef: m%3 + 1, MethodID: m})
+					// Ids named alike, and named again: their slots merge.
+					evs = append(evs, &decode.MethodDef{Name: fmt.Sprintf("m%d", r.IntN(4)), ClassIDRef: int64(1 + r.IntN(3)), MethodID: int64(1 + r.IntN(6))})
 				case 15:
 					c := int64(1 + r.IntN(3))
 					evs = append(evs, &decode.ClassDef{ClassID: c, Name: fmt.Sprintf("p.C%d-%d", c, r.IntN(3))})
@@ -120,6 +121,9 @@ func TestThreadRowsBroughtUpToDate(t *testing.T) {
 			}
 			s := a.Snapshot(at, q)
 			if err := threadRowFaults(a, s, q); err != nil {
+				t.Fatalf("seed %d, round %d: %v", seed, round, err)
+			}
+			if err := methodIndexFaults(&a.methods); err != nil {
 				t.Fatalf("seed %d, round %d: %v", seed, round, err)
 			}
 			// Released one or two snapshots late, in either order, as
