@@ -169,9 +169,6 @@ type Aggregator struct {
 	// Tables of released snapshots, for the next ones to reuse.
 	freeMethods []methodBuffer
 	freeThreads []threadRows
-	// carried: a poll has said a carrier runs a virtual thread, which the
-	// carriers' rows then name (markCarriers); until then no row does.
-	carried bool
 	// Released monitor rows, object classes and their histories, as the
 	// threads: a snapshot of a thousand monitors and two thousand classes
 	// otherwise allocates most of a megabyte.
@@ -685,13 +682,14 @@ type methodBuffer struct {
 	recent bool
 }
 
-func reuse[T any](free *[][]T) []T {
+// reuse takes the table released last, or none (the zero value).
+func reuse[T any](free *[]T) T {
+	var v T
 	if n := len(*free); n > 0 {
-		v := (*free)[n-1]
+		v = (*free)[n-1]
 		*free = (*free)[:n-1]
-		return v
 	}
-	return nil
+	return v
 }
 
 // className names a class by id: "" for none (id 0), "class#N" while its
@@ -745,12 +743,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	}
 	s.Sampled = a.methods.sampled
 	s.MethodCPU, s.MethodOwnCPU = a.methods.cpuMeasured, a.methods.ownCPUMeasured
-	var buf threadRows
-	if n := len(a.freeThreads); n > 0 {
-		buf = a.freeThreads[n-1]
-		a.freeThreads = a.freeThreads[:n-1]
-	}
-	s.threadRows = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, a.ownerName, buf)
+	s.threadRows = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, threadNames{a.ownerName, a.mountedName}, reuse(&a.freeThreads))
 	s.Threads = s.threadRows.rows
 	if s.Threads == nil {
 		s.Threads = []Thread{} // an empty list in JSON, not null
@@ -761,7 +754,6 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 			break
 		}
 	}
-	a.markCarriers(s.Threads)
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	var total selfTotals
 	if q.Methods != nil && len(a.methods.stats) > pageAbove {

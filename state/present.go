@@ -118,7 +118,6 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64, firstP
 	t.onLock = p.flags&decode.ThreadOnLock != 0
 	t.carrier = p.flags&decode.ThreadCarrier != 0 || p.carries != 0
 	t.carries = p.carries
-	a.carried = a.carried || p.carries != 0
 	a.observeEpisode(t, p.state, p.lock, p.owner, contendsFor(p.lockClass, p.flags&decode.ThreadOnLock != 0), now, firstLook, firstPoll)
 	switch {
 	case t.live != nil:

@@ -43,6 +43,12 @@ type rowsMade struct {
 	cpuSpan   bool   // %CPU had a span to be measured over
 }
 
+// threadNames names the other threads a row shows: a lock's owner, the
+// virtual thread a carrier runs.
+type threadNames struct {
+	owner, mounted func(id int64) string
+}
+
 // touch stamps a thread changed.
 func (tt *threadTable) touch(t *thread) {
 	tt.marks.changedAt[t.index] = tt.marks.gen
@@ -56,9 +62,8 @@ func (tt *threadTable) changedAll() { tt.marks.allAt = tt.marks.gen }
 // between two marks of the table at least cpuWindow apart in trace time,
 // over that span: both come from the same clock, so a replay at any speed
 // (or a simulated clock) reads the same, and no thread exceeds 100%.
-func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names func(int64) string, buf threadRows) threadRows {
+func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names threadNames, buf threadRows) threadRows {
 	m := &tt.marks
-	m.changedAt = m.changedAt[:len(tt.all)] // rows moved (expire) shorten all, and changed them all
 	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
 		tt.prevAt, tt.markAt = tt.markAt, now
 		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
@@ -111,14 +116,18 @@ func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *method
 
 // fillRow makes a thread's row; it says whether the row depends on the
 // time it was made for.
-func (tt *threadTable) fillRow(r *Thread, t *thread, now, span int64, stackOf int64, allStacks bool, mt *methodTable, names func(int64) string) (volatile bool) {
+func (tt *threadTable) fillRow(r *Thread, t *thread, now, span int64, stackOf int64, allStacks bool, mt *methodTable, names threadNames) (volatile bool) {
 	*r = Thread{ID: t.id, Name: t.name, Group: t.group, State: t.state, Started: t.started,
 		CPU: time.Duration(t.cpu - t.cpuBase), CPUKnown: t.cpuKnown, Blocked: time.Duration(t.blockedNS), Waiting: time.Duration(t.waitingNS),
 		Contentions: t.contention, Monitor: t.monitor, Stream: t.stream, Depth: len(t.calls),
 		LockClass: t.lockClass, LockOwner: t.lockOwner, Timed: t.timed, Daemon: t.daemon,
 		VirtualCarrier: t.carrier, VirtualMounted: t.carries}
 	if t.lockOwner != 0 {
-		r.LockOwnerName = names(t.lockOwner) // another thread's name
+		r.LockOwnerName = names.owner(t.lockOwner) // another thread's name
+		volatile = true
+	}
+	if t.carries != 0 {
+		r.VirtualMountedName = names.mounted(t.carries) // a virtual thread's, as the latest listing has it
 		volatile = true
 	}
 	if t.state == ThreadEnded {

@@ -25,9 +25,8 @@ func threadRowFaults(a *Aggregator, s *Snapshot, q Query) error {
 	}
 	fresh := make([]Thread, len(tt.all))
 	for i, t := range tt.all {
-		tt.fillRow(&fresh[i], t, now, now-tt.prevAt, q.StackOf, q.AllStacks, &a.methods, a.ownerName)
+		tt.fillRow(&fresh[i], t, now, now-tt.prevAt, q.StackOf, q.AllStacks, &a.methods, threadNames{a.ownerName, a.mountedName})
 	}
-	a.markCarriers(fresh)
 	for i := range fresh {
 		got, want := s.Threads[i], fresh[i]
 		if math.IsNaN(float64(got.CPUPercent)) && math.IsNaN(float64(want.CPUPercent)) {

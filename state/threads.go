@@ -391,7 +391,7 @@ func (tt *threadTable) get(id int64, stream int) *thread {
 func (tt *threadTable) add(t *thread) {
 	t.index = int32(len(tt.all))
 	tt.all = append(tt.all, t)
-	tt.marks.changedAt = append(tt.marks.changedAt[:t.index], tt.marks.gen)
+	tt.marks.changedAt = append(tt.marks.changedAt, tt.marks.gen)
 }
 
 func (tt *threadTable) start(e *decode.ThreadStart, now int64, stream int) {
@@ -466,6 +466,7 @@ func (tt *threadTable) expire(now int64, retention time.Duration, limit int) {
 	}
 	if len(keep) < len(tt.all) {
 		tt.changedAll() // rows moved
+		tt.marks.changedAt = tt.marks.changedAt[:len(keep)]
 	}
 	clear(tt.all[len(keep):])
 	tt.all = keep

@@ -606,18 +606,10 @@ func boolByte(b bool) byte {
 	return 0
 }
 
-// markCarriers names the virtual thread each carrier runs.
-func (a *Aggregator) markCarriers(rows []Thread) {
-	if !a.carried {
-		return // no row mounts a virtual thread: ten thousand rows need not be read
+// mountedName names the virtual thread a carrier runs, by id.
+func (a *Aggregator) mountedName(id int64) string {
+	if t := a.virtual.byID[id]; t != nil {
+		return t.name
 	}
-	for i := range rows {
-		if id := rows[i].VirtualMounted; id != 0 {
-			if t := a.virtual.byID[id]; t != nil {
-				rows[i].VirtualMountedName = t.name
-			} else {
-				rows[i].VirtualMountedName = "virtual-" + strconv.FormatInt(id, 10)
-			}
-		}
-	}
+	return "virtual-" + strconv.FormatInt(id, 10)
 }
