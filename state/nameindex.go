@@ -40,11 +40,6 @@ func (x *nameIndex) hashString(s string) uint32 {
 	return uint32(maphash.String(x.seed, s))
 }
 
-func (x *nameIndex) hashBytes(b []byte) uint32 {
-	x.seeded()
-	return uint32(maphash.Bytes(x.seed, b))
-}
-
 // seeded gives the index its seed before its first hash: the zero Seed
 // is not one maphash accepts.
 func (x *nameIndex) seeded() {
@@ -77,15 +72,11 @@ func (x *nameIndex) get(name string, of nameOf) (int32, bool) {
 	return x.entries[i].slot - 1, ok
 }
 
-// getBytes is get for a name being built, without making it a string.
+// getBytes is get for a name being built, without making it a string:
+// the bytes are looked at as one, not copied (nothing keeps them, and
+// name does not change meanwhile).
 func (x *nameIndex) getBytes(name []byte, of nameOf) (int32, bool) {
-	if x.used == 0 {
-		return 0, false
-	}
-	// The bytes as a string for the comparison alone, not a copy:
-	// nothing keeps it, and name does not change meanwhile.
-	i, ok := x.find(x.hashBytes(name), unsafe.String(unsafe.SliceData(name), len(name)), of)
-	return x.entries[i].slot - 1, ok
+	return x.get(unsafe.String(unsafe.SliceData(name), len(name)), of)
 }
 
 // set files slot under name, in place of the slot filed under it before.
