@@ -22,6 +22,7 @@ import (
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/export"
 	"github.com/proftop/proftop/internal/atomicfile"
+	"github.com/proftop/proftop/internal/gcfloor"
 	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 	"github.com/proftop/proftop/tui"
@@ -99,7 +100,7 @@ func (src *Source) Write(path string, now time.Time) (Summary, error) {
 	// collector runs more often while the bundle is written, and the
 	// memory goes back to the system once it is.
 	defer debug.FreeOSMemory()
-	defer debug.SetGCPercent(debug.SetGCPercent(bundleGCPercent))
+	defer gcfloor.Hold(bundleGCPercent)()
 	members, release, err := src.members(now, &sum)
 	defer release()
 	if err != nil {
