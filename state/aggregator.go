@@ -274,7 +274,7 @@ func (a *Aggregator) at(t decode.Ticks) int64 {
 	a.eventAt = n
 	if n > a.latest {
 		a.latest = n
-		if a.opts.TraceTime {
+		if a.opts.TraceTime && (n >= a.methods.dueNs || n >= a.tree.dueNs) {
 			a.rotate(time.Unix(0, n))
 		}
 	}

@@ -112,6 +112,9 @@ type methodTable struct {
 	buckets     []windowBucket // completed buckets, oldest first
 	maxBuckets  int
 	bucketEnd   time.Time
+	// dueNs is bucketEnd in nanoseconds (0 before it is set): a window on
+	// trace time asks for a rotation only from then on, not at each event.
+	dueNs int64
 
 	max     int       // slots, at most
 	refused untracked // methods turned away by a full table
@@ -501,6 +504,7 @@ func (mt *methodTable) change(slot int32) *methodStat {
 
 // rotate closes the seconds that have passed into the window.
 func (mt *methodTable) rotate(now time.Time) {
+	defer func() { mt.dueNs = mt.bucketEnd.UnixNano() }()
 	if mt.bucketEnd.IsZero() {
 		mt.bucketEnd = now.Truncate(mt.bucketWidth).Add(mt.bucketWidth)
 		return

@@ -122,6 +122,7 @@ type stackTree struct {
 	buckets     []closedBucket
 	maxBuckets  int
 	bucketEnd   time.Time
+	dueNs       int64  // bucketEnd in nanoseconds, 0 before it is set (as methodTable's)
 	seq         uint64 // of the latest closed bucket
 	resets      uint64 // how many times the figures were reset
 }
@@ -309,6 +310,7 @@ func (st *stackTree) exit(c *openCall, self int64) {
 
 // rotate closes the seconds that have passed into the window.
 func (st *stackTree) rotate(now time.Time) {
+	defer func() { st.dueNs = st.bucketEnd.UnixNano() }()
 	if st.bucketEnd.IsZero() {
 		st.bucketEnd = now.Truncate(st.bucketWidth).Add(st.bucketWidth)
 		return
