@@ -94,7 +94,7 @@ func (m *monitor) removeWaiter(t *thread) {
 // kept: memory must not grow with the stream.
 type monitorTable struct {
 	byObj   map[int64]*monitor
-	ordered []*monitor // byObj's monitors by object, remade by rows
+	ordered []objMonitor // byObj's monitors by object, remade by rows
 	// busy lists the monitors given a waiter since the last search for
 	// deadlocks, and those that still had one then: the search looks at
 	// these, not at every monitor (a JVM's stream names tens of thousands
@@ -517,12 +517,16 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 	// The rows are made in the order of their objects: sorting the monitors
 	// is cheap, sorting a thousand rows of this size was a tenth of a
 	// millisecond a snapshot.
+	// The object is sorted on beside its monitor: comparing through the
+	// pointers missed the cache at each comparison, a third of the rows'
+	// time with 10,000 monitors.
 	mt.ordered = slices.Grow(mt.ordered[:0], len(mt.byObj))
-	for _, m := range mt.byObj {
-		mt.ordered = append(mt.ordered, m)
+	for obj, m := range mt.byObj {
+		mt.ordered = append(mt.ordered, objMonitor{obj, m})
 	}
-	slices.SortFunc(mt.ordered, func(a, b *monitor) int { return cmp.Compare(a.obj, b.obj) })
-	for _, m := range mt.ordered {
+	slices.SortFunc(mt.ordered, func(a, b objMonitor) int { return cmp.Compare(a.obj, b.obj) })
+	for _, om := range mt.ordered {
+		m := om.m
 		r := Monitor{Object: m.obj, Class: m.class, Synchronizer: m.synchronizer, Site: m.site, Enters: m.enters, Waits: m.waits,
 			BlockedSum: time.Duration(m.blockedSum), BlockedMax: time.Duration(m.blockedMax), LastSeen: time.Unix(0, m.lastSeen)}
 		n := m.blockedN
@@ -570,6 +574,12 @@ func (mt *monitorTable) rows(now int64, methods *methodTable, live map[int64]*mo
 	clear(mt.ordered)             // holds no monitor the table has dropped
 	clear(out[len(out):cap(out)]) // nor rows of a reused table beyond those made
 	return out
+}
+
+// objMonitor is a monitor and its object, to be sorted by.
+type objMonitor struct {
+	obj int64
+	m   *monitor
 }
 
 // setPresent makes the latest poll, and the latest listing of the virtual
