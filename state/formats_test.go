@@ -304,3 +304,70 @@ func TestProfilerJRecursionAndUnprofiledCallees(t *testing.T) {
 		t.Fatalf("unprofiled callees: %d ns", unprofiled)
 	}
 }
+
+// After a restart, the call tree is the new source's alone: none of the
+// old nodes (whose method slots would name the new table's methods) and
+// none of the old threads.
+func TestRestartForgetsTheCallTree(t *testing.T) {
+	agg := New(Options{})
+	sample := func(stream int, thread int64, frames ...string) {
+		agg.Apply([]decode.Event{
+			&decode.ThreadStart{ThreadID: thread, ThreadName: "t" + frames[0], Time: 1},
+			&decode.Sample{ThreadIDRef: thread, Time: 2, Count: 1, Weight: 5, Stack: decode.Stack{Methods: frames, Lines: make([]int64, len(frames))}},
+		}, stream, decode.Clock{}, time.Now())
+	}
+	sample(1, 1, "old.A.top", "old.A.main")
+	agg.Restart()
+	sample(2, 7, "new.B.top", "new.B.main")
+	shape, figs := agg.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, figs)
+	var names []string
+	for i := 1; i < len(tree.Nodes); i++ {
+		names = append(names, tree.Nodes[i].Name)
+	}
+	slices.Sort(names)
+	if want := []string{"new.B.main", "new.B.top"}; !slices.Equal(names, want) {
+		t.Errorf("call tree after a restart: %q, want %q", names, want)
+	}
+	if _, total := tree.Value(&tree.Nodes[0]); total != 5 && total != 1 {
+		t.Errorf("call tree after a restart weighs %d, want one sample's", total)
+	}
+}
+
+// The history's pictures taken before a restart keep the call tree they
+// were recorded in: their past trees name the old methods, and a bundle
+// writes the trees of the new source's pictures.
+func TestRestartKeepsThePastTreesOfBefore(t *testing.T) {
+	agg, hist := New(Options{}), NewHistory(HistoryOptions{})
+	rec := NewRecorder(agg, hist)
+	t0 := time.Unix(1_000_000, 0)
+	second := func(stream int, at time.Duration, thread int64, frames ...string) {
+		agg.Apply([]decode.Event{
+			&decode.ThreadStart{ThreadID: thread, ThreadName: "t" + frames[0], Time: 1},
+			&decode.Sample{ThreadIDRef: thread, Time: 2, Count: 1, Weight: 5, Stack: decode.Stack{Methods: frames, Lines: make([]int64, len(frames))}},
+		}, stream, decode.Clock{}, t0.Add(at))
+		agg.Apply(nil, stream, decode.Clock{}, t0.Add(at+1500*time.Millisecond)) // the second closes
+		rec.Take(t0.Add(at + 1500*time.Millisecond))
+	}
+	second(1, 0, 1, "old.A.top", "old.A.main")
+	agg.Restart()
+	second(2, 2*time.Second, 7, "new.B.top", "new.B.main", "new.B.run")
+	pics := hist.Pictures()
+	if len(pics) != 2 || !pics[1].TreeReset {
+		t.Fatalf("%d pictures, the second reset: %v", len(pics), len(pics) > 1 && pics[1].TreeReset)
+	}
+	for i, want := range [][]string{{"old.A.main", "old.A.top"}, {"new.B.main", "new.B.run", "new.B.top"}} {
+		tree := PastCallTree(pics, i, 10*time.Second, nil, agg.TreeShape)
+		var names []string
+		for j := 1; j < len(tree.Nodes); j++ {
+			names = append(names, tree.Nodes[j].Name)
+		}
+		slices.Sort(names)
+		if _, total := tree.Value(&tree.Nodes[0]); !slices.Equal(names, want) || total != 5 {
+			t.Errorf("picture %d: past call tree %q weighing %d, want %q weighing 5", i, names, total, want)
+		}
+	}
+	if pt := NewPastTrees(pics, agg.TreeShape()); pt.Pictures() != 1 {
+		t.Errorf("a bundle's past trees: %d pictures, want the new source's one", pt.Pictures())
+	}
+}

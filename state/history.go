@@ -164,6 +164,21 @@ func (h *History) trim(now time.Time) {
 	}
 }
 
+// shapeRecorded gives the pictures recorded live so far the shape of the
+// tree they were recorded in, which the source starting over replaced. A
+// picture is shared and never changes: each is replaced by a copy.
+func (h *History) shapeRecorded(sh *TreeShape) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, p := range h.pics {
+		if p.Shape == nil {
+			cp := *p
+			cp.Shape = sh
+			h.pics[i] = &cp
+		}
+	}
+}
+
 // Pictures returns the pictures, oldest first. The slice is the caller's;
 // the pictures are shared and never change.
 func (h *History) Pictures() []*Picture {

@@ -41,23 +41,24 @@ type PastTrees struct {
 	bySlot  map[int32]int32
 }
 
-// NewPastTrees gathers the weights of the pictures (those of the shape
-// they were recorded in: a picture read back has its own, the others are
-// live's).
+// NewPastTrees gathers the weights of the pictures of the latest tree
+// they were recorded in (a picture read back has its own shape, one taken
+// before the source started over has the tree's of then, the others are
+// live's): the pictures of an earlier tree are left out.
 func NewPastTrees(pics []*Picture, live TreeShape) *PastTrees {
 	pt := &PastTrees{byRoot: map[int32]int32{}, bySlot: map[int32]int32{}}
-	for _, p := range pics {
-		if len(p.Tree) == 0 && !p.TreeReset {
-			continue
-		}
-		if pt.shape == nil {
+	weighed := func(p *Picture) bool { return len(p.Tree) > 0 || p.TreeReset }
+	for i := len(pics) - 1; i >= 0 && pt.shape == nil; i-- {
+		if p := pics[i]; weighed(p) {
 			pt.shape = &live
 			if p.Shape != nil {
 				pt.shape = p.Shape
 			}
 		}
-		if p.Shape != nil && p.Shape != pt.shape || p.Shape == nil && pt.shape != &live {
-			continue // another tree's (a history is recorded or read back, never both)
+	}
+	for _, p := range pics {
+		if !weighed(p) || p.Shape != nil && p.Shape != pt.shape || p.Shape == nil && pt.shape != &live {
+			continue // another tree's
 		}
 		pt.pics = append(pt.pics, p)
 	}

@@ -26,7 +26,10 @@ func (r *Recorder) Take(now time.Time) *Picture {
 	// The methods' figures since the start as well, as of now: the
 	// drill-in of a past moment shows both spans.
 	p.Snap.Since, p.methodSlots = r.agg.MethodsSince(p.methodSlots), nil
-	figs, seq, resets := r.agg.TreeDelta(r.seq)
+	figs, seq, resets, before := r.agg.TreeDelta(r.seq)
+	if before != nil {
+		r.hist.shapeRecorded(before)
+	}
 	p.Tree, p.TreeReset = figs, resets != r.resets
 	r.seq, r.resets = seq, resets
 	r.hist.Add(p)

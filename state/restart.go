@@ -26,6 +26,18 @@ func (a *Aggregator) Restart() {
 	a.threads = threadTable{}
 	a.threads.init(a.opts.MaxThreads)
 	a.threads.marks.gen, a.threads.marks.allAt = rowsGen, rowsGen
+	// The call tree is made anew too: its nodes name the old table's
+	// method slots, which the new table's would rename. It numbers its
+	// seconds and resets on, and the shape it leaves goes to the recorder
+	// for the pictures taken of it.
+	if a.treeBefore == nil {
+		before := a.tree.shape(a.methods.names)
+		a.treeBefore = &before
+	}
+	seq, resets := a.tree.seq, a.tree.resets+1
+	a.tree = stackTree{}
+	a.tree.init(a.opts.Window, a.opts.MaxTreeNodes)
+	a.tree.seq, a.tree.resets = seq, resets
 	a.methods = methodTable{}
 	a.methods.init(a.opts.Window, a.opts.MaxMethods)
 	a.methods.gen, a.methods.members, a.methods.window.since = gen, gen, gen

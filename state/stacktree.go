@@ -434,12 +434,15 @@ func (a *Aggregator) TreeAndShape(recent bool) (TreeShape, []NodeFig) {
 
 // TreeDelta returns the weights of the seconds closed since bucket seq
 // (0: every bucket still in the window), the latest bucket's number, and
-// how many times the figures were reset: what the history records.
-func (a *Aggregator) TreeDelta(seq uint64) ([]NodeFig, uint64, uint64) {
+// how many times the figures were reset: what the history records. When
+// the source has started over since the latest call, before is the shape
+// of the tree it left, which the pictures recorded so far are numbered in.
+func (a *Aggregator) TreeDelta(seq uint64) (figs []NodeFig, latest, resets uint64, before *TreeShape) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	figs, latest := a.tree.closedSince(seq)
-	return figs, latest, a.tree.resets
+	figs, latest = a.tree.closedSince(seq)
+	before, a.treeBefore = a.treeBefore, nil
+	return figs, latest, a.tree.resets, before
 }
 
 // HasStacks says the source reports stacks the call tree can be made of.
