@@ -371,3 +371,45 @@ func TestRestartKeepsThePastTreesOfBefore(t *testing.T) {
 		t.Errorf("a bundle's past trees: %d pictures, want the new source's one", pt.Pictures())
 	}
 }
+
+// After a restart nothing of the source before shows: not its vital
+// signs, probes, deadlocks, the agent's cost, its virtual threads, nor
+// when it began.
+func TestRestartForgetsWhatTheSourceSaidOfItself(t *testing.T) {
+	a := New(Options{})
+	evs := []decode.Event{
+		&decode.TelemetrySeries{Time: sec(0), Series: 1, Name: "CPU load (process)", Unit: decode.UnitPercent, Divisor: 100},
+		&decode.TelemetryValue{Time: sec(1), Series: 1, Value: 1000},
+		&decode.Probe{Time: sec(1), Name: "jfr:bank.Transfer#state", Count: 3, Total: 30, Max: 20},
+		&decode.AgentCost{Time: sec(1), AgentCPU: 1, JFRCPU: 1, AgentThreads: 1, JFRThreads: 1, ProcessCPU: 10},
+		&decode.AgentCost{Time: sec(2), AgentCPU: 2, JFRCPU: 2, AgentThreads: 1, JFRThreads: 1, ProcessCPU: 20},
+		&decode.VirtualThreads{Time: sec(2), Count: 5, Started: 5, Ended: 0},
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "a", Time: sec(0)},
+		&decode.ThreadStart{ThreadID: 2, ThreadName: "b", Time: sec(0)},
+		&decode.MonContendedEnter{ThreadIDRef: 1, ObjIDRef: 0xa, ThreadOwner: 2, Time: sec(2)},
+		&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 0xb, ThreadOwner: 1, Time: sec(2)},
+	}
+	a.Apply(evs, 1, decode.Clock{}, tel0.Add(3*time.Second))
+	said := func(s *Snapshot) []string {
+		var out []string
+		for what, has := range map[string]bool{"telemetry": len(s.Telemetry) > 0, "probes": len(s.Probes) > 0,
+			"deadlocks": len(s.Deadlocks) > 0, "recent deadlocks": len(s.RecentDeadlocks) > 0, "agent cost": s.AgentCost != nil,
+			"virtual threads": s.Virtual != nil, "first event": !s.First.IsZero()} {
+			if has {
+				out = append(out, what)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	before := a.Snapshot(tel0.Add(3*time.Second), Query{CallersOf: -1})
+	if got := said(before); len(got) != 6 { // no deadlock has ended: none is recent
+		t.Fatalf("before the restart the picture shows only %q", got)
+	}
+	a.Release(before)
+	a.Restart()
+	after := a.Snapshot(tel0.Add(3*time.Second), Query{CallersOf: -1})
+	if got := said(after); len(got) > 0 {
+		t.Errorf("after a restart the picture still shows the old source's %q", got)
+	}
+}

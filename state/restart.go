@@ -50,6 +50,18 @@ func (a *Aggregator) Restart() {
 	a.objects.init(a.opts.Window, a.opts.MaxTrackedObjects, a.opts.MaxClasses)
 	a.coverage = coverageTable{}
 	a.coverage.init(a.opts.MaxClasses)
+	// What the source said of itself: its vital signs, probes, deadlocks,
+	// the agent's cost, its virtual threads.
+	a.telemetry = telemetryTable{}
+	a.telemetry.init(a.opts.TelemetryWindow, a.opts.TelemetryMemory, a.opts.MaxSeries)
+	a.probes = probeTable{}
+	a.probes.init()
+	a.deadlog, a.deadlocksSeen, a.deadlocksAt, a.deadlocksDirty = deadlockLog{}, deadlocksFound{}, 0, true
+	a.cost = costState{}
+	a.virtual = virtualTable{}
+	a.virtual.init()
+	a.strangers = map[int64]histOpen{}
+	a.first, a.eventAt, a.streamEvents = 0, 0, false
 	clear(a.classes)
 	a.process = Process{}
 	a.events, a.latest, a.unpaired, a.badStates = 0, 0, 0, 0
