@@ -173,3 +173,27 @@ func TestAnotherProcessForgetsTheHeapOfTheOneBefore(t *testing.T) {
 		t.Fatalf("another process: classes %+v, pid %d", s.Objects.Classes, s.Process.PID)
 	}
 }
+
+// The agent's cost is a share of CPU between two of one process's
+// reports: never between the last of one process and the first of the
+// next, whose counters began again.
+func TestAnotherProcessBeginsTheAgentsCostAgain(t *testing.T) {
+	cost := func(pid int32, at int, agent, process time.Duration) []decode.Event {
+		return []decode.Event{&decode.ProcessCreate{PID: pid, Name: "app", Time: ms(at)},
+			&decode.AgentCost{Time: ms(at), AgentCPU: decode.Ticks(agent), JFRCPU: 0, AgentThreads: 1, ProcessCPU: decode.Ticks(process)}}
+	}
+	a := New(Options{})
+	a.Apply(append(cost(100, 0, 100*time.Millisecond, 5*time.Second), cost(100, 1000, 200*time.Millisecond, 6*time.Second)...), 1, decode.Clock{}, t0)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if c := s.AgentCost; c == nil || c.AgentPercent < 9.9 || c.AgentPercent > 10.1 || c.JVMPercent < 99 || c.JVMPercent > 101 {
+		t.Fatalf("one process: %+v", c)
+	}
+	a.Release(s)
+	// A JVM restarted, whose agent has run longer and that has used more
+	// CPU since it started than the one before.
+	a.Apply(cost(200, 2000, 900*time.Millisecond, 30*time.Second), 2, decode.Clock{}, t0)
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if c := s.AgentCost; c == nil || c.AgentCPU != 900*time.Millisecond || c.AgentPercent != 0 || c.JVMPercent != -1 {
+		t.Fatalf("the first report of another process: %+v, want no share yet", c)
+	}
+}

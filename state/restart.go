@@ -3,9 +3,12 @@ package state
 // newProcess forgets what described the process watched before, once
 // another (another pid) is watched: a Ruby process restarted under rbkit,
 // a JVM restarted. Its objects, census and collections were of a heap
-// that is gone, and would read as the new one's; the methods' and
-// threads' statistics stay, as for any new stream.
+// that is gone, and would read as the new one's; its agent's CPU readings
+// are of another process, and a share taken between them and the new
+// one's would be nonsense; the methods' and threads' statistics stay, as
+// for any new stream.
 func (a *Aggregator) newProcess() {
+	a.cost = costState{}
 	a.gc = gcState{}
 	a.gc.init(a.opts.History)
 	a.objects = objectTable{}
