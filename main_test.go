@@ -257,16 +257,20 @@ func TestBatchExitsWith1WhenItNeverConnects(t *testing.T) {
 // it came from.
 func TestConfigMasksTheToken(t *testing.T) {
 	const secret = "s3cr3t-t0ken-never-shown"
+	masked := fmt.Sprintf("set: %d characters, not shown", len(secret))
 	for _, tc := range []struct {
-		env  []string
-		args []string
-		from string
+		env        []string
+		args       []string
+		from, want string
 	}{
-		{[]string{"PROFTOP_TOKEN=" + secret}, []string{"config"}, "env PROFTOP_TOKEN"},
-		{nil, []string{"config", "--token", secret}, "flag --token"},
+		{[]string{"PROFTOP_TOKEN=" + secret}, []string{"config"}, "env PROFTOP_TOKEN", masked},
+		{nil, []string{"config", "--token", secret}, "flag --token", masked},
+		// None set: shown as empty, not as a secret of two characters.
+		{[]string{"PROFTOP_TOKEN="}, []string{"config"}, "default", ` "" `},
 	} {
 		cmd := exec.Command(proftopBin, tc.args...)
-		cmd.Env = append(os.Environ(), tc.env...)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+		cmd.Env = append(cmd.Env, tc.env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil || strings.Contains(string(out), secret) {
 			t.Fatalf("%v %v: %v\n%s", tc.env, tc.args, err, out)
@@ -277,7 +281,7 @@ func TestConfigMasksTheToken(t *testing.T) {
 				line = l
 			}
 		}
-		if !strings.Contains(line, fmt.Sprintf("set: %d characters, not shown", len(secret))) || !strings.Contains(line, tc.from) {
+		if !strings.Contains(line, tc.want) || !strings.Contains(line, tc.from) {
 			t.Fatalf("%v %v: token line %q", tc.env, tc.args, line)
 		}
 	}

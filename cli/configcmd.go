@@ -24,7 +24,7 @@ environment, which wins over the file.`,
 			fmt.Fprintln(w, "SETTING\tVALUE\tFROM\tENVIRONMENT")
 			for _, o := range *origins {
 				value := o.Value
-				if o.Key == "token" && value != "" {
+				if o.Key == "token" && value != "" && value != `""` { // "" is how an empty value shows
 					value = fmt.Sprintf("(set: %d characters, not shown)", len(value)) // a secret stays off the screen
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", o.Key, value, o.Source, config.EnvName(o.Key))

@@ -209,7 +209,7 @@ func (f *FleetModel) selectedLines(r *fleetRow, width int) []string {
 			parts = append(parts, st.Format.String())
 		}
 		if s := r.sum; !s.Process.Started.IsZero() && !s.Clock.IsZero() {
-			parts = append(parts, "up "+dur(s.Clock.Sub(s.Process.Started).Truncate(time.Second)))
+			parts = append(parts, "up "+uptime(s.Clock.Sub(s.Process.Started)))
 		}
 		if r.sum.TopLock != "" {
 			parts = append(parts, fmt.Sprintf("top lock %s: %s blocked, %d now", inert(r.sum.TopLock), dur(r.sum.TopLockBlocked), r.sum.TopLockNow))

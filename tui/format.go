@@ -8,6 +8,15 @@ import (
 )
 
 // dur renders a duration in at most 7 cells: 850ns, 12.3µs, 4.56ms, 1.23s, 2m03s, 5h02m.
+// uptime is how long a process has been up, in whole seconds: "0s" just
+// started, where a table's duration of nothing is a bare "0".
+func uptime(d time.Duration) string {
+	if d = d.Truncate(time.Second); d == 0 {
+		return "0s"
+	}
+	return dur(d)
+}
+
 func dur(d time.Duration) string {
 	switch {
 	case d < 0:

@@ -116,7 +116,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	badge := len(l1)
 	l1 = append(l1, stateItem)
 	if s != nil && !s.Process.Started.IsZero() && !s.Clock.IsZero() {
-		l1 = append(l1, item{text: label("up") + " " + value(dur(s.Clock.Sub(s.Process.Started).Truncate(time.Second))), drop: 1})
+		l1 = append(l1, item{text: label("up") + " " + value(uptime(s.Clock.Sub(s.Process.Started))), drop: 1})
 	}
 
 	var l2 []item
