@@ -78,6 +78,7 @@ func (f *FileSource) Run(ctx context.Context) error {
 		if f.pump.startOver(ctx) != nil {
 			return nil
 		}
+		f.track.startOver() // after the batches of before: their events are counted by then
 	}
 }
 

@@ -122,6 +122,23 @@ func TestFollowReadsAsTheFileGrows(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the replaced file read", 20*time.Second, func() bool { return c.seen() == "a b c d | e | f g h" })
+	// The counts are the new file's: what came before is void.
+	if st, size := src.Status(), int64(len(traceOf(t, true, "f", "g", "h"))); st.Events != 3 || st.Bytes != size || st.DecodeErrors != 0 {
+		t.Fatalf("after the replacement: %d events, %d bytes, %d decode errors; want 3, %d, 0", st.Events, st.Bytes, st.DecodeErrors, size)
+	}
+	// Replaced by what is no trace, then by a trace again: the error
+	// was the file's before.
+	os.WriteFile(other, []byte("hello, this is no trace\n"), 0o644)
+	os.Rename(other, path)
+	waitFor(t, "the file that is no trace", 20*time.Second, func() bool {
+		return src.Status().LastError != "" || src.Status().Cause != "" && src.Status().State == StateEnded
+	})
+	os.WriteFile(other, traceOf(t, true, "i"), 0o644)
+	os.Rename(other, path)
+	waitFor(t, "a trace again", 20*time.Second, func() bool { return strings.HasSuffix(c.seen(), "| i") })
+	if st := src.Status(); st.Events != 1 || st.DecodeErrors != 0 || st.LastError != "" || st.Format != decode.FormatBinary {
+		t.Fatalf("a trace again: %d events, %d decode errors (%q), format %v", st.Events, st.DecodeErrors, st.LastError, st.Format)
+	}
 	cancel()
 	if err := <-ran; err != nil {
 		t.Fatal(err)

@@ -174,6 +174,21 @@ func (t *tracker) decodeError(err error) {
 	t.update(func(st *Status) { st.LastError = err.Error() })
 }
 
+// startOver forgets what the status said of the data read so far: the
+// source starts over (a followed file replaced or truncated), and its
+// counts, its format and its errors were of what is gone.
+func (t *tracker) startOver() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.events.Store(0)
+	t.bytes.Store(0)
+	t.errs.Store(0)
+	t.rateAt, t.rateEvents, t.rateBytes, t.eventsPerSec, t.bytesPer = time.Now(), 0, 0, 0, 0
+	st := &t.st
+	st.Format, st.Mismatch, st.LastError, st.Still, st.Lost = 0, "", "", false, 0
+	st.Agent, st.Facts = protocol.Agent{}, nil
+}
+
 // minRateWindow keeps rates steady when the status is polled often.
 const minRateWindow = 500 * time.Millisecond
 
