@@ -345,3 +345,31 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		}
 	}
 }
+
+// A recording whose writer was killed ends inside a message: export
+// writes the call tree of what came before, says where the trace ended,
+// and exits 1 so that a script knows the profile is of part of it.
+func TestExportATruncatedRecording(t *testing.T) {
+	whole, err := os.ReadFile("testdata/sample.trcbin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "killed.trcbin")
+	if err := os.WriteFile(cut, whole[:len(whole)-3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full, part := filepath.Join(dir, "full.collapsed"), filepath.Join(dir, "part.collapsed")
+	if _, errs, code := run(t, nil, "export", "testdata/sample.trcbin", "--format", "collapsed", "-o", full); code != 0 {
+		t.Fatalf("the whole trace: exit %d\n%s", code, errs)
+	}
+	_, errs, code := run(t, nil, "export", cut, "--format", "collapsed", "-o", part)
+	if code != 1 || !strings.Contains(errs, "stream ends inside a message") || !strings.Contains(errs, "the profile written holds the trace up to there") {
+		t.Fatalf("the trace cut short: exit %d\n%s", code, errs)
+	}
+	a, _ := os.ReadFile(full)
+	b, err := os.ReadFile(part)
+	if err != nil || len(b) == 0 || len(b) > len(a) {
+		t.Fatalf("the profile of the trace cut short: %d bytes (%v), of the whole %d", len(b), err, len(a))
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proftop/proftop/bundle"
 	"github.com/proftop/proftop/config"
+	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/export"
 	"github.com/proftop/proftop/internal/atomicfile"
 	"github.com/proftop/proftop/state"
@@ -39,7 +40,7 @@ profiler with their sampled CPU time, or the calls of an instrumenting one
 			if err != nil {
 				return err
 			}
-			tree, span, err := exportTree(args[0], *s)
+			tree, span, cut, err := exportTree(args[0], *s)
 			if err != nil {
 				return err
 			}
@@ -47,7 +48,15 @@ profiler with their sampled CPU time, or the calls of an instrumenting one
 			if format == "pprof" {
 				write = func(w io.Writer) error { return export.Pprof(w, tree, span) }
 			}
-			return writeOut(out, write, cmd.OutOrStdout())
+			if err := writeOut(out, write, cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			if cut != nil {
+				// Written, and said: the exit status tells a script the
+				// profile is of part of the trace.
+				return fmt.Errorf("%w (the profile written holds the trace up to there)", cut)
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -59,29 +68,31 @@ profiler with their sampled CPU time, or the calls of an instrumenting one
 }
 
 // exportTree reads a source's call tree: a bundle's profile, or a trace
-// played to its end.
-func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, error) {
+// played to its end. A trace that ends inside a message (a recording
+// whose writer was killed) gives the tree of what came before, and cut
+// says where it ended.
+func exportTree(path string, s config.Settings) (tree *state.CallTree, span export.Span, cut, err error) {
 	if bundle.IsBundle(path) {
 		b, err := bundle.Read(path)
 		if err != nil {
-			return nil, export.Span{}, err
+			return nil, export.Span{}, nil, err
 		}
 		if len(b.Profile) == 0 {
-			return nil, export.Span{}, fmt.Errorf("%s: the bundle holds no call tree (its source sent no stacks or calls)", path)
+			return nil, export.Span{}, nil, fmt.Errorf("%s: the bundle holds no call tree (its source sent no stacks or calls)", path)
 		}
 		tree, p, err := export.ReadPprof(bytes.NewReader(b.Profile))
 		if err != nil {
-			return nil, export.Span{}, fmt.Errorf("%s: %s: %v", path, bundle.FileProfile, err)
+			return nil, export.Span{}, nil, fmt.Errorf("%s: %s: %v", path, bundle.FileProfile, err)
 		}
 		span := export.Span{Source: path, Sampled: len(p.SampleType) > 0 && p.SampleType[0].Type == "samples"}
 		if p.TimeNanos != 0 {
 			span.From = time.Unix(0, p.TimeNanos)
 			span.To = span.From.Add(time.Duration(p.DurationNanos))
 		}
-		return tree, span, nil
+		return tree, span, nil, nil
 	}
 	if err := checkTrace(path, s, false); err != nil {
-		return nil, export.Span{}, err
+		return nil, export.Span{}, nil, err
 	}
 	src := newFileSource(path, 0, false, s)
 	agg := state.New(StateOptions(s))
@@ -92,20 +103,23 @@ func exportTree(path string, s config.Settings) (*state.CallTree, export.Span, e
 	}()
 	runErr := src.Run(context.Background())
 	<-fed
-	if runErr != nil {
-		return nil, export.Span{}, runErr
+	if runErr != nil && !decode.MoreMayCome(runErr) {
+		return nil, export.Span{}, nil, runErr
 	}
 	shape, figs := agg.TreeAndShape(false)
-	tree := state.BuildCallTree(shape, nil, figs)
+	tree = state.BuildCallTree(shape, nil, figs)
 	if len(tree.Nodes) <= 1 {
-		return nil, export.Span{}, fmt.Errorf("%s: no stacks or calls to export (the trace has no samples, and no method entries and exits)", path)
+		if runErr != nil {
+			return nil, export.Span{}, nil, runErr
+		}
+		return nil, export.Span{}, nil, fmt.Errorf("%s: no stacks or calls to export (the trace has no samples, and no method entries and exits)", path)
 	}
 	snap := agg.Snapshot(time.Now(), state.Query{CallersOf: -1})
 	from := snap.Process.Started
 	if from.IsZero() {
 		from = snap.First // a source that never says when its process started (rbkit): the recording's start
 	}
-	return tree, export.Span{From: from, To: snap.Clock, Source: path, Sampled: snap.Sampled}, nil
+	return tree, export.Span{From: from, To: snap.Clock, Source: path, Sampled: snap.Sampled}, runErr, nil
 }
 
 // writeOut writes to a file, whole or not at all (a full disk leaves
