@@ -76,7 +76,11 @@ type Picture struct {
 	Snap *Snapshot
 	// Tree is the call tree's weights of the seconds closed since the
 	// previous picture; TreeReset says the figures were reset since.
+	// TreeOpen is the weights of the second still open when it was taken,
+	// which a later picture's Tree holds again once closed: they count in
+	// this picture's own window only.
 	Tree      []NodeFig
+	TreeOpen  []NodeFig
 	TreeReset bool
 	// Shape is the tree Tree's nodes are numbered in, for a picture read
 	// back from a bundle (shared by its pictures); nil for a picture
@@ -577,7 +581,7 @@ func pictureBytes(p *Picture) int64 {
 		n += int64(len(s.Objects.Classes[i].History)) * 8
 	}
 	n += int64(len(s.Objects.Census)) * int64(unsafe.Sizeof(CensusRow{}))
-	n += int64(len(p.Tree)) * int64(unsafe.Sizeof(NodeFig{}))
+	n += int64(len(p.Tree)+len(p.TreeOpen)) * int64(unsafe.Sizeof(NodeFig{}))
 	n += int64(len(s.VirtualGroups)) * int64(unsafe.Sizeof(VirtualGroup{}))
 	for i := range s.VirtualGroups {
 		g := &s.VirtualGroups[i]

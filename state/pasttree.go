@@ -47,7 +47,7 @@ type PastTrees struct {
 // live's): the pictures of an earlier tree are left out.
 func NewPastTrees(pics []*Picture, live TreeShape) *PastTrees {
 	pt := &PastTrees{byRoot: map[int32]int32{}, bySlot: map[int32]int32{}}
-	weighed := func(p *Picture) bool { return len(p.Tree) > 0 || p.TreeReset }
+	weighed := func(p *Picture) bool { return len(p.Tree) > 0 || len(p.TreeOpen) > 0 || p.TreeReset }
 	for i := len(pics) - 1; i >= 0 && pt.shape == nil; i-- {
 		if p := pics[i]; weighed(p) {
 			pt.shape = &live
@@ -73,9 +73,11 @@ func NewPastTrees(pics []*Picture, live TreeShape) *PastTrees {
 	// Mark the nodes weighed and their ancestors, then number them in the
 	// shape's order: parents come before their children there too.
 	for _, p := range pt.pics {
-		for _, f := range p.Tree {
-			for n := f.Node; n >= 0 && int(n) < len(sh.nodes) && pt.renum[n] < 0; n = sh.nodes[n].parent {
-				pt.renum[n] = 0
+		for _, list := range [][]NodeFig{p.Tree, p.TreeOpen} {
+			for _, f := range list {
+				for n := f.Node; n >= 0 && int(n) < len(sh.nodes) && pt.renum[n] < 0; n = sh.nodes[n].parent {
+					pt.renum[n] = 0
+				}
 			}
 		}
 	}
@@ -114,6 +116,7 @@ type pastFigsJSON struct {
 	At    time.Time `json:"at"`
 	Reset bool      `json:"reset,omitempty"`
 	Figs  []int64   `json:"figs"`
+	Open  []int64   `json:"open,omitempty"` // the second still open (Picture.TreeOpen)
 }
 
 // Write writes the shape, then a line a picture. It writes the same
@@ -147,15 +150,18 @@ func (pt *PastTrees) Write(w io.Writer) error {
 	if err := enc.Encode(head); err != nil {
 		return err
 	}
-	var figs []int64
-	for _, p := range pt.pics {
-		figs = figs[:0]
-		for _, f := range p.Tree {
+	var figs, open []int64
+	numbered := func(out []int64, list []NodeFig) []int64 {
+		for _, f := range list {
 			if f.Node >= 0 && int(f.Node) < len(pt.renum) {
-				figs = append(figs, int64(pt.renum[f.Node]), f.W, f.N)
+				out = append(out, int64(pt.renum[f.Node]), f.W, f.N)
 			}
 		}
-		if err := enc.Encode(pastFigsJSON{At: p.At, Reset: p.TreeReset, Figs: figs}); err != nil {
+		return out
+	}
+	for _, p := range pt.pics {
+		figs, open = numbered(figs[:0], p.Tree), numbered(open[:0], p.TreeOpen)
+		if err := enc.Encode(pastFigsJSON{At: p.At, Reset: p.TreeReset, Figs: figs, Open: open}); err != nil {
 			return err
 		}
 	}
@@ -196,24 +202,37 @@ func ReadPastTrees(r io.Reader, pics []*Picture) error {
 		if err := json.Unmarshal(line, &f); err != nil {
 			return fmt.Errorf("line %d: %v", n, err)
 		}
-		if len(f.Figs)%3 != 0 {
-			return fmt.Errorf("line %d: %d numbers, not a node, a weight and a count each", n, len(f.Figs))
-		}
 		p := byTime[f.At.UnixNano()]
 		if p == nil {
 			continue // a picture the history.jsonl read does not have
 		}
-		p.Tree, p.TreeReset, p.Shape = make([]NodeFig, 0, len(f.Figs)/3), f.Reset, shape
-		for i := 0; i < len(f.Figs); i += 3 {
-			node := f.Figs[i]
-			if node < 0 || node >= int64(len(shape.nodes)) {
-				return fmt.Errorf("line %d: node %d, of %d", n, node, len(shape.nodes))
-			}
-			p.Tree = append(p.Tree, NodeFig{Node: int32(node), W: f.Figs[i+1], N: f.Figs[i+2]})
+		p.TreeReset, p.Shape = f.Reset, shape
+		if p.Tree, err = readNodeFigs(f.Figs, shape, n, "figs"); err != nil {
+			return err
+		}
+		if p.TreeOpen, err = readNodeFigs(f.Open, shape, n, "open"); err != nil {
+			return err
 		}
 		p.bytes = pictureBytes(p)
 	}
 	return scanErr(sc.Err(), 0)
+}
+
+// readNodeFigs reads a line's list of weights, a node, a weight and a count
+// each, the nodes of shape.
+func readNodeFigs(nums []int64, shape *TreeShape, line int, field string) ([]NodeFig, error) {
+	if len(nums)%3 != 0 {
+		return nil, fmt.Errorf("line %d: %q: %d numbers, not a node, a weight and a count each", line, field, len(nums))
+	}
+	out := make([]NodeFig, 0, len(nums)/3)
+	for i := 0; i < len(nums); i += 3 {
+		node := nums[i]
+		if node < 0 || node >= int64(len(shape.nodes)) {
+			return nil, fmt.Errorf("line %d: %q: node %d, of %d", line, field, node, len(shape.nodes))
+		}
+		out = append(out, NodeFig{Node: int32(node), W: nums[i+1], N: nums[i+2]})
+	}
+	return out, nil
 }
 
 func scanErr(err error, line int) error {

@@ -182,3 +182,43 @@ func TestLeadingThreadStartsDoNotMoveTheClock(t *testing.T) {
 		t.Fatalf("clock %v", s.Clock.Sub(t0))
 	}
 }
+
+// A past moment's call tree holds the second still open when its picture
+// was taken, as the picture's methods do: a replay read whole within a
+// second showed an empty or partial tree for the moments it recorded.
+// Read back from a bundle, it is the same.
+func TestPastTreeHoldsTheSecondStillOpen(t *testing.T) {
+	agg, hist := New(Options{}), NewHistory(HistoryOptions{})
+	rec := NewRecorder(agg, hist)
+	t0 := time.Unix(2_000_000, 0)
+	samples := func(at time.Duration, n int, frames ...string) {
+		var evs []decode.Event
+		for range n {
+			evs = append(evs, &decode.Sample{ThreadIDRef: 1, Time: 2, Count: 1, Weight: 10, Stack: decode.Stack{Methods: frames, Lines: make([]int64, len(frames))}})
+		}
+		agg.Apply(evs, 1, decode.Clock{}, t0.Add(at))
+	}
+	total := func(tr *CallTree) int64 { _, w := tr.Value(&tr.Nodes[0]); return w }
+	agg.Apply([]decode.Event{&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: 1}}, 1, decode.Clock{}, t0)
+	samples(100*time.Millisecond, 3, "a.B.run", "a.B.main")
+	rec.Take(t0.Add(500 * time.Millisecond)) // no second closed yet
+	samples(1200*time.Millisecond, 4, "a.B.other", "a.B.main")
+	rec.Take(t0.Add(1500 * time.Millisecond)) // the first closed, the second open
+	pics := hist.Pictures()
+	live := agg.TreeShape()
+	back, _ := readBack(t, pics, live)
+	for i, want := range []int64{30, 70} {
+		if got := total(PastCallTree(pics, i, 10*time.Second, nil, agg.TreeShape)); got != want {
+			t.Errorf("picture %d: past tree weighs %d, want %d", i, got, want)
+		}
+		if got := total(PastCallTree(back, i, 10*time.Second, nil, nil)); got != want {
+			t.Errorf("picture %d read back: past tree weighs %d, want %d", i, got, want)
+		}
+	}
+	// The open second of the first picture is in the second's closed
+	// figures, counted once.
+	shape, window := agg.TreeAndShape(true)
+	if got, want := total(PastCallTree(pics, 1, 10*time.Second, nil, agg.TreeShape)), total(BuildCallTree(shape, nil, window)); got != want {
+		t.Errorf("the latest picture's past tree weighs %d, the live window's %d", got, want)
+	}
+}

@@ -26,11 +26,11 @@ func (r *Recorder) Take(now time.Time) *Picture {
 	// The methods' figures since the start as well, as of now: the
 	// drill-in of a past moment shows both spans.
 	p.Snap.Since, p.methodSlots = r.agg.MethodsSince(p.methodSlots), nil
-	figs, seq, resets, before := r.agg.TreeDelta(r.seq)
+	figs, open, seq, resets, before := r.agg.TreeDelta(r.seq)
 	if before != nil {
 		r.hist.shapeRecorded(before)
 	}
-	p.Tree, p.TreeReset = figs, resets != r.resets
+	p.Tree, p.TreeOpen, p.TreeReset = figs, open, resets != r.resets
 	r.seq, r.resets = seq, resets
 	r.hist.Add(p)
 	return p
@@ -55,7 +55,10 @@ func (r *Recorder) Run(ctx context.Context, step time.Duration) {
 // of pics: those of the pictures taken within window before it (and
 // after the latest reset of the figures).
 func TreeAt(pics []*Picture, i int, window time.Duration) [][]NodeFig {
-	var out [][]NodeFig
+	// The second still open when the i-th picture was taken counts in its
+	// window: its weights are in no earlier picture, and in a later one's
+	// closed seconds only.
+	out := [][]NodeFig{pics[i].TreeOpen}
 	for j := i; j >= 0; j-- {
 		p := pics[j]
 		if pics[i].At.Sub(p.At) >= window {

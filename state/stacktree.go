@@ -361,6 +361,17 @@ func (st *stackTree) closedSince(seq uint64) ([]NodeFig, uint64) {
 	return out, st.seq
 }
 
+// open lists the weights of the second still open (not yet a bucket).
+func (st *stackTree) open() []NodeFig {
+	out := make([]NodeFig, 0, len(st.touched))
+	for _, n := range st.touched {
+		if f := st.figs[n].cur; !f.zero() {
+			out = append(out, NodeFig{Node: n, W: f.w, N: f.n})
+		}
+	}
+	return out
+}
+
 func (st *stackTree) reset() {
 	clear(st.figs)
 	st.touched = st.touched[:0]
@@ -433,16 +444,17 @@ func (a *Aggregator) TreeAndShape(recent bool) (TreeShape, []NodeFig) {
 }
 
 // TreeDelta returns the weights of the seconds closed since bucket seq
-// (0: every bucket still in the window), the latest bucket's number, and
-// how many times the figures were reset: what the history records. When
-// the source has started over since the latest call, before is the shape
-// of the tree it left, which the pictures recorded so far are numbered in.
-func (a *Aggregator) TreeDelta(seq uint64) (figs []NodeFig, latest, resets uint64, before *TreeShape) {
+// (0: every bucket still in the window), those of the second still open,
+// the latest bucket's number, and how many times the figures were reset:
+// what the history records. When the source has started over since the
+// latest call, before is the shape of the tree it left, which the
+// pictures recorded so far are numbered in.
+func (a *Aggregator) TreeDelta(seq uint64) (figs, open []NodeFig, latest, resets uint64, before *TreeShape) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	figs, latest = a.tree.closedSince(seq)
 	before, a.treeBefore = a.treeBefore, nil
-	return figs, latest, a.tree.resets, before
+	return figs, a.tree.open(), latest, a.tree.resets, before
 }
 
 // HasStacks says the source reports stacks the call tree can be made of.

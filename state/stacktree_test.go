@@ -138,12 +138,12 @@ func TestCallTreeWindowAndDeltas(t *testing.T) {
 	a.Apply(s(1), 1, decode.Clock{}, t0)
 	a.Apply(s(10), 1, decode.Clock{}, t0.Add(1*time.Second))
 	a.Apply(s(100), 1, decode.Clock{}, t0.Add(2*time.Second))
-	figs, seq, _, _ := a.TreeDelta(0)
+	figs, _, seq, _, _ := a.TreeDelta(0)
 	if seq != 2 || sum(figs) != 11 {
 		t.Fatalf("delta %v seq %d", figs, seq)
 	}
 	a.Apply(s(1000), 1, decode.Clock{}, t0.Add(3*time.Second))
-	figs, seq2, _, _ := a.TreeDelta(seq)
+	figs, _, seq2, _, _ := a.TreeDelta(seq)
 	if seq2 != 3 || sum(figs) != 100 {
 		t.Fatalf("second delta %v seq %d", figs, seq2)
 	}
