@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 
+	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/state"
 )
 
@@ -149,11 +150,23 @@ func (m *Model) objectRows(s *state.Snapshot) rows {
 	return newObjectRows(&s.Objects, m.cfg.ASCII)
 }
 
+// noCensus says why there is no census, and how to get one: the key of
+// the source's command that takes one (rbkit's object-space snapshot), or
+// that this source takes none.
+func (m *Model) noCensus() string {
+	for _, c := range m.commands {
+		if c.Key == client.RbkitKeySnapshot {
+			return "no census taken yet: " + c.Key + " takes one (an " + c.Label + ")"
+		}
+	}
+	return "no census: this source takes none (rbkit's object-space snapshot and a ProfilerJ snapshot's memory have one)"
+}
+
 // switchObjectsView shows the census by class and site, or the classes.
 func (m *Model) switchObjectsView() {
 	if m.snap == nil || len(m.snap.Objects.Census) == 0 {
 		m.census = false
-		m.notice = "no census taken yet: rbkit's O takes one (an object-space snapshot)"
+		m.notice = m.noCensus()
 		return
 	}
 	m.census = !m.census

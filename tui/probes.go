@@ -101,9 +101,10 @@ func (r probeRows) Num(i, col int) int64 {
 // noProbes says how to get probes.
 func noProbes(st *Styles) []string {
 	return []string{
-		st.Muted.Render("No probe has recorded anything. --probe jfr:EVENT#FIELD records the"),
-		st.Muted.Render("application's JFR duration events by the value of FIELD: how many,"),
-		st.Muted.Render("how long in total, on average and at most, and where they were committed."),
+		st.Muted.Render("No probe has recorded anything. Watching a JVM through proftop's agent,"),
+		st.Muted.Render("--probe jfr:EVENT#FIELD records the application's JFR duration events by"),
+		st.Muted.Render("the value of FIELD: how many, how long in total, on average and at most,"),
+		st.Muted.Render("and where they were committed."),
 	}
 }
 

@@ -240,3 +240,16 @@ func TestStreamWarningInTheHeader(t *testing.T) {
 		t.Fatalf("no warning:\n%s", ansi.Strip(screen))
 	}
 }
+
+// With no census to show, v says how to take one only to a source that
+// can (rbkit's O); any other source takes none.
+func TestNoCensusSaysWhetherTheSourceTakesOne(t *testing.T) {
+	rbkit := &Model{commands: (&commandSource{}).Commands()}
+	if got := rbkit.noCensus(); !strings.Contains(got, "O takes one") {
+		t.Errorf("rbkit: %q", got)
+	}
+	jvm := &Model{}
+	if got := jvm.noCensus(); strings.Contains(got, "takes one") || !strings.Contains(got, "this source takes none") {
+		t.Errorf("a JVM agent's stream: %q", got)
+	}
+}
