@@ -259,7 +259,11 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 			return Settings{}, nil, fmt.Errorf("setting %q (from %s): %w", s.key, source, err)
 		}
 		s.set(&out, val)
-		origins = append(origins, Origin{Key: s.key, Value: fmt.Sprint(show(val)), Source: source})
+		shown := fmt.Sprint(show(val))
+		if n, ok := val.(int64); ok && s.kind == kSize {
+			shown = sizeText(n)
+		}
+		origins = append(origins, Origin{Key: s.key, Value: shown, Source: source})
 	}
 	if err := splitHostPort(&out, origins); err != nil {
 		return Settings{}, nil, err
@@ -428,6 +432,20 @@ func parseStrings(raw any) ([]string, error) {
 
 // parseSize reads a number of bytes with an optional binary unit: 32m,
 // 512k, 1g, 64MiB, 4096.
+// sizeText writes a size as parseSize reads it: in the largest unit it
+// is a whole number of (512m, not 536870912).
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		bytes  int64
+	}{{"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}} {
+		if n != 0 && n%u.bytes == 0 {
+			return strconv.FormatInt(n/u.bytes, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 func parseSize(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "b"), "i")

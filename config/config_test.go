@@ -209,3 +209,17 @@ func TestRbkitPorts(t *testing.T) {
 		t.Fatalf("a port out of range: %v", err)
 	}
 }
+
+// A size is shown as it is written: 512m, not 536870912; a round trip
+// through parseSize gives it back.
+func TestSizeText(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {512 << 20, "512m"}, {1 << 30, "1g"}, {3 << 30, "3g"}, {1536 << 20, "1536m"}, {64 << 10, "64k"}, {1000, "1000"}} {
+		got := sizeText(tc.n)
+		if back, err := parseSize(got); got != tc.want || err != nil || back != tc.n {
+			t.Errorf("sizeText(%d) = %q (read back %d, %v), want %q", tc.n, got, back, err, tc.want)
+		}
+	}
+}
