@@ -191,18 +191,25 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if l3 := sourceItems(stt, h.commands, st); len(l3) > 0 {
 		lines = append(lines, joinItems(l3, width, sep))
 	}
+	// Viewing a moment of the history, the source's notes and errors are
+	// still of now: said so, they are not read as the moment's.
+	now := ""
+	if h.moment != "" {
+		now = " (now)"
+	}
 	if len(stt.Notes) > 0 {
 		// What the data is beyond its format: approximate times, a still picture…
 		// Wrapped, not cut inside a word: on two lines at most on screen,
 		// whole in batch text, whose reader cannot widen the terminal.
-		const indent = "      " // as wide as "note: "
+		tag := "note" + now + ": "
+		indent := strings.Repeat(" ", len(tag))
 		notes := inert(strings.Join(stt.Notes, " · "))
 		most := 2
 		if h.wrapNotes {
 			most = len(notes)
 		}
 		for i, l := range wrapWords(notes, max(width-len(indent), 1), most) {
-			head := st.Warn.Render("note: ")
+			head := st.Warn.Render(tag)
 			if i > 0 {
 				head = indent
 			}
@@ -241,7 +248,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		say(st.Warn, n)
 	}
 	if stt.LastError != "" && stt.DecodeErrors > 0 {
-		say(st.Bad, "last decode error: "+inert(stt.LastError))
+		say(st.Bad, "last decode error"+now+": "+inert(stt.LastError))
 	}
 	return lines
 }

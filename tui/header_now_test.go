@@ -1,0 +1,29 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/client"
+)
+
+// Viewing a moment of the history, the source's notes and its last
+// decode error say they are of now, not of the moment shown.
+func TestHeaderSaysTheSourcesNotesAreOfNow(t *testing.T) {
+	st := PlainStyles()
+	status := client.Status{Source: "f.trcbin", State: client.StateStreaming, Notes: []string{"the file was replaced at 06:14:34: read again from its start"},
+		DecodeErrors: 1, LastError: "offset 0: unrecognized stream format"}
+	for _, tc := range []struct {
+		moment      string
+		note, error string
+	}{
+		{"", "note: the file was replaced", "last decode error: offset 0"},
+		{"-2m14s, 06:11:54", "note (now): the file was replaced", "last decode error (now): offset 0"},
+	} {
+		screen := strings.Join(renderHeader(headerInfo{status: status, moment: tc.moment, now: time.Now()}, nil, 200, &st), "\n")
+		if !strings.Contains(screen, tc.note) || !strings.Contains(screen, tc.error) {
+			t.Errorf("moment %q: want %q and %q in\n%s", tc.moment, tc.note, tc.error, screen)
+		}
+	}
+}
