@@ -430,8 +430,6 @@ func parseStrings(raw any) ([]string, error) {
 	return out, nil
 }
 
-// parseSize reads a number of bytes with an optional binary unit: 32m,
-// 512k, 1g, 64MiB, 4096.
 // sizeText writes a size as parseSize reads it: in the largest unit it
 // is a whole number of (512m, not 536870912).
 func sizeText(n int64) string {
@@ -446,6 +444,8 @@ func sizeText(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// parseSize reads a number of bytes with an optional binary unit: 32m,
+// 512k, 1g, 64MiB, 4096.
 func parseSize(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "b"), "i")

@@ -148,13 +148,13 @@ type Aggregator struct {
 	probes        probeTable
 	coverage      coverageTable
 	tree          stackTree // the call tree (stacktree.go)
-	// treeBefore is the shape of the tree a restart left, until the
-	// recorder takes it (TreeDelta).
-	treeBefore *TreeShape
-	cost       costState // what watching costs the JVM (agentcost.go)
-	process    Process
-	unpaired   int64
-	resetAt    time.Time // the latest Reset, wall clock
+	// leftTrees are the origins of the trees restarts replaced whose
+	// shapes are kept (treeorigin.go), oldest first.
+	leftTrees []*treeOrigin
+	cost      costState // what watching costs the JVM (agentcost.go)
+	process   Process
+	unpaired  int64
+	resetAt   time.Time // the latest Reset, wall clock
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls

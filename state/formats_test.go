@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -329,8 +330,8 @@ func TestRestartForgetsTheCallTree(t *testing.T) {
 	if want := []string{"new.B.main", "new.B.top"}; !slices.Equal(names, want) {
 		t.Errorf("call tree after a restart: %q, want %q", names, want)
 	}
-	if _, total := tree.Value(&tree.Nodes[0]); total != 5 && total != 1 {
-		t.Errorf("call tree after a restart weighs %d, want one sample's", total)
+	if _, total := tree.Value(&tree.Nodes[0]); !tree.Weighted || total != 5 {
+		t.Errorf("call tree after a restart weighs %d (weighted: %v), want one sample's 5", total, tree.Weighted)
 	}
 }
 
@@ -349,24 +350,35 @@ func TestRestartKeepsThePastTreesOfBefore(t *testing.T) {
 		agg.Apply(nil, stream, decode.Clock{}, t0.Add(at+1500*time.Millisecond)) // the second closes
 		rec.Take(t0.Add(at + 1500*time.Millisecond))
 	}
-	second(1, 0, 1, "old.A.top", "old.A.main")
-	agg.Restart()
-	second(2, 2*time.Second, 7, "new.B.top", "new.B.main", "new.B.run")
-	pics := hist.Pictures()
-	if len(pics) != 2 || !pics[1].TreeReset {
-		t.Fatalf("%d pictures, the second reset: %v", len(pics), len(pics) > 1 && pics[1].TreeReset)
-	}
-	for i, want := range [][]string{{"old.A.main", "old.A.top"}, {"new.B.main", "new.B.run", "new.B.top"}} {
+	check := func(when string, pics []*Picture, i int, weight int64, want ...string) {
+		t.Helper()
 		tree := PastCallTree(pics, i, 10*time.Second, nil, agg.TreeShape)
 		var names []string
 		for j := 1; j < len(tree.Nodes); j++ {
 			names = append(names, tree.Nodes[j].Name)
 		}
 		slices.Sort(names)
-		if _, total := tree.Value(&tree.Nodes[0]); !slices.Equal(names, want) || total != 5 {
-			t.Errorf("picture %d: past call tree %q weighing %d, want %q weighing 5", i, names, total, want)
+		if _, total := tree.Value(&tree.Nodes[0]); !slices.Equal(names, want) || total != weight {
+			t.Errorf("%s, picture %d: past call tree %q weighing %d, want %q weighing %d", when, i, names, total, want, weight)
 		}
 	}
+	second(1, 0, 1, "old.A.top", "old.A.main")
+	held := hist.Pictures() // as the interface holds them, stepping through the history
+	agg.Restart()
+	agg.Apply([]decode.Event{&decode.ThreadStart{ThreadID: 7, ThreadName: "t", Time: 1},
+		&decode.Sample{ThreadIDRef: 7, Time: 2, Count: 1, Weight: 5, Stack: decode.Stack{Methods: []string{"new.C.x", "new.C.y"}, Lines: []int64{0, 0}}}},
+		2, decode.Clock{}, t0.Add(1600*time.Millisecond))
+	// Before the next picture: the old one names the old tree's methods,
+	// in the history's slice and in the one held since.
+	check("before the next picture", hist.Pictures(), 0, 5, "old.A.main", "old.A.top")
+	check("held since before the restart", held, 0, 5, "old.A.main", "old.A.top")
+	second(2, 2*time.Second, 7, "new.B.top", "new.B.main", "new.B.run")
+	pics := hist.Pictures()
+	if len(pics) != 2 || !pics[1].TreeReset || pics[0] != held[0] {
+		t.Fatalf("%d pictures, the second reset: %v, the first the same picture: %v", len(pics), len(pics) > 1 && pics[1].TreeReset, pics[0] == held[0])
+	}
+	check("after", pics, 0, 5, "old.A.main", "old.A.top")
+	check("after", pics, 1, 10, "new.B.main", "new.B.run", "new.B.top", "new.C.x", "new.C.y")
 	if pt := NewPastTrees(pics, agg.TreeShape()); pt.Pictures() != 1 {
 		t.Errorf("a bundle's past trees: %d pictures, want the new source's one", pt.Pictures())
 	}
@@ -411,5 +423,49 @@ func TestRestartForgetsWhatTheSourceSaidOfItself(t *testing.T) {
 	after := a.Snapshot(tel0.Add(3*time.Second), Query{CallersOf: -1})
 	if got := said(after); len(got) > 0 {
 		t.Errorf("after a restart the picture still shows the old source's %q", got)
+	}
+}
+
+// A file replaced again and again keeps the shapes of the latest few
+// trees it left: the pictures of older ones show no call tree, and the
+// shapes kept hold only the names their nodes use.
+func TestRestartsKeepTheLatestTreesLeft(t *testing.T) {
+	agg, hist := New(Options{}), NewHistory(HistoryOptions{})
+	rec := NewRecorder(agg, hist)
+	t0 := time.Unix(1_000_000, 0)
+	for i := range maxLeftTrees + 2 {
+		at := time.Duration(i) * 2 * time.Second
+		name := fmt.Sprintf("gen%d.A.run", i)
+		agg.Apply([]decode.Event{
+			&decode.MethodDef{MethodID: 99, Name: "unused", ClassIDRef: 1}, // in the method table, in no node
+			&decode.ThreadStart{ThreadID: 1, ThreadName: "t", Time: 1},
+			&decode.Sample{ThreadIDRef: 1, Time: 2, Count: 1, Weight: 5, Stack: decode.Stack{Methods: []string{name}, Lines: []int64{0}}},
+		}, i+1, decode.Clock{}, t0.Add(at))
+		agg.Apply(nil, i+1, decode.Clock{}, t0.Add(at+1500*time.Millisecond))
+		rec.Take(t0.Add(at + 1500*time.Millisecond))
+		if i < maxLeftTrees+1 {
+			agg.Restart()
+		}
+	}
+	pics := hist.Pictures()
+	for i := range pics {
+		tree := PastCallTree(pics, i, 10*time.Second, nil, agg.TreeShape)
+		kept := i >= 1 // the first tree left is the one dropped
+		if got := len(tree.Nodes) > 1; got != kept {
+			t.Errorf("picture %d: a call tree of %d nodes, kept: %v", i, len(tree.Nodes), kept)
+		}
+		if kept && tree.Nodes[1].Name != fmt.Sprintf("gen%d.A.run", i) {
+			t.Errorf("picture %d: %q", i, tree.Nodes[1].Name)
+		}
+	}
+	if len(agg.leftTrees) != maxLeftTrees {
+		t.Fatalf("%d trees left kept, want %d", len(agg.leftTrees), maxLeftTrees)
+	}
+	for _, o := range agg.leftTrees {
+		for _, name := range o.left.Load().names {
+			if strings.Contains(name, "unused") {
+				t.Errorf("a tree left keeps the name of a method none of its nodes is: %q", name)
+			}
+		}
 	}
 }

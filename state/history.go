@@ -84,9 +84,11 @@ type Picture struct {
 	TreeReset bool
 	// Shape is the tree Tree's nodes are numbered in, for a picture read
 	// back from a bundle (shared by its pictures); nil for a picture
-	// recorded here, whose nodes are the recording aggregator's.
-	Shape *TreeShape
-	bytes int64
+	// recorded here, whose nodes are those of its origin's tree: the
+	// recording aggregator's, or the shape a restart left (treeorigin.go).
+	Shape  *TreeShape
+	origin *treeOrigin
+	bytes  int64
 	// methodSlots are the aggregator's slots of Snap's method rows, for
 	// the recorder to fetch their figures since the start.
 	methodSlots []int32
@@ -168,19 +170,14 @@ func (h *History) trim(now time.Time) {
 	}
 }
 
-// shapeRecorded gives the pictures recorded live so far the shape of the
-// tree they were recorded in, which the source starting over replaced. A
-// picture is shared and never changes: each is replaced by a copy.
-func (h *History) shapeRecorded(sh *TreeShape) {
+// latest is the latest picture, nil before any.
+func (h *History) latest() *Picture {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for i, p := range h.pics {
-		if p.Shape == nil {
-			cp := *p
-			cp.Shape = sh
-			h.pics[i] = &cp
-		}
+	if len(h.pics) == 0 {
+		return nil
 	}
+	return h.pics[len(h.pics)-1]
 }
 
 // Pictures returns the pictures, oldest first. The slice is the caller's;

@@ -43,21 +43,18 @@ type PastTrees struct {
 
 // NewPastTrees gathers the weights of the pictures of the latest tree
 // they were recorded in (a picture read back has its own shape, one taken
-// before the source started over has the tree's of then, the others are
-// live's): the pictures of an earlier tree are left out.
+// before the source started over has the shape its tree left, the others
+// are live's): the pictures of an earlier tree are left out.
 func NewPastTrees(pics []*Picture, live TreeShape) *PastTrees {
 	pt := &PastTrees{byRoot: map[int32]int32{}, bySlot: map[int32]int32{}}
 	weighed := func(p *Picture) bool { return len(p.Tree) > 0 || len(p.TreeOpen) > 0 || p.TreeReset }
 	for i := len(pics) - 1; i >= 0 && pt.shape == nil; i-- {
 		if p := pics[i]; weighed(p) {
-			pt.shape = &live
-			if p.Shape != nil {
-				pt.shape = p.Shape
-			}
+			pt.shape = p.shapeOf(&live) // nil: taken after live, left out
 		}
 	}
 	for _, p := range pics {
-		if !weighed(p) || p.Shape != nil && p.Shape != pt.shape || p.Shape == nil && pt.shape != &live {
+		if !weighed(p) || p.shapeOf(&live) != pt.shape {
 			continue // another tree's
 		}
 		pt.pics = append(pt.pics, p)
@@ -289,10 +286,25 @@ func (h *pastShapeJSON) shape() (*TreeShape, error) {
 // recorded them.
 func PastCallTree(pics []*Picture, i int, window time.Duration, keep func(TreeThread) bool, live func() TreeShape) *CallTree {
 	lists := TreeAt(pics, i, window)
-	if sh := pics[i].Shape; sh != nil {
+	p := pics[i]
+	if sh := p.Shape; sh != nil {
 		return BuildCallTree(*sh, keep, lists...)
 	}
-	return BuildCallTree(live(), keep, lists...)
+	if p.origin != nil {
+		if sh := p.origin.left.Load(); sh != nil {
+			return BuildCallTree(*sh, keep, lists...)
+		}
+	}
+	// The live tree's, unless a restart came since the look above: the
+	// shape its tree left is kept before the tree is replaced.
+	sh := live()
+	if p.origin != nil && sh.origin != nil && sh.origin != p.origin {
+		if left := p.origin.left.Load(); left != nil {
+			return BuildCallTree(*left, keep, lists...)
+		}
+		return BuildCallTree(TreeShape{}, keep)
+	}
+	return BuildCallTree(sh, keep, lists...)
 }
 
 // TreeShape returns the call tree's structure as it is now, for the

@@ -204,7 +204,12 @@ func TestPastTreeHoldsTheSecondStillOpen(t *testing.T) {
 	rec.Take(t0.Add(500 * time.Millisecond)) // no second closed yet
 	samples(1200*time.Millisecond, 4, "a.B.other", "a.B.main")
 	rec.Take(t0.Add(1500 * time.Millisecond)) // the first closed, the second open
+	rec.Take(t0.Add(1700 * time.Millisecond)) // nothing new: the open second seen again
 	pics := hist.Pictures()
+	if len(pics[2].TreeOpen) == 0 || &pics[2].TreeOpen[0] != &pics[1].TreeOpen[0] {
+		t.Error("an idle second seen again by the next picture is kept twice")
+	}
+	pics = pics[:2]
 	live := agg.TreeShape()
 	back, _ := readBack(t, pics, live)
 	for i, want := range []int64{30, 70} {

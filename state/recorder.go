@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -26,11 +27,11 @@ func (r *Recorder) Take(now time.Time) *Picture {
 	// The methods' figures since the start as well, as of now: the
 	// drill-in of a past moment shows both spans.
 	p.Snap.Since, p.methodSlots = r.agg.MethodsSince(p.methodSlots), nil
-	figs, open, seq, resets, before := r.agg.TreeDelta(r.seq)
-	if before != nil {
-		r.hist.shapeRecorded(before)
+	figs, open, seq, resets, origin := r.agg.TreeDelta(r.seq)
+	if prev := r.hist.latest(); prev != nil && slices.Equal(prev.TreeOpen, open) {
+		open = prev.TreeOpen // an idle second, seen again: shared, not kept twice
 	}
-	p.Tree, p.TreeOpen, p.TreeReset = figs, open, resets != r.resets
+	p.Tree, p.TreeOpen, p.TreeReset, p.origin = figs, open, resets != r.resets, origin
 	r.seq, r.resets = seq, resets
 	r.hist.Add(p)
 	return p

@@ -1,5 +1,7 @@
 package state
 
+import "time"
+
 // newProcess forgets what described the process watched before, once
 // another (another pid) is watched: a Ruby process restarted under rbkit,
 // a JVM restarted. Its objects, census and collections were of a heap
@@ -31,12 +33,9 @@ func (a *Aggregator) Restart() {
 	a.threads.marks.gen, a.threads.marks.allAt = rowsGen, rowsGen
 	// The call tree is made anew too: its nodes name the old table's
 	// method slots, which the new table's would rename. It numbers its
-	// seconds and resets on, and the shape it leaves goes to the recorder
-	// for the pictures taken of it.
-	if a.treeBefore == nil {
-		before := a.tree.shape(a.methods.names)
-		a.treeBefore = &before
-	}
+	// seconds and resets on, and the shape it leaves stays with the
+	// pictures taken of it (treeorigin.go).
+	a.leaveTree()
 	seq, resets := a.tree.seq, a.tree.resets+1
 	a.tree = stackTree{}
 	a.tree.init(a.opts.Window, a.opts.MaxTreeNodes)
@@ -64,7 +63,7 @@ func (a *Aggregator) Restart() {
 	a.virtual = virtualTable{}
 	a.virtual.init()
 	a.strangers = map[int64]histOpen{}
-	a.first, a.eventAt, a.streamEvents = 0, 0, false
+	a.first, a.eventAt, a.streamEvents, a.resetAt = 0, 0, false, time.Time{}
 	clear(a.classes)
 	a.process = Process{}
 	a.events, a.latest, a.unpaired, a.badStates = 0, 0, 0, 0

@@ -122,12 +122,14 @@ type stackTree struct {
 	buckets     []closedBucket
 	maxBuckets  int
 	bucketEnd   time.Time
-	dueNs       int64  // bucketEnd in nanoseconds, 0 before it is set (as methodTable's)
-	seq         uint64 // of the latest closed bucket
-	resets      uint64 // how many times the figures were reset
+	dueNs       int64       // bucketEnd in nanoseconds, 0 before it is set (as methodTable's)
+	origin      *treeOrigin // what the history's pictures of this tree share
+	seq         uint64      // of the latest closed bucket
+	resets      uint64      // how many times the figures were reset
 }
 
 func (st *stackTree) init(window time.Duration, limit int) {
+	st.origin = &treeOrigin{}
 	st.limit = limit
 	st.owners = map[int32]*thread{}
 	st.bucketWidth = time.Second
@@ -404,7 +406,7 @@ func (st *stackTree) shape(names []string) TreeShape {
 		threads[n] = TreeThread{ID: t.id, Name: t.name}
 	}
 	return TreeShape{nodes: st.nodes[:len(st.nodes):len(st.nodes)], mnodes: st.mnodes[:len(st.mnodes):len(st.mnodes)],
-		names: names, threads: threads, weighted: st.weighted, cut: st.cut, limit: st.limit}
+		names: names, threads: threads, weighted: st.weighted, cut: st.cut, limit: st.limit, origin: st.origin}
 }
 
 // TreeShape is the structure of the call tree at one moment: its nodes,
@@ -418,6 +420,7 @@ type TreeShape struct {
 	weighted bool
 	cut      treeFig
 	limit    int
+	origin   *treeOrigin // the live tree's, for the pictures taken of it
 }
 
 // Nodes is how many nodes the tree has (threads' and merged).
@@ -445,16 +448,13 @@ func (a *Aggregator) TreeAndShape(recent bool) (TreeShape, []NodeFig) {
 
 // TreeDelta returns the weights of the seconds closed since bucket seq
 // (0: every bucket still in the window), those of the second still open,
-// the latest bucket's number, and how many times the figures were reset:
-// what the history records. When the source has started over since the
-// latest call, before is the shape of the tree it left, which the
-// pictures recorded so far are numbered in.
-func (a *Aggregator) TreeDelta(seq uint64) (figs, open []NodeFig, latest, resets uint64, before *TreeShape) {
+// the latest bucket's number, how many times the figures were reset, and
+// the tree's origin: what the history records.
+func (a *Aggregator) TreeDelta(seq uint64) (figs, open []NodeFig, latest, resets uint64, origin *treeOrigin) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	figs, latest = a.tree.closedSince(seq)
-	before, a.treeBefore = a.treeBefore, nil
-	return figs, a.tree.open(), latest, a.tree.resets, before
+	return figs, a.tree.open(), latest, a.tree.resets, a.tree.origin
 }
 
 // HasStacks says the source reports stacks the call tree can be made of.

@@ -7,7 +7,6 @@ import (
 	"time"
 )
 
-// dur renders a duration in at most 7 cells: 850ns, 12.3µs, 4.56ms, 1.23s, 2m03s, 5h02m.
 // uptime is how long a process has been up, in whole seconds: "0s" just
 // started, where a table's duration of nothing is a bare "0".
 func uptime(d time.Duration) string {
@@ -17,6 +16,7 @@ func uptime(d time.Duration) string {
 	return dur(d)
 }
 
+// dur renders a duration in at most 7 cells: 850ns, 12.3µs, 4.56ms, 1.23s, 2m03s, 5h02m.
 func dur(d time.Duration) string {
 	switch {
 	case d < 0:

@@ -191,10 +191,11 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if l3 := sourceItems(stt, h.commands, st); len(l3) > 0 {
 		lines = append(lines, joinItems(l3, width, sep))
 	}
-	// Viewing a moment of the history, the source's notes and errors are
-	// still of now: said so, they are not read as the moment's.
+	// Viewing a moment of the history, or one frozen, the source's notes
+	// and errors are still of now: said so, they are not read as the
+	// moment's.
 	now := ""
-	if h.moment != "" {
+	if h.moment != "" || h.frozen != nil {
 		now = " (now)"
 	}
 	if len(stt.Notes) > 0 {

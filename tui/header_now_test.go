@@ -16,12 +16,14 @@ func TestHeaderSaysTheSourcesNotesAreOfNow(t *testing.T) {
 		DecodeErrors: 1, LastError: "offset 0: unrecognized stream format"}
 	for _, tc := range []struct {
 		moment      string
+		frozen      *momentCounts
 		note, error string
 	}{
-		{"", "note: the file was replaced", "last decode error: offset 0"},
-		{"-2m14s, 06:11:54", "note (now): the file was replaced", "last decode error (now): offset 0"},
+		{"", nil, "note: the file was replaced", "last decode error: offset 0"},
+		{"-2m14s, 06:11:54", nil, "note (now): the file was replaced", "last decode error (now): offset 0"},
+		{"", &momentCounts{}, "note (now): the file was replaced", "last decode error (now): offset 0"}, // frozen
 	} {
-		screen := strings.Join(renderHeader(headerInfo{status: status, moment: tc.moment, now: time.Now()}, nil, 200, &st), "\n")
+		screen := strings.Join(renderHeader(headerInfo{status: status, moment: tc.moment, frozen: tc.frozen, now: time.Now()}, nil, 200, &st), "\n")
 		if !strings.Contains(screen, tc.note) || !strings.Contains(screen, tc.error) {
 			t.Errorf("moment %q: want %q and %q in\n%s", tc.moment, tc.note, tc.error, screen)
 		}
