@@ -286,25 +286,14 @@ func (h *pastShapeJSON) shape() (*TreeShape, error) {
 // recorded them.
 func PastCallTree(pics []*Picture, i int, window time.Duration, keep func(TreeThread) bool, live func() TreeShape) *CallTree {
 	lists := TreeAt(pics, i, window)
-	p := pics[i]
-	if sh := p.Shape; sh != nil {
-		return BuildCallTree(*sh, keep, lists...)
-	}
-	if p.origin != nil {
-		if sh := p.origin.left.Load(); sh != nil {
-			return BuildCallTree(*sh, keep, lists...)
+	sh := pics[i].ownShape()
+	if sh == nil { // the live tree's, unless a restart comes meanwhile
+		l := live()
+		if sh = pics[i].shapeOf(&l); sh == nil {
+			sh = &TreeShape{}
 		}
 	}
-	// The live tree's, unless a restart came since the look above: the
-	// shape its tree left is kept before the tree is replaced.
-	sh := live()
-	if p.origin != nil && sh.origin != nil && sh.origin != p.origin {
-		if left := p.origin.left.Load(); left != nil {
-			return BuildCallTree(*left, keep, lists...)
-		}
-		return BuildCallTree(TreeShape{}, keep)
-	}
-	return BuildCallTree(sh, keep, lists...)
+	return BuildCallTree(*sh, keep, lists...)
 }
 
 // TreeShape returns the call tree's structure as it is now, for the

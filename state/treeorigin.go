@@ -27,12 +27,16 @@ const maxLeftTrees = 4
 func (a *Aggregator) leaveTree() {
 	sh := a.tree.shape(nil)
 	names := make([]string, len(a.methods.names))
-	for _, nodes := range [][]int32{slotsOf(sh.nodes), mergedSlotsOf(sh.mnodes)} {
-		for _, slot := range nodes {
-			if slot >= 0 && int(slot) < len(names) && names[slot] == "" {
-				names[slot] = strings.Clone(a.methods.names[slot])
-			}
+	keep := func(slot int32) {
+		if slot >= 0 && int(slot) < len(names) && names[slot] == "" {
+			names[slot] = strings.Clone(a.methods.names[slot])
 		}
+	}
+	for i := range sh.nodes {
+		keep(sh.nodes[i].slot)
+	}
+	for i := range sh.mnodes {
+		keep(sh.mnodes[i].slot)
 	}
 	sh.names = names
 	a.tree.origin.left.Store(&sh)
@@ -43,36 +47,29 @@ func (a *Aggregator) leaveTree() {
 	}
 }
 
-func slotsOf(nodes []frameNode) []int32 {
-	out := make([]int32, len(nodes))
-	for i := range nodes {
-		out[i] = nodes[i].slot
-	}
-	return out
-}
-
-func mergedSlotsOf(nodes []mergedNode) []int32 {
-	out := make([]int32, len(nodes))
-	for i := range nodes {
-		out[i] = nodes[i].slot
-	}
-	return out
-}
-
-// shapeOf is the shape a picture's weights are numbered in: its own (read
-// back from a bundle), the one its tree left, or live's. nil when live is
-// not its tree and its tree left none yet (a picture taken after live).
-func (p *Picture) shapeOf(live *TreeShape) *TreeShape {
+// ownShape is the shape a picture's weights are numbered in when it is
+// not the live tree's: its own (read back from a bundle), or the one its
+// tree left; nil while its tree is live.
+func (p *Picture) ownShape() *TreeShape {
 	if p.Shape != nil {
 		return p.Shape
 	}
 	if p.origin != nil {
-		if sh := p.origin.left.Load(); sh != nil {
-			return sh
-		}
-		if live.origin != nil && live.origin != p.origin {
-			return nil
-		}
+		return p.origin.left.Load()
+	}
+	return nil
+}
+
+// shapeOf is the shape a picture's weights are numbered in: its own, or
+// live's. nil when live is not its tree and its tree left none yet (a
+// picture taken after live). Its own is looked at after live was taken:
+// a restart keeps the shape it replaces before the tree is replaced.
+func (p *Picture) shapeOf(live *TreeShape) *TreeShape {
+	if sh := p.ownShape(); sh != nil {
+		return sh
+	}
+	if p.origin != nil && live.origin != nil && live.origin != p.origin {
+		return nil
 	}
 	return live
 }
