@@ -183,18 +183,35 @@ type Aggregator struct {
 // New returns an empty aggregator.
 func New(opts Options) *Aggregator {
 	opts = opts.withDefaults()
-	a := &Aggregator{opts: opts, classes: map[int64]string{}, strangers: map[int64]histOpen{}}
-	a.threads.init(opts.MaxThreads)
-	a.virtual.init()
-	a.methods.init(opts.Window, opts.MaxMethods)
-	a.monitors.init(opts.MaxMonitors, opts.MaxRecentAllocations)
-	a.gc.init(opts.History)
-	a.objects.init(opts.Window, opts.MaxTrackedObjects, opts.MaxClasses)
-	a.telemetry.init(opts.TelemetryWindow, opts.TelemetryMemory, opts.MaxSeries)
-	a.probes.init()
-	a.coverage.init(opts.MaxClasses)
-	a.tree.init(opts.Window, opts.MaxTreeNodes)
+	a := &Aggregator{opts: opts}
+	a.makeTables()
 	return a
+}
+
+// makeTables makes every table empty: New's, and Restart's again.
+func (a *Aggregator) makeTables() {
+	o := &a.opts
+	a.threads = threadTable{}
+	a.threads.init(o.MaxThreads)
+	a.virtual = virtualTable{}
+	a.virtual.init()
+	a.methods = methodTable{}
+	a.methods.init(o.Window, o.MaxMethods)
+	a.monitors = monitorTable{}
+	a.monitors.init(o.MaxMonitors, o.MaxRecentAllocations)
+	a.gc = gcState{}
+	a.gc.init(o.History)
+	a.objects = objectTable{}
+	a.objects.init(o.Window, o.MaxTrackedObjects, o.MaxClasses)
+	a.telemetry = telemetryTable{}
+	a.telemetry.init(o.TelemetryWindow, o.TelemetryMemory, o.MaxSeries)
+	a.probes = probeTable{}
+	a.probes.init()
+	a.coverage = coverageTable{}
+	a.coverage.init(o.MaxClasses)
+	a.tree = stackTree{}
+	a.tree.init(o.Window, o.MaxTreeNodes)
+	a.classes, a.strangers = map[int64]string{}, map[int64]histOpen{}
 }
 
 // deadlockCheckEvery is how often, in trace time, Apply looks for

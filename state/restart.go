@@ -28,43 +28,22 @@ func (a *Aggregator) Restart() {
 	// table: its generations continue after the old one's.
 	gen := a.methods.gen + 1
 	rowsGen := a.threads.marks.gen + 1 // and never by the new thread table
-	a.threads = threadTable{}
-	a.threads.init(a.opts.MaxThreads)
-	a.threads.marks.gen, a.threads.marks.allAt = rowsGen, rowsGen
 	// The call tree is made anew too: its nodes name the old table's
 	// method slots, which the new table's would rename. It numbers its
 	// seconds and resets on, and the shape it leaves stays with the
 	// pictures taken of it (treeorigin.go).
 	a.leaveTree()
 	seq, resets := a.tree.seq, a.tree.resets+1
-	a.tree = stackTree{}
-	a.tree.init(a.opts.Window, a.opts.MaxTreeNodes)
+	a.makeTables()
+	a.threads.marks.gen, a.threads.marks.allAt = rowsGen, rowsGen
 	a.tree.seq, a.tree.resets = seq, resets
-	a.methods = methodTable{}
-	a.methods.init(a.opts.Window, a.opts.MaxMethods)
 	a.methods.gen, a.methods.members, a.methods.window.since = gen, gen, gen
-	a.monitors = monitorTable{}
-	a.monitors.init(a.opts.MaxMonitors, a.opts.MaxRecentAllocations)
 	a.locksChanged()
-	a.gc = gcState{}
-	a.gc.init(a.opts.History)
-	a.objects = objectTable{}
-	a.objects.init(a.opts.Window, a.opts.MaxTrackedObjects, a.opts.MaxClasses)
-	a.coverage = coverageTable{}
-	a.coverage.init(a.opts.MaxClasses)
-	// What the source said of itself: its vital signs, probes, deadlocks,
-	// the agent's cost, its virtual threads.
-	a.telemetry = telemetryTable{}
-	a.telemetry.init(a.opts.TelemetryWindow, a.opts.TelemetryMemory, a.opts.MaxSeries)
-	a.probes = probeTable{}
-	a.probes.init()
+	// What the source said of itself beyond its tables: deadlocks, the
+	// agent's cost.
 	a.deadlog, a.deadlocksSeen, a.deadlocksAt, a.deadlocksDirty = deadlockLog{}, deadlocksFound{}, 0, true
 	a.cost = costState{}
-	a.virtual = virtualTable{}
-	a.virtual.init()
-	a.strangers = map[int64]histOpen{}
 	a.first, a.eventAt, a.streamEvents, a.resetAt = 0, 0, false, time.Time{}
-	clear(a.classes)
 	a.process = Process{}
 	a.events, a.latest, a.unpaired, a.badStates = 0, 0, 0, 0
 	a.polled, a.polledAt, a.pollMark, a.poll, a.pollUntracked = false, 0, 0, pollBuffer{}, 0
