@@ -64,6 +64,13 @@ func (a *Aggregator) addThreadState(e *decode.ThreadState) {
 // applyPoll makes the received poll the present.
 func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
 	now := a.at(e.Time)
+	if !a.process.Exited.IsZero() {
+		// The process said it shut down: a poll sent after (the agent's
+		// poller racing its shutdown hook) tells of threads now gone,
+		// and would bring them back.
+		a.poll.entries, a.poll.overflow = a.poll.entries[:0], 0
+		return
+	}
 	firstPoll := !a.polled
 	a.polled, a.polledAt = true, now
 	a.pollMark++

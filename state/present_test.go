@@ -598,3 +598,24 @@ func TestDeadlockFormedBeforeWatching(t *testing.T) {
 		t.Fatalf("its last thread new since the poll before: %+v", d)
 	}
 }
+
+// A poll that comes after the JVM said it shut down (the agent's poller
+// racing its shutdown hook) does not bring its threads back: the process
+// is gone, and every thread of the stream stays ended.
+func TestAPollAfterTheShutdownRevivesNoThread(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000, polled{id: 1, state: "running"}, polled{id: 2, state: "parked"})
+	feed(a, &decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: ms(1500)}})
+	poll(a, 1400, polled{id: 1, state: "running"}, polled{id: 2, state: "parked"}) // taken before, sent after
+	poll(a, 1600, polled{id: 1, state: "running"})
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if s.Process.Exited.IsZero() || len(s.Threads) == 0 {
+		t.Fatalf("exited %v, %d threads", s.Process.Exited, len(s.Threads))
+	}
+	for _, th := range s.Threads {
+		if th.State != ThreadEnded {
+			t.Errorf("thread %s is %s after the JVM exited", th.Name, th.State)
+		}
+	}
+}
