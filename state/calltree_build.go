@@ -140,7 +140,11 @@ func BuildCallTree(shape TreeShape, keep func(TreeThread) bool, lists ...[]NodeF
 	}
 	// Keep the heaviest nodes: a parent weighs at least as much as its
 	// child, so a threshold on the total keeps every kept node's path.
-	threshold := int64(1)
+	// Under the bound every node is kept, those sampled without CPU time
+	// too (a thread sampled in native code, or the agent's samples of an
+	// interval its polls measured no CPU in): the root counts their
+	// samples, so its children must show them.
+	threshold := int64(0)
 	live := 0
 	for i := 1; i < len(totals); i++ {
 		if !totals[i].zero() {

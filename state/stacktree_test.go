@@ -76,6 +76,38 @@ func TestCallTreeFromSamples(t *testing.T) {
 	}
 }
 
+// TestCallTreeShowsSamplesWithoutCPU: a sampled-CPU tree whose samples
+// of a thread measured no CPU (in native code, or an interval its polls
+// saw no CPU in) still shows them, at no time: the root counts their
+// samples, and its children add up to it.
+func TestCallTreeShowsSamplesWithoutCPU(t *testing.T) {
+	a := New(Options{})
+	a.Apply([]decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "worker"},
+		&decode.ThreadStart{ThreadID: 2, ThreadName: "reader"},
+		&decode.Sample{ThreadIDRef: 1, Count: 3, Weight: 30, Stack: frames("app.parse", "app.main")},
+		&decode.Sample{ThreadIDRef: 2, Count: 5, Weight: 0, Stack: frames("java.io.BufferedInputStream.fill", "app.read")},
+	}, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, figs)
+	want := `all threads 0/30
+  app.main 0/30
+    app.parse 30/30
+  app.read 0/0
+    java.io.BufferedInputStream.fill 0/0
+`
+	if got := treeText(tree); got != want {
+		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)
+	}
+	root, kids := tree.Nodes[0].TotalN, int64(0)
+	for _, k := range tree.Nodes[0].Kids {
+		kids += tree.Nodes[k].TotalN
+	}
+	if root != 8 || kids != root || tree.Pruned != 0 {
+		t.Fatalf("root counts %d samples, its children %d, %d pruned", root, kids, tree.Pruned)
+	}
+}
+
 func TestCallTreeFromEntriesAndExits(t *testing.T) {
 	a := New(Options{})
 	ms := func(n int64) decode.Ticks { return decode.Ticks(n * int64(time.Millisecond)) }
