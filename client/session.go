@@ -297,7 +297,7 @@ func (s *Session) attach(c *control) (protocol.Agent, error) {
 		return protocol.Agent{}, fmt.Errorf("attach to agent %s: %w", agent.ID, err)
 	}
 	c.dest = protocol.AgentEndpoint(agent.ID)
-	s.track.update(func(st *Status) { st.Agent = agent })
+	s.track.update(func(st *Status) { st.Agent, st.Probing = agent, true })
 	return agent, nil
 }
 

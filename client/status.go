@@ -97,6 +97,10 @@ type Status struct {
 	Facts []Fact
 	// Unfilled names the panes this source cannot fill, and why.
 	Unfilled []Unfilled
+	// Probing says the source can be asked for probes (--probe): a
+	// session with an agent controller. Other sources have probes only
+	// when their data holds some (a recording of such a session).
+	Probing bool
 }
 
 // Fact is one thing a source knows of the process it watches.

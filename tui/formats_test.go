@@ -121,7 +121,8 @@ func TestStillPictureIsCumulative(t *testing.T) {
 }
 
 // v switches the methods between the call tree and the sampler's hits;
-// with one view, it says so. The Coverage tab shows only with coverage.
+// with one view, it says so. The Coverage tab shows only with coverage,
+// the Probes tab with probes or a source that can be asked for them.
 func TestMethodViewsAndCoverageTab(t *testing.T) {
 	m, agg := fileModel(t, "../testdata/profilerj/snapshot-synthetic.xml", 80, 24)
 	press(m, "2")
@@ -134,6 +135,15 @@ func TestMethodViewsAndCoverageTab(t *testing.T) {
 	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "6 Coverage") {
 		t.Fatal("no Coverage tab")
 	}
+	// A file without probes has no Probes tab: 8 says why.
+	if screen := ansi.Strip(m.render()); strings.Contains(screen, "Probes") {
+		t.Fatal("a Probes tab for a file without probes")
+	}
+	press(m, "8")
+	if m.focus == paneProbes || !strings.Contains(m.notice, "--probe") {
+		t.Fatalf("8 on a file without probes: focus %d, notice %q", m.focus, m.notice)
+	}
+	press(m, "2")
 	press(m, "v")
 	if m.rows(paneMethods, m.snap).Len() != 12 || m.tables[paneMethods].cols[2].title != "CALLS" {
 		t.Fatal("v does not come back to the call tree")

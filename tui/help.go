@@ -32,12 +32,15 @@ func (m *Model) helpGroups() []helpGroup {
 		// First, so that a short terminal shows them without scrolling.
 		source = []helpGroup{{"Source", commandBindings(m.commands)}}
 	}
-	// Keys of what the source has: coverage's pane, the methods' two views.
+	// Keys of what the source has: coverage's and probes' panes, the methods' two views.
 	panes := []key.Binding{k.Pane[0], k.Pane[1], k.Pane[2], k.Pane[3], k.Pane[4]}
 	if m.paneShown(paneCoverage) {
 		panes = append(panes, k.Pane[5])
 	}
-	panes = append(panes, k.Pane[6], k.Pane[7])
+	panes = append(panes, k.Pane[6])
+	if m.paneShown(paneProbes) {
+		panes = append(panes, k.Pane[7])
+	}
 	view := []key.Binding{k.Pause, k.Recent, k.Group}
 	if m.snap != nil && (m.snap.Views || len(m.snap.Objects.Census) > 0) {
 		view = append(view, k.View)

@@ -121,7 +121,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	for i, b := range k.Pane {
 		if key.Matches(msg, b) {
 			if !m.paneShown(paneID(i)) {
-				m.notice = "this source reports no line coverage"
+				m.notice = paneWhyNot(paneID(i))
 				return m, nil
 			}
 			m.focus = paneID(i)

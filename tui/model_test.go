@@ -38,7 +38,7 @@ func (f *fakeSource) SelectAgent(spec string)       { f.chosen = spec }
 
 func streamingStatus() client.Status {
 	return client.Status{Source: "prod-1:10002", State: client.StateStreaming, Format: decode.FormatBinary, Negotiation: client.OutcomeNegotiated,
-		Agent:  protocol.Agent{ID: "1", PID: 4242, Name: "com.acme.shop.Main", Type: "Profiler", Version: "1.0"},
+		Agent: protocol.Agent{ID: "1", PID: 4242, Name: "com.acme.shop.Main", Type: "Profiler", Version: "1.0"}, Probing: true,
 		Events: 1_234_567, EventsPerSec: 19_876, BytesPerSec: 2_900_000, Streams: 1}
 }
 

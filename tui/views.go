@@ -103,9 +103,24 @@ func (m *Model) switchView() tea.Cmd {
 	return nil
 }
 
-// paneShown says a pane has its tab: Coverage only when there is some.
+// paneShown says a pane has its tab: Coverage only when there is some;
+// Probes when there are some, or the source can be asked for them.
 func (m *Model) paneShown(p paneID) bool {
-	return p != paneCoverage || (m.snap != nil && len(m.snap.Coverage) > 0)
+	switch p {
+	case paneCoverage:
+		return m.snap != nil && len(m.snap.Coverage) > 0
+	case paneProbes:
+		return m.focus == paneProbes || m.status.Probing || m.snap != nil && len(m.snap.Probes) > 0
+	}
+	return true
+}
+
+// paneWhyNot says why a pane has no tab.
+func paneWhyNot(p paneID) string {
+	if p == paneProbes {
+		return "this source has no probes: --probe asks proftop's JVM agent for them"
+	}
+	return "this source reports no line coverage"
 }
 
 // nextPane is the pane step panes away (1 forward, numPanes-1 back),
