@@ -248,7 +248,8 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	for _, n := range notesLines(s) {
 		say(st.Warn, n)
 	}
-	if stt.LastError != "" && stt.DecodeErrors > 0 {
+	// An error that ended the source is its cause, said above already.
+	if stt.LastError != "" && stt.DecodeErrors > 0 && !strings.Contains(stt.Cause, stt.LastError) {
 		say(st.Bad, "last decode error"+now+": "+inert(stt.LastError))
 	}
 	return lines

@@ -29,3 +29,27 @@ func TestHeaderSaysTheSourcesNotesAreOfNow(t *testing.T) {
 		}
 	}
 }
+
+// A decode error that ended the source is its cause: the header says it
+// once, not again as the last decode error (four lines of 24 at 80×24).
+func TestHeaderSaysTheErrorThatEndedTheSourceOnce(t *testing.T) {
+	st := PlainStyles()
+	const err = "decode: offset 1999916: message #10222, id 1101 (threadState): stream ends inside a message: 84 of 131 bytes"
+	for _, tc := range []struct {
+		name  string
+		cause string
+		times int
+	}{
+		{"the error ended it", err, 1},
+		{"something else ended it", "end of file", 1},
+	} {
+		status := client.Status{Source: "/tmp/h2.trcbin", State: client.StateEnded, Cause: tc.cause, DecodeErrors: 1, LastError: err}
+		for _, width := range []int{80, 200} {
+			lines := renderHeader(headerInfo{status: status, now: time.Now()}, nil, width, &st)
+			screen := strings.Join(lines, " ")
+			if n := strings.Count(screen, "84 of 131 bytes"); n != tc.times {
+				t.Errorf("%s, %d columns: the error %d times in\n%s", tc.name, width, n, strings.Join(lines, "\n"))
+			}
+		}
+	}
+}
