@@ -16,7 +16,7 @@ import (
 func RenderText(s *state.Snapshot, status client.Status, width, top int, ascii bool) string {
 	st := PlainStyles()
 	var b strings.Builder
-	h := headerInfo{status: status, refresh: 0, now: time.Now(), wrapNotes: true}
+	h := headerInfo{status: status, refresh: 0, now: time.Now(), whole: true}
 	for _, l := range renderHeader(h, s, width, &st) {
 		b.WriteString(strings.TrimRight(l, " "))
 		b.WriteByte('\n')

@@ -23,10 +23,10 @@ type headerInfo struct {
 	// frozen are the event counters of the moment shown while frozen (nil:
 	// live), in place of the source's, which go on counting.
 	frozen *momentCounts
-	// wrapNotes wraps the notes instead of cutting them at the width:
-	// batch text, which has the lines to spare and whose reader cannot
-	// widen the terminal to see the rest.
-	wrapNotes bool
+	// whole wraps the header instead of cutting or dropping its pieces
+	// at the width: batch text, which has the lines to spare and whose
+	// reader cannot widen the terminal to see the rest.
+	whole bool
 }
 
 // item is one piece of a header line; when the line is too narrow the
@@ -36,6 +36,28 @@ type item struct {
 	text  string
 	drop  int
 	short string
+}
+
+// wrapItems lays every piece out whole, in their order, over as many
+// lines as they take, the lines after the first indented: batch text
+// drops and shortens nothing. A piece wider than the line has one of its
+// own, and goes past the width (a path cut is no path).
+func wrapItems(items []item, width int, sep string) []string {
+	const indent = "  "
+	var lines []string
+	line := ""
+	for _, it := range items {
+		switch {
+		case line == "":
+			line = it.text
+		case widthOf(line+sep+it.text) <= width:
+			line += sep + it.text
+		default:
+			lines = append(lines, line)
+			line = indent + it.text
+		}
+	}
+	return append(lines, line)
 }
 
 // joinItems joins the pieces that fit in width, in their order.
@@ -176,7 +198,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l2 = append(l2, item{text: label("rec") + " " + value(inert(stt.Recording)), drop: 5})
 	}
 	line1, fits := fitItems(l1, width, sep)
-	if !fits {
+	if h.whole {
+		fits = len(wrapItems(l1, width, sep)) == 1
+	} else if !fits {
 		// A long path gives way first, keeping its start and its file's
 		// name; then a cause moves to a line of its own, wrapped below.
 		l1[1].text = value(middle(source, max(widthOf(source)-(minimalWidth(l1, sep)-width), 24)))
@@ -187,9 +211,14 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		l1[badge].text = st.Muted.Render("■ " + stt.State.String())
 		line1, ended = joinItems(l1, width, sep), stt.State.String()+": "+inert(stt.Cause)
 	}
-	lines := []string{line1, joinItems(l2, width, sep)}
+	lines := []string{line1}
+	row := func(items []item) []string { return []string{joinItems(items, width, sep)} }
+	if h.whole {
+		lines, row = wrapItems(l1, width, sep), func(items []item) []string { return wrapItems(items, width, sep) }
+	}
+	lines = append(lines, row(l2)...)
 	if l3 := sourceItems(stt, h.commands, st); len(l3) > 0 {
-		lines = append(lines, joinItems(l3, width, sep))
+		lines = append(lines, row(l3)...)
 	}
 	// Viewing a moment of the history, or one frozen, the source's notes
 	// and errors are still of now: said so, they are not read as the
@@ -206,7 +235,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		indent := strings.Repeat(" ", len(tag))
 		notes := inert(strings.Join(stt.Notes, " · "))
 		most := 2
-		if h.wrapNotes {
+		if h.whole {
 			most = len(notes)
 		}
 		for i, l := range wrapWords(notes, max(width-len(indent), 1), most) {
@@ -226,7 +255,11 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	}
 	// Causes and errors are wrapped, not cut: their end says what was wrong.
 	say := func(style Style, text string) {
-		for _, l := range wrapWords(text, width, 3) {
+		most := 3
+		if h.whole {
+			most = len(text) + 1 // never reached: batch text cuts nothing
+		}
+		for _, l := range wrapWords(text, width, most) {
 			lines = append(lines, style.Render(l))
 		}
 	}

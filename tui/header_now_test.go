@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/protocol"
 )
 
 // Viewing a moment of the history, the source's notes and its last
@@ -50,6 +52,30 @@ func TestHeaderSaysTheErrorThatEndedTheSourceOnce(t *testing.T) {
 			if n := strings.Count(screen, "84 of 131 bytes"); n != tc.times {
 				t.Errorf("%s, %d columns: the error %d times in\n%s", tc.name, width, n, strings.Join(lines, "\n"))
 			}
+		}
+	}
+}
+
+// Batch text cuts and drops nothing of the header: its reader cannot
+// widen the terminal. A long path stays whole, on a line of its own if
+// need be, and every piece a narrow screen would drop is there.
+func TestBatchHeaderCutsNothing(t *testing.T) {
+	st := PlainStyles()
+	const path = "/tmp/a-rather-long-directory-name/with-another-level/and-another-one/h2-recording-of-the-contention-run.trcbin"
+	const cause = "decode: offset 1999916: message #10222, id 1101 (threadState): stream ends inside a message: 84 of 131 bytes"
+	status := client.Status{Source: path, State: client.StateEnded, Cause: cause, Format: decode.FormatBinary, Negotiation: client.OutcomeFile,
+		Agent: protocol.Agent{ID: "1", PID: 6464, Name: "H2Load", Version: "1.0"}, Events: 10_221, DecodeErrors: 1, LastError: cause}
+	for _, width := range []int{80, 132} {
+		batch := strings.Join(renderHeader(headerInfo{status: status, now: time.Now(), whole: true}, nil, width, &st), "\n")
+		for _, want := range []string{path, "H2Load", "pid 6464", "v1.0", "binary", "(from the file's content)", "■ ended", "events 10.2k", "0B/s", "84 of 131 bytes"} {
+			if !strings.Contains(batch, want) {
+				t.Errorf("%d columns: no %q in the batch header\n%s", width, want, batch)
+			}
+		}
+		// On screen the same header fits the width, the path shortened.
+		screen := renderHeader(headerInfo{status: status, now: time.Now(), refresh: time.Second}, nil, width, &st)
+		if strings.Contains(strings.Join(screen, "\n"), path) || widthOf(screen[0]) > width {
+			t.Errorf("%d columns: the screen's header\n%s", width, strings.Join(screen, "\n"))
 		}
 	}
 }
