@@ -61,9 +61,10 @@ type Summary struct {
 	Bytes     int64
 	Pictures  int
 	Deadlocks int
-	Stream    time.Duration // the span of the raw stream kept, as it arrived
-	// StreamBytes is the raw stream's size as written: a replayed file
-	// arrives faster than it was made, its span is no measure of it.
+	Stream    time.Duration // the span of the raw stream kept, by its events' times
+	// StreamBytes is the raw stream's size as written: a trace whose
+	// events have no date is dated as it arrived, and a replayed one
+	// arrives faster than it was made.
 	StreamBytes int64
 }
 

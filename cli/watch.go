@@ -98,8 +98,8 @@ func bundleWritten(sum bundle.Summary) string {
 	case span > 0:
 		what += fmt.Sprintf(", %s of raw stream", span)
 	case sum.StreamBytes > 0:
-		// Read in less than a second (a replayed file): "0s" would say
-		// it holds nothing.
+		// Less than a second of events, or of arrival for a trace whose
+		// events have no date: "0s" would say it holds nothing.
 		what += fmt.Sprintf(", %s of raw stream", sizeText(sum.StreamBytes))
 	}
 	return what + ")"

@@ -41,8 +41,8 @@ type StreamRing struct {
 	defEnc      *decode.Encoder
 	evEnc       *decode.Encoder
 	evBuf       bytes.Buffer // the events of the open chunk
-	openFrom    time.Time    // when its first batch arrived
-	latest      time.Time    // when the latest batch arrived
+	openFrom    time.Time    // when its first batch's events happened (batchSpan)
+	latest      time.Time    // when the latest batch's events happened
 	zbuf        []byte
 }
 
@@ -51,7 +51,7 @@ const ringChunkSize = 256 << 10
 
 // ringChunk is a run of batches' events, encoded and compressed.
 type ringChunk struct {
-	from time.Time // when its first batch arrived
+	from time.Time // when its first batch's events happened
 	raw  int       // bytes of trace
 	z    []byte
 }
@@ -132,11 +132,11 @@ func (r *StreamRing) Add(b *Batch) {
 	}
 	r.defEnc.Flush()
 	r.evEnc.Flush()
-	now := time.Now()
+	from, to := batchSpan(b, time.Now())
 	if was == 0 && r.evBuf.Len() > 0 {
-		r.openFrom = now
+		r.openFrom = from
 	}
-	r.latest = now
+	r.latest = to
 	if r.evBuf.Len() >= ringChunkSize {
 		r.seal()
 	}
@@ -146,6 +146,38 @@ func (r *StreamRing) Add(b *Batch) {
 		r.chunks[0] = ringChunk{}
 		r.chunks = r.chunks[1:]
 	}
+}
+
+// batchSpan is when a batch's events happened, by the trace's clock: a
+// replayed file arrives in seconds when it took minutes to make, and the
+// ring's span would be the replay's. A batch with no event whose time is
+// a date (a trace that counts from its own start, or definitions only)
+// is dated by its arrival.
+func batchSpan(b *Batch, arrived time.Time) (from, to time.Time) {
+	evs := b.Events()
+	dated := func(ev decode.Event) (time.Time, bool) {
+		t, ok := decode.Time(ev)
+		if !ok {
+			return time.Time{}, false
+		}
+		at := b.Clock.Time(t)
+		return at, at.Year() >= 2000
+	}
+	for i := 0; i < len(evs); i++ {
+		if at, ok := dated(evs[i]); ok {
+			from = at
+			break
+		}
+	}
+	if from.IsZero() {
+		return arrived, arrived
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if at, ok := dated(evs[i]); ok {
+			return from, at
+		}
+	}
+	return from, from
 }
 
 // seal compresses the open chunk.
@@ -163,7 +195,7 @@ type RingContents struct {
 	defs        []byte
 	chunks      []ringChunk
 	open        []byte
-	From, To    time.Time // when the oldest and the newest batch kept arrived
+	From, To    time.Time // when the oldest and the newest events kept happened (batchSpan)
 	Bytes       int64     // of the trace written
 	Compressed  int64     // what the events take in the ring
 	DefsDropped int64     // definitions left out beyond their bound

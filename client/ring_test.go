@@ -14,10 +14,11 @@ import (
 // The ring keeps the latest events within its bound, with every
 // definition, as a trace that decodes.
 func TestStreamRingKeepsTheLatestEventsAsATrace(t *testing.T) {
-	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)})
+	day := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: day})
 	ring := NewStreamRing(256<<10, 1<<20)
 	var last decode.Event
-	start := time.Now()
+	var lastAt time.Time
 	for range 100 {
 		b := &Batch{Stream: 1}
 		for range 1000 {
@@ -25,14 +26,20 @@ func TestStreamRingKeepsTheLatestEventsAsATrace(t *testing.T) {
 		}
 		ring.Add(b)
 		last = decode.Clone(b.Events()[b.Len()-1])
+		for _, ev := range b.Events() {
+			if tk, ok := decode.Time(ev); ok {
+				lastAt = b.Clock.Time(tk)
+			}
+		}
 	}
 	c := ring.Contents()
 	if c.Compressed > 256<<10 || c.Bytes < 2*c.Compressed {
 		t.Fatalf("%d bytes of trace kept in %d", c.Bytes, c.Compressed)
 	}
-	// The span is of the batches kept, each chunk from its first.
-	if c.From.Before(start) || c.To.Before(c.From) {
-		t.Fatalf("the ring says it holds %v to %v, filled from %v", c.From, c.To, start)
+	// The span is of the events kept, by the trace's clock (the simulated
+	// day, not the moment the test ran): each chunk from its first event.
+	if !c.From.After(day) || c.From.After(day.Add(time.Minute)) || !c.To.Equal(lastAt) || !c.To.After(c.From) {
+		t.Fatalf("the ring says it holds %v to %v, of events from %v to %v", c.From, c.To, day, lastAt)
 	}
 	var out bytes.Buffer
 	if n, err := c.WriteTo(&out); err != nil || n != c.Bytes {
@@ -70,6 +77,21 @@ func TestStreamRingKeepsTheLatestEventsAsATrace(t *testing.T) {
 	ring.Add(b)
 	if c := ring.Contents(); len(c.chunks) != 0 || c.Bytes > 100 || c.Compressed != 0 {
 		t.Fatalf("after a new stream: %d chunks, %d bytes", len(c.chunks), c.Bytes)
+	}
+}
+
+// A batch with no event dated (definitions, or a trace that counts from
+// its own start) is dated by its arrival.
+func TestStreamRingDatesUndatedEventsByTheirArrival(t *testing.T) {
+	ring := NewStreamRing(1<<20, 1<<20)
+	before := time.Now()
+	b := &Batch{Stream: 1}
+	b.Add(&decode.ThreadStart{ThreadID: 1, ThreadName: "main"})
+	b.Add(&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 1, Time: 5_000})
+	b.Add(&decode.MethodExit{ThreadIDRef: 1, Time: 9_000})
+	ring.Add(b)
+	if c := ring.Contents(); c.From.Before(before) || c.To.Before(c.From) || c.To.After(time.Now()) {
+		t.Fatalf("the ring says it holds %v to %v, filled from %v", c.From, c.To, before)
 	}
 }
 
