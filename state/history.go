@@ -82,6 +82,11 @@ type Picture struct {
 	Tree      []NodeFig
 	TreeOpen  []NodeFig
 	TreeReset bool
+	// TreeSeconds are the seconds Tree holds, oldest first, and
+	// TreeOpenStart when the open one began (Unix ns; 0 in a picture of
+	// a bundle that does not say): a past window is counted in seconds.
+	TreeSeconds   []TreeSecond
+	TreeOpenStart int64
 	// Shape is the tree Tree's nodes are numbered in, for a picture read
 	// back from a bundle (shared by its pictures); nil for a picture
 	// recorded here, whose nodes are those of its origin's tree: the
@@ -578,7 +583,7 @@ func pictureBytes(p *Picture) int64 {
 		n += int64(len(s.Objects.Classes[i].History)) * 8
 	}
 	n += int64(len(s.Objects.Census)) * int64(unsafe.Sizeof(CensusRow{}))
-	n += int64(len(p.Tree)+len(p.TreeOpen)) * int64(unsafe.Sizeof(NodeFig{}))
+	n += int64(len(p.Tree)+len(p.TreeOpen))*int64(unsafe.Sizeof(NodeFig{})) + int64(len(p.TreeSeconds))*int64(unsafe.Sizeof(TreeSecond{}))
 	n += int64(len(s.VirtualGroups)) * int64(unsafe.Sizeof(VirtualGroup{}))
 	for i := range s.VirtualGroups {
 		g := &s.VirtualGroups[i]

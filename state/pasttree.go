@@ -27,7 +27,11 @@ import (
 //
 // two numbers a node, parents before their children: its parent (-1 for
 // a thread's root) and its method (for a root, its thread) — then a line
-// a picture with weights, {"at":…,"reset":false,"figs":[node,w,n,…]}.
+// a picture with weights, {"at":…,"reset":false,"figs":[node,w,n,…],
+// "seconds":[start,end,…],"open":[node,w,n,…],"openAt":start}: the
+// seconds its figs hold (when each began, in Unix ns, and where its
+// weights end, counted in nodes), the second still open and when it began.
+// A bundle of an earlier proftop has neither seconds nor openAt.
 
 // PastTrees is a history's call-tree weights, ready to be written.
 type PastTrees struct {
@@ -113,7 +117,11 @@ type pastFigsJSON struct {
 	At    time.Time `json:"at"`
 	Reset bool      `json:"reset,omitempty"`
 	Figs  []int64   `json:"figs"`
-	Open  []int64   `json:"open,omitempty"` // the second still open (Picture.TreeOpen)
+	// Seconds are Picture.TreeSeconds, two numbers each: when the second
+	// began, and where its weights end in Figs (in nodes, not numbers).
+	Seconds []int64 `json:"seconds,omitempty"`
+	Open    []int64 `json:"open,omitempty"`   // the second still open (Picture.TreeOpen)
+	OpenAt  int64   `json:"openAt,omitempty"` // when it began (Picture.TreeOpenStart)
 }
 
 // Write writes the shape, then a line a picture. It writes the same
@@ -147,7 +155,7 @@ func (pt *PastTrees) Write(w io.Writer) error {
 	if err := enc.Encode(head); err != nil {
 		return err
 	}
-	var figs, open []int64
+	var figs, open, seconds []int64
 	numbered := func(out []int64, list []NodeFig) []int64 {
 		for _, f := range list {
 			if f.Node >= 0 && int(f.Node) < len(pt.renum) {
@@ -157,8 +165,21 @@ func (pt *PastTrees) Write(w io.Writer) error {
 		return out
 	}
 	for _, p := range pt.pics {
-		figs, open = numbered(figs[:0], p.Tree), numbered(open[:0], p.TreeOpen)
-		if err := enc.Encode(pastFigsJSON{At: p.At, Reset: p.TreeReset, Figs: figs, Open: open}); err != nil {
+		figs, seconds = figs[:0], seconds[:0]
+		begin := int32(0)
+		for _, s := range p.TreeSeconds {
+			// A second's end is counted in what is written: a weight of a
+			// node left out is not.
+			if s.End >= begin && int(s.End) <= len(p.Tree) {
+				figs = numbered(figs, p.Tree[begin:s.End])
+				begin = s.End
+			}
+			seconds = append(seconds, s.Start, int64(len(figs)/3))
+		}
+		figs = numbered(figs, p.Tree[begin:])
+		open = numbered(open[:0], p.TreeOpen)
+		line := pastFigsJSON{At: p.At, Reset: p.TreeReset, Figs: figs, Seconds: seconds, Open: open, OpenAt: p.TreeOpenStart}
+		if err := enc.Encode(line); err != nil {
 			return err
 		}
 	}
@@ -210,6 +231,10 @@ func ReadPastTrees(r io.Reader, pics []*Picture) error {
 		if p.TreeOpen, err = readNodeFigs(f.Open, shape, n, "open"); err != nil {
 			return err
 		}
+		if p.TreeSeconds, err = readSeconds(f.Seconds, len(p.Tree), n); err != nil {
+			return err
+		}
+		p.TreeOpenStart = f.OpenAt
 		p.bytes = pictureBytes(p)
 	}
 	return scanErr(sc.Err(), 0)
@@ -228,6 +253,25 @@ func readNodeFigs(nums []int64, shape *TreeShape, line int, field string) ([]Nod
 			return nil, fmt.Errorf("line %d: %q: node %d, of %d", line, field, node, len(shape.nodes))
 		}
 		out = append(out, NodeFig{Node: int32(node), W: nums[i+1], N: nums[i+2]})
+	}
+	return out, nil
+}
+
+// readSeconds reads a line's seconds, a start and an end each, the ends
+// in order and within the figs' nodes.
+func readSeconds(nums []int64, nodes int, line int) ([]TreeSecond, error) {
+	if len(nums)%2 != 0 {
+		return nil, fmt.Errorf("line %d: \"seconds\": %d numbers, not a start and an end each", line, len(nums))
+	}
+	out := make([]TreeSecond, 0, len(nums)/2)
+	prev := int64(0)
+	for i := 0; i < len(nums); i += 2 {
+		end := nums[i+1]
+		if end < prev || end > int64(nodes) {
+			return nil, fmt.Errorf("line %d: \"seconds\": second %d ends at node %d, after %d, of %d", line, i/2, end, prev, nodes)
+		}
+		out = append(out, TreeSecond{Start: nums[i], End: int32(end)})
+		prev = end
 	}
 	return out, nil
 }

@@ -127,6 +127,9 @@ func TestPastTreesRefusesBadLines(t *testing.T) {
 		{"no such thread", `{"nodes":[-1,3]}`, "thread 3"},
 		{"no such node", `{"threads":[{"id":1}],"nodes":[-1,0]}` + "\n" + `{"at":"2026-11-21T09:00:00Z","figs":[5,1,1]}`, "node 5"},
 		{"figures not in threes", `{"threads":[{"id":1}],"nodes":[-1,0]}` + "\n" + `{"at":"2026-11-21T09:00:00Z","figs":[0,1]}`, "line 2"},
+		{"seconds not in twos", `{"threads":[{"id":1}],"nodes":[-1,0]}` + "\n" + `{"at":"2026-11-21T09:00:00Z","figs":[0,1,1],"seconds":[5]}`, "not a start and an end"},
+		{"a second past the figures", `{"threads":[{"id":1}],"nodes":[-1,0]}` + "\n" + `{"at":"2026-11-21T09:00:00Z","figs":[0,1,1],"seconds":[5,2]}`, "ends at node 2"},
+		{"seconds out of order", `{"threads":[{"id":1}],"nodes":[-1,0]}` + "\n" + `{"at":"2026-11-21T09:00:00Z","figs":[0,1,1],"seconds":[5,1,6,0]}`, "second 1 ends at node 0, after 1"},
 	} {
 		err := ReadPastTrees(strings.NewReader(tc.text), pics)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -225,5 +228,51 @@ func TestPastTreeHoldsTheSecondStillOpen(t *testing.T) {
 	shape, window := agg.TreeAndShape(true)
 	if got, want := total(PastCallTree(pics, 1, 10*time.Second, nil, agg.TreeShape)), total(BuildCallTree(shape, nil, window)); got != want {
 		t.Errorf("the latest picture's past tree weighs %d, the live window's %d", got, want)
+	}
+}
+
+// A past moment's call tree is the window its picture's methods saw: the
+// second still open and the seconds closed before it, as many as the live
+// window holds, however the pictures fell (a late tick closes two seconds
+// at once, a quick one none). Counting the pictures taken within the
+// window instead counted a second or two more: 11 or 12 seconds of 10.
+func TestPastTreeIsTheLiveWindowOfItsMoment(t *testing.T) {
+	agg, hist := New(Options{}), NewHistory(HistoryOptions{})
+	rec := NewRecorder(agg, hist)
+	t0 := time.Unix(2_000_000, 0)
+	total := func(tr *CallTree) int64 { _, w := tr.Value(&tr.Nodes[0]); return w }
+	agg.Apply([]decode.Event{&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: 1}}, 1, decode.Clock{}, t0)
+	var wants []int64
+	// Pictures 1 s apart, but for a late tick (at 12.95 s after 10.5 s)
+	// and a quick one (13.05 s).
+	at := []time.Duration{}
+	for k := range 30 {
+		switch k {
+		case 11:
+		case 12:
+			at = append(at, 12950*time.Millisecond, 13050*time.Millisecond)
+		default:
+			at = append(at, time.Duration(k)*time.Second+500*time.Millisecond)
+		}
+	}
+	next := 0 // the next second to sample
+	for _, moment := range at {
+		for ; time.Duration(next)*time.Second+100*time.Millisecond <= moment; next++ {
+			agg.Apply([]decode.Event{&decode.Sample{ThreadIDRef: 1, Time: 2, Count: 1, Weight: 10,
+				Stack: decode.Stack{Methods: []string{"a.B.run"}, Lines: []int64{0}}}}, 1, decode.Clock{}, t0.Add(time.Duration(next)*time.Second+100*time.Millisecond))
+		}
+		rec.Take(t0.Add(moment))
+		shape, window := agg.TreeAndShape(true)
+		wants = append(wants, total(BuildCallTree(shape, nil, window)))
+	}
+	pics := hist.Pictures()
+	back, _ := readBack(t, pics, agg.TreeShape())
+	for i, want := range wants {
+		if got := total(PastCallTree(pics, i, 10*time.Second, nil, agg.TreeShape)); got != want {
+			t.Errorf("picture %d (%v): past tree weighs %d, the live window then %d", i, pics[i].At.Sub(t0), got, want)
+		}
+		if got := total(PastCallTree(back, i, 10*time.Second, nil, nil)); got != want {
+			t.Errorf("picture %d read back: past tree weighs %d, the live window then %d", i, got, want)
+		}
 	}
 }

@@ -27,12 +27,13 @@ func (r *Recorder) Take(now time.Time) *Picture {
 	// The methods' figures since the start as well, as of now: the
 	// drill-in of a past moment shows both spans.
 	p.Snap.Since, p.methodSlots = r.agg.MethodsSince(p.methodSlots), nil
-	figs, open, seq, resets, origin := r.agg.TreeDelta(r.seq)
-	if prev := r.hist.latest(); prev != nil && slices.Equal(prev.TreeOpen, open) {
-		open = prev.TreeOpen // an idle second, seen again: shared, not kept twice
+	c := r.agg.TreeDelta(r.seq)
+	if prev := r.hist.latest(); prev != nil && slices.Equal(prev.TreeOpen, c.Open) {
+		c.Open = prev.TreeOpen // an idle second, seen again: shared, not kept twice
 	}
-	p.Tree, p.TreeOpen, p.TreeReset, p.origin = figs, open, resets != r.resets, origin
-	r.seq, r.resets = seq, resets
+	p.Tree, p.TreeSeconds, p.TreeOpen, p.TreeOpenStart = c.Closed, c.Seconds, c.Open, c.OpenStart
+	p.TreeReset, p.origin = c.Resets != r.resets, c.origin
+	r.seq, r.resets = c.Latest, c.Resets
 	r.hist.Add(p)
 	return p
 }
@@ -53,13 +54,40 @@ func (r *Recorder) Run(ctx context.Context, step time.Duration) {
 }
 
 // TreeAt returns the call-tree weights of the window ending at the i-th
-// of pics: those of the pictures taken within window before it (and
-// after the latest reset of the figures).
+// of pics, as the live window had them then: the second still open, and
+// the seconds closed before it that the window holds (one second less
+// than the window), since the latest reset of the figures.
 func TreeAt(pics []*Picture, i int, window time.Duration) [][]NodeFig {
 	// The second still open when the i-th picture was taken counts in its
 	// window: its weights are in no earlier picture, and in a later one's
 	// closed seconds only.
 	out := [][]NodeFig{pics[i].TreeOpen}
+	if pics[i].TreeOpenStart == 0 {
+		return treeAtByPictures(out, pics, i, window)
+	}
+	from := pics[i].TreeOpenStart - int64(window) + int64(time.Second)
+	for j := i; j >= 0; j-- {
+		p := pics[j]
+		begin, older := int32(0), false
+		for _, s := range p.TreeSeconds {
+			if s.Start >= from && s.End <= int32(len(p.Tree)) && begin <= s.End {
+				out = append(out, p.Tree[begin:s.End])
+			}
+			older = older || s.Start < from
+			begin = s.End
+		}
+		if older || p.TreeReset {
+			break
+		}
+	}
+	return out
+}
+
+// treeAtByPictures is TreeAt for pictures that do not say which seconds
+// their weights are of (a bundle of an earlier proftop): the pictures
+// taken within window, which holds a second or two more than the live
+// window did.
+func treeAtByPictures(out [][]NodeFig, pics []*Picture, i int, window time.Duration) [][]NodeFig {
 	for j := i; j >= 0; j-- {
 		p := pics[j]
 		if pics[i].At.Sub(p.At) >= window {

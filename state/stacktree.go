@@ -352,15 +352,27 @@ func (st *stackTree) closeBucket() {
 }
 
 // closedSince copies the weights of the buckets closed after seq, and
-// returns the latest bucket's number.
-func (st *stackTree) closedSince(seq uint64) ([]NodeFig, uint64) {
+// says where each bucket's end in them; and returns the latest bucket's
+// number.
+func (st *stackTree) closedSince(seq uint64) ([]NodeFig, []TreeSecond, uint64) {
 	var out []NodeFig
+	var seconds []TreeSecond
 	for i := range st.buckets {
 		if b := &st.buckets[i]; b.seq > seq {
 			b.each(func(f NodeFig) { out = append(out, f) })
+			seconds = append(seconds, TreeSecond{Start: b.start.UnixNano(), End: int32(len(out))})
 		}
 	}
-	return out, st.seq
+	return out, seconds, st.seq
+}
+
+// openStart is when the second still open began, in Unix nanoseconds (0:
+// none has begun).
+func (st *stackTree) openStart() int64 {
+	if st.bucketEnd.IsZero() {
+		return 0
+	}
+	return st.bucketEnd.Add(-st.bucketWidth).UnixNano()
 }
 
 // open lists the weights of the second still open (not yet a bucket).
@@ -446,15 +458,34 @@ func (a *Aggregator) TreeAndShape(recent bool) (TreeShape, []NodeFig) {
 	return a.tree.shape(a.methods.names), a.tree.weights(recent)
 }
 
-// TreeDelta returns the weights of the seconds closed since bucket seq
-// (0: every bucket still in the window), those of the second still open,
-// the latest bucket's number, how many times the figures were reset, and
-// the tree's origin: what the history records.
-func (a *Aggregator) TreeDelta(seq uint64) (figs, open []NodeFig, latest, resets uint64, origin *treeOrigin) {
+// TreeSecond is one second of the call tree's weights a picture holds:
+// when it began, in Unix nanoseconds, and where its weights end in the
+// list (they begin where the second before ends).
+type TreeSecond struct {
+	Start int64
+	End   int32
+}
+
+// TreeChange is what the history records of the call tree at a picture.
+type TreeChange struct {
+	Closed    []NodeFig    // the weights of the seconds closed since the bucket asked for
+	Seconds   []TreeSecond // those seconds, oldest first
+	Open      []NodeFig    // the weights of the second still open
+	OpenStart int64        // when it began, in Unix nanoseconds (0: none has)
+	Latest    uint64       // the latest bucket's number
+	Resets    uint64       // how many times the figures were reset
+	origin    *treeOrigin
+}
+
+// TreeDelta returns the call tree's seconds closed since bucket seq (0:
+// every bucket still in the window), the second still open, and the
+// tree's origin: what the history records.
+func (a *Aggregator) TreeDelta(seq uint64) TreeChange {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	figs, latest = a.tree.closedSince(seq)
-	return figs, a.tree.open(), latest, a.tree.resets, a.tree.origin
+	c := TreeChange{Open: a.tree.open(), OpenStart: a.tree.openStart(), Resets: a.tree.resets, origin: a.tree.origin}
+	c.Closed, c.Seconds, c.Latest = a.tree.closedSince(seq)
+	return c
 }
 
 // HasStacks says the source reports stacks the call tree can be made of.

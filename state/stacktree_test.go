@@ -170,14 +170,14 @@ func TestCallTreeWindowAndDeltas(t *testing.T) {
 	a.Apply(s(1), 1, decode.Clock{}, t0)
 	a.Apply(s(10), 1, decode.Clock{}, t0.Add(1*time.Second))
 	a.Apply(s(100), 1, decode.Clock{}, t0.Add(2*time.Second))
-	figs, _, seq, _, _ := a.TreeDelta(0)
-	if seq != 2 || sum(figs) != 11 {
-		t.Fatalf("delta %v seq %d", figs, seq)
+	c := a.TreeDelta(0)
+	if c.Latest != 2 || sum(c.Closed) != 11 || len(c.Seconds) != 2 || c.Seconds[1].Start != t0.Add(time.Second).UnixNano() || c.OpenStart != t0.Add(2*time.Second).UnixNano() {
+		t.Fatalf("delta %+v", c)
 	}
+	seq := c.Latest
 	a.Apply(s(1000), 1, decode.Clock{}, t0.Add(3*time.Second))
-	figs, _, seq2, _, _ := a.TreeDelta(seq)
-	if seq2 != 3 || sum(figs) != 100 {
-		t.Fatalf("second delta %v seq %d", figs, seq2)
+	if c := a.TreeDelta(seq); c.Latest != 3 || sum(c.Closed) != 100 || len(c.Seconds) != 1 || c.Seconds[0].End != int32(len(c.Closed)) {
+		t.Fatalf("second delta %+v", c)
 	}
 	shape, recent := a.TreeAndShape(true)
 	if got := BuildCallTree(shape, nil, recent).Nodes[0].Total; got != 1110 {
