@@ -89,6 +89,16 @@ func (m *Model) treeCmd() tea.Cmd {
 	if m.paused && m.tree != nil {
 		return nil // frozen: the tree stays as it was
 	}
+	if m.paused && recent && m.trip != nil && len(m.trip.pics) > 0 {
+		// Frozen with no tree yet (or back from a picture): the newest
+		// picture's window, at most a refresh before the moment frozen,
+		// the same at every visit; the live tree's is of after it.
+		pics, at := m.trip.pics, len(m.trip.pics)-1
+		span = fmt.Sprintf("the %s to %s", dur(window), pics[at].At.Local().Format("15:04:05"))
+		return func() tea.Msg {
+			return treeMsg{seq: seq, tree: state.PastCallTree(pics, at, window, keep, agg.TreeShape), span: span}
+		}
+	}
 	return func() tea.Msg {
 		shape, figs := agg.TreeAndShape(recent)
 		return treeMsg{seq: seq, tree: state.BuildCallTree(shape, keep, figs), span: span}

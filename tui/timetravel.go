@@ -39,6 +39,16 @@ func (m *Model) refreshTrip() {
 	}
 	cur := m.trip.shown()
 	m.trip.pics = m.cfg.History.Pictures()
+	if m.frozen != nil {
+		// The pictures taken since the freeze are of moments after the
+		// one frozen: → past the newest before it comes back to it, not
+		// on to data gathered since.
+		n := len(m.trip.pics)
+		for n > 0 && m.trip.pics[n-1].At.After(m.frozen.Taken) {
+			n--
+		}
+		m.trip.pics = m.trip.pics[:n]
+	}
 	if cur == nil {
 		return
 	}
@@ -191,7 +201,7 @@ func (m *Model) showFrozen() {
 	if m.detail != nil {
 		m.detail.offset = 0
 	}
-	m.tree = nil // the tree of now, not of the picture left
+	m.tree = nil // the moment frozen's, not the picture left's (treeCmd)
 }
 
 // maxRateGap is the longest gap between two pictures that a rate of

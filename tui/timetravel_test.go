@@ -160,6 +160,62 @@ func TestTimeTravelKeys(t *testing.T) {
 	}
 }
 
+// Frozen, the history goes on: the pictures taken since the freeze are of
+// after the moment frozen, and → from the newest before it comes back to
+// the moment frozen, not on to them (labelled PAST, newer than what was
+// frozen).
+func TestTimeTravelStopsAtTheMomentFrozen(t *testing.T) {
+	m, agg := historyModel(t, 120, 40)
+	run(m, "space")
+	frozen := m.frozen
+	later := state.NewRecorder(agg, m.cfg.History)
+	for s := 1; s <= 3; s++ {
+		later.Take(frozen.Taken.Add(time.Duration(s) * time.Second))
+	}
+	deliver(m, agg) // a refresh while frozen takes the history again
+	if n := len(m.cfg.History.Pictures()); n != 23 {
+		t.Fatalf("%d pictures in the history", n)
+	}
+	// As old as the newest picture before it, the moment frozen is one
+	// step past it: ← twice, → three times.
+	run(m, "left", "left", "right", "right", "right")
+	if m.trip.at != -1 || m.snap != frozen {
+		t.Fatalf("→ three times after ← twice: at %d of %d, not the moment frozen", m.trip.at, len(m.trip.pics))
+	}
+	run(m, "right")
+	if m.trip.at != -1 || !strings.Contains(m.notice, "the latest") {
+		t.Fatalf("→ past the moment frozen: at %d, %q", m.trip.at, m.notice)
+	}
+	// The moment frozen's call tree is the newest picture's window before
+	// it, at every visit; not the live one's, which has a call made since.
+	at := func(d time.Duration) decode.Ticks { return decode.Ticks(frozen.Taken.Add(d).UnixNano()) }
+	agg.Apply([]decode.Event{
+		&decode.ThreadStart{ThreadID: 9001, ThreadName: "late", Time: at(100 * time.Millisecond)},
+		&decode.ClassDef{ClassID: 9001, Name: "com.late.Late"},
+		&decode.MethodDef{MethodID: 9001, ClassIDRef: 9001, Name: "work"},
+		&decode.MethodEntry{ThreadIDRef: 9001, MethodIDRef: 9001, Ticket: 1, Time: at(200 * time.Millisecond)},
+		&decode.MethodExit{ThreadIDRef: 9001, Ticket: 1, Time: at(700 * time.Millisecond)},
+	}, 1, decode.Clock{}, frozen.Taken.Add(800*time.Millisecond))
+	want := state.PastCallTree(m.trip.pics, len(m.trip.pics)-1, 10*time.Second, nil, agg.TreeShape).Nodes[0].Total
+	shape, live := agg.TreeAndShape(true)
+	if state.BuildCallTree(shape, nil, live).Nodes[0].Total == want {
+		t.Fatal("the live window has nothing the moment frozen had not")
+	}
+	if !m.recent {
+		run(m, "2", "c") // the window's figures, which pictures keep
+	}
+	for visit, keys := range [][]string{{"t"}, {"left", "right"}} {
+		run(m, keys...)
+		if m.tree == nil || m.tree.Nodes[0].Total != want {
+			got := int64(-1)
+			if m.tree != nil {
+				got = m.tree.Nodes[0].Total
+			}
+			t.Fatalf("visit %d of the moment frozen: its tree weighs %d, want %d", visit, got, want)
+		}
+	}
+}
+
 // w writes a bundle and e a profile, off the UI goroutine, each saying so.
 func TestBundleAndExportKeys(t *testing.T) {
 	m, _ := historyModel(t, 80, 24)
