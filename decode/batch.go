@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -130,7 +131,11 @@ func (a *arenaOf[T, PT]) add(ev Event) Event {
 
 func (a *arenaOf[T, PT]) place() (Event, unsafe.Pointer) {
 	if a.c == len(a.chunks) {
-		a.chunks = append(a.chunks, make([]T, min(firstChunk<<a.c, arenaChunk)))
+		size := arenaChunk
+		if a.c < bits.Len(arenaChunk/firstChunk) {
+			size = firstChunk << a.c // not shifted further: 16<<59 is negative
+		}
+		a.chunks = append(a.chunks, make([]T, size))
 	}
 	p := &a.chunks[a.c][a.i]
 	if a.i++; a.i == len(a.chunks[a.c]) {

@@ -76,3 +76,22 @@ func BenchmarkBatchAdd(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
 }
+
+// A batch holds as many events of a kind as it is given: its arena's
+// chunk size was 16 shifted by the chunk's number, negative from the
+// 60th chunk (about 15,000 events of one kind), and the batch panicked.
+func TestBatchHoldsManyEventsOfAKind(t *testing.T) {
+	var b Batch
+	const n = 100_000
+	for i := range n {
+		b.Add(&MethodEntry{Ticket: int32(i)})
+	}
+	if b.Len() != n {
+		t.Fatalf("%d events of %d", b.Len(), n)
+	}
+	for i, ev := range b.Events() {
+		if e, ok := ev.(*MethodEntry); !ok || e.Ticket != int32(i) {
+			t.Fatalf("event %d: %+v", i, ev)
+		}
+	}
+}
