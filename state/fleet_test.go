@@ -47,7 +47,7 @@ func TestSummaryAgreesWithTheSnapshot(t *testing.T) {
 			}
 		}
 	}
-	if sum.Threads != live || sum.CPUPercent != cpu || sum.Blocked != blocked || blocked == 0 || !sum.CPUKnown {
+	if sum.Threads != live || sum.CPUPercent != cpu || sum.Blocked != blocked || blocked == 0 {
 		t.Fatalf("threads %d (want %d), CPU %v (want %v), blocked %d (want %d)", sum.Threads, live, sum.CPUPercent, cpu, sum.Blocked, blocked)
 	}
 	if len(sum.Deadlocks) != 1 || sum.GCPercent != snap.GC.Percent || sum.Events != snap.Events {
@@ -136,5 +136,33 @@ func TestFleetFeedsEachJVMFromItsSource(t *testing.T) {
 	}
 	if d := snap.Deadlocked(); len(d) != 0 {
 		t.Fatalf("deadlocked %v", d)
+	}
+}
+
+// The JVM's CPU share is known once a thread's is, from its second CPU
+// reading: before, the overview said 0% (and the JSON cpuKnown) for a JVM
+// at 272%.
+func TestSummarySaysWhenTheCPUIsKnown(t *testing.T) {
+	a := New(Options{})
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0})
+	var b decode.Batch
+	feed := func(until time.Duration) {
+		for w.Now().Before(t0.Add(until)) {
+			b.Add(w.Next())
+			if b.Len() == 4096 {
+				a.Apply(b.Events(), 1, decode.Clock{}, w.Now())
+				b.Reset()
+			}
+		}
+		a.Apply(b.Events(), 1, decode.Clock{}, t0.Add(until))
+		b.Reset()
+	}
+	feed(200 * time.Millisecond)
+	if sum := a.Summary(t0.Add(200 * time.Millisecond)); sum.CPUKnown || sum.CPUPercent != 0 || sum.Threads == 0 {
+		t.Fatalf("after one reading: CPU %v%%, known %v, of %d threads", sum.CPUPercent, sum.CPUKnown, sum.Threads)
+	}
+	feed(5 * time.Second)
+	if sum := a.Summary(t0.Add(5 * time.Second)); !sum.CPUKnown || sum.CPUPercent <= 0 {
+		t.Fatalf("after 5 s: CPU %v%%, known %v", sum.CPUPercent, sum.CPUKnown)
 	}
 }

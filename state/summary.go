@@ -18,7 +18,8 @@ type Summary struct {
 	Blocked int `json:"blocked"`
 	// CPUPercent is the sum of the threads' CPU over the last 2 to 4 s:
 	// 100 is one core, as top counts a process (the trace does not say
-	// how many cores the JVM has). CPUKnown says some thread reports CPU.
+	// how many cores the JVM has). CPUKnown says some thread's share is
+	// known (it takes two readings of its CPU time).
 	CPUPercent float64 `json:"cpuPercent"`
 	CPUKnown   bool    `json:"cpuKnown"`
 	// GCPercent is the share of wall time spent in collections over the window.
@@ -52,10 +53,10 @@ func Summarize(s *Snapshot) Summary {
 			continue
 		}
 		out.Threads++
+		// A share is known from a thread's second CPU reading: before,
+		// the sum would say 0 where nothing is known yet.
 		if t.CPUPercent.Known() {
 			out.CPUPercent += float64(t.CPUPercent)
-		}
-		if t.CPU > 0 {
 			out.CPUKnown = true
 		}
 	}
