@@ -68,8 +68,8 @@ binary or XML traces (zipped too), JinsightLive .trc traces, ProfilerJ
 snapshots (a still picture). By default it plays as fast as possible;
 --speed N paces events by their timestamps at N times real time (1 is real
 time). --follow reads a file that is still being written, like tail -f:
-what is there, then what is added as it comes; a file truncated or
-replaced is read again from its start.
+what is there, then what is added as it comes; a file truncated,
+replaced or rewritten in place is read again from its start.
 
 A triage bundle (written by w in the interface, or --bundle) reopens with
 its history: freeze (space) and step back (←, [, home) through the pictures
@@ -94,6 +94,6 @@ played.`,
 		},
 	}
 	cmd.Flags().Float64Var(&speed, "speed", 0, "pace events by their timestamps at this many times real time (0: as fast as possible)")
-	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep reading the file as it grows (like tail -f); start over when it is truncated or replaced")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep reading the file as it grows (like tail -f); start over when it is truncated, replaced or rewritten")
 	return cmd
 }

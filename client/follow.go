@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -19,6 +20,11 @@ type followReader struct {
 	ctx  context.Context
 	poll time.Duration
 	read int64
+	// head is the file's first bytes as read (up to headSize): a file
+	// rewritten in place, as long as before or longer (cat new > file,
+	// the truncation unseen between two looks), has other first bytes.
+	head    []byte
+	scratch []byte
 	// beforeWait runs before each wait, so that what was decoded is shown
 	// while the writer is quiet.
 	beforeWait func()
@@ -33,11 +39,19 @@ func (e *startOver) Error() string { return e.why }
 // more data.
 const defaultPoll = 250 * time.Millisecond
 
+// headSize is how much of the file's start is kept to tell a rewrite from
+// an append: more than a trace's header and first definitions, which two
+// recordings may share.
+const headSize = 4096
+
 func (r *followReader) Read(p []byte) (int, error) {
 	for {
 		n, err := r.f.Read(p)
-		r.read += int64(n)
 		if n > 0 {
+			if keep := headSize - len(r.head); keep > 0 && r.read == int64(len(r.head)) {
+				r.head = append(r.head, p[:min(n, keep)]...)
+			}
+			r.read += int64(n)
 			return n, nil
 		}
 		if err != nil && err != io.EOF {
@@ -50,16 +64,32 @@ func (r *followReader) Read(p []byte) (int, error) {
 		if err := r.sleep(); err != nil {
 			return 0, err
 		}
+		// What came while asleep may be another content: looked at
+		// before it is read, not after it was decoded as the old one's.
+		if why := r.changed(); why != "" {
+			return 0, &startOver{why}
+		}
 	}
 }
 
 // changed says how the file changed under the reader: truncated below what
-// was read, or replaced by another file under its name; "" if neither.
-// A name that is briefly gone (a writer replacing the file) is waited for.
+// was read, rewritten in place (its first bytes are others), or replaced
+// by another file under its name; "" if none. A name that is briefly gone
+// (a writer replacing the file) is waited for.
 func (r *followReader) changed() string {
 	st, err := r.f.Stat()
 	if err == nil && st.Size() < r.read {
 		return "the file was truncated"
+	}
+	if len(r.head) > 0 {
+		r.scratch = append(r.scratch[:0], make([]byte, len(r.head))...)
+		n, _ := r.f.ReadAt(r.scratch, 0)
+		if n < len(r.head) {
+			return "the file was truncated"
+		}
+		if !bytes.Equal(r.scratch, r.head) {
+			return "the file was rewritten"
+		}
 	}
 	named, err := os.Stat(r.path)
 	if err != nil || st == nil {

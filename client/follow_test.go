@@ -146,6 +146,40 @@ func TestFollowReadsAsTheFileGrows(t *testing.T) {
 	<-c.done
 }
 
+// A followed file rewritten in place with as much or more (cat new >
+// file, its truncation not seen between two looks) is read again from
+// its start: it was read on from the old content's end, in the middle of
+// the new one, and ended in a decode error.
+func TestFollowSeesAFileRewrittenInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.trcbin")
+	os.WriteFile(path, traceOf(t, true, "a", "b"), 0o644)
+	src, c, cancel, ran := followed(t, path)
+	waitFor(t, "the first events", 20*time.Second, func() bool { return c.seen() == "a b" })
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(traceOf(t, true, "rewritten-1", "rewritten-2", "rewritten-3"), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	waitFor(t, "the rewritten file read again", 20*time.Second, func() bool { return c.seen() == "a b | rewritten-1 rewritten-2 rewritten-3" })
+	if st := src.Status(); !strings.Contains(strings.Join(st.Notes, " "), "the file was rewritten") || st.DecodeErrors != 0 || st.Events != 3 {
+		t.Fatalf("status %+v", st)
+	}
+	// Appended to, it is not rewritten: read on.
+	appendTo(t, path, traceOf(t, false, "appended"))
+	waitFor(t, "what was appended", 20*time.Second, func() bool { return strings.HasSuffix(c.seen(), "rewritten-3 appended") })
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	if c.restarts != 1 {
+		t.Fatalf("%d restarts", c.restarts)
+	}
+}
+
 // Following works for every format: a Jinsight trace written in two
 // parts, then replaced by a ProfilerJ snapshot (a still picture).
 func TestFollowAnyFormat(t *testing.T) {
