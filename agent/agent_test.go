@@ -449,6 +449,39 @@ func testAgentThroughAttach(t *testing.T, jdk jdk) {
 		t.Fatalf("%+v", st)
 	}
 	t.Logf("attached: everything within %v", took.Round(time.Millisecond))
+	// The agent's own work is not the application's: none of its threads'
+	// allocations, nor a sample running its code (the JVM's notification
+	// thread runs its listener of collections).
+	// Seconds of them: allocations sampled, and collections the agent's
+	// listener was told of.
+	atLeast := func(kind decode.Kind, n int) expectation {
+		return expectation{fmt.Sprintf("%d %v", n, kind), func(w *watched) bool {
+			seen := 0
+			return w.find(func(ev decode.Event) bool {
+				if ev.Kind() == kind {
+					seen++
+				}
+				return seen >= n
+			})
+		}}
+	}
+	await(t, w, []expectation{atLeast(decode.KindAllocation, 20), atLeast(decode.KindCollection, 10)}, 30*time.Second)
+	w.find(func(ev decode.Event) bool {
+		switch e := ev.(type) {
+		case *decode.Allocation:
+			if strings.HasPrefix(e.Class, "io.proftop.agent.") {
+				t.Errorf("the agent's own allocations counted as the application's: %s, %d bytes", e.Class, e.Bytes)
+			}
+		case *decode.Sample:
+			for _, m := range e.Stack.Methods {
+				if strings.HasPrefix(m, "io.proftop.agent.") {
+					t.Errorf("a sample of the agent's own code: %s", strings.Join(e.Stack.Methods, " < "))
+					break
+				}
+			}
+		}
+		return false
+	})
 	// Attaching again finds the agent already there, and says which new
 	// options it cannot take.
 	again, err := Attach(j.cmd.Process.Pid, AttachOptions{})

@@ -13,6 +13,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingStream;
@@ -139,6 +141,43 @@ final class Collector {
         return name != null && (name.startsWith("proftop-") || name.startsWith("JFR "));
     }
 
+    /**
+     * Says a sampled stack runs the agent's own code: the application never
+     * calls into the agent, so a JVM thread seen there (the notification
+     * thread running the agent's listener of collections) works for the
+     * agent, not for the application.
+     */
+    static boolean throughAgent(RecordedStackTrace st) {
+        if (st == null) {
+            return false;
+        }
+        for (RecordedFrame f : st.getFrames()) {
+            RecordedMethod m = f.getMethod();
+            if (m != null && m.getType() != null && m.getType().getName().startsWith(AGENT_PACKAGE)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** throughAgent for a stack as the agent encodes it (a thread poll's). */
+    static boolean throughAgent(List<TraceEncoder.Frame> stack) {
+        for (TraceEncoder.Frame f : stack) {
+            if (f.method().startsWith(AGENT_PACKAGE)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final String AGENT_PACKAGE = Collector.class.getPackageName() + ".";
+
+    /** Says a sample is of the agent's own work: by its thread, or by its stack (throughAgent). */
+    static boolean agentsOwn(RecordedEvent e, String threadField) {
+        RecordedThread t = e.getThread(threadField);
+        return t != null && own(t.getJavaName()) || throughAgent(e.getStackTrace());
+    }
+
     static String mainClass() {
         return ProcessInfo.mainClass();
     }
@@ -235,7 +274,11 @@ final class Collector {
             }));
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.NativeMethodSample", e -> handle(() -> onSample(e)));
-            rs.onEvent("jdk.ObjectAllocationSample", e -> handle(() -> allocations.add(e)));
+            rs.onEvent("jdk.ObjectAllocationSample", e -> handle(() -> {
+                if (!agentsOwn(e, "eventThread")) {
+                    allocations.add(e);
+                }
+            }));
             // A batch's events leave together, without waiting for the poll.
             rs.onFlush(() -> handle(() -> {
                 long now = now();
@@ -537,8 +580,9 @@ final class Collector {
 
     /** A stack sample: JFR's execution or native sample, or (JDK 25) its CPU-time sample. */
     private void onSample(RecordedEvent e) {
-        RecordedThread t = e.getThread(e.hasField("sampledThread") ? "sampledThread" : "eventThread");
-        if (t == null || own(t.getJavaName()) || e.getStackTrace() == null) {
+        String field = e.hasField("sampledThread") ? "sampledThread" : "eventThread";
+        RecordedThread t = e.getThread(field);
+        if (t == null || e.getStackTrace() == null || agentsOwn(e, field)) {
             return;
         }
         long time = nanos(e.getStartTime());

@@ -105,6 +105,9 @@ final class Sampler {
         if (stack.isEmpty() || attributed != null && time <= attributed.at) {
             return false; // its interval was charged already
         }
+        if (Collector.throughAgent(stack)) {
+            return false; // the agent's own work (Collector.throughAgent)
+        }
         ArrayDeque<Taken> q = pending.computeIfAbsent(thread, k -> new ArrayDeque<>());
         if (q.size() >= MAX_PENDING) {
             q.pollFirst();
@@ -121,7 +124,10 @@ final class Sampler {
             if (s.cpu() >= 0) {
                 cpu.put(s.id(), s.cpu());
             }
-            if (s.running()) {
+            // A thread seen running the agent's code (the JVM's notification
+            // thread in its listener) works for the agent: its CPU then is
+            // no method's of the application.
+            if (s.running() && !Collector.throughAgent(s.stack())) {
                 running.put(s.id(), s.stack());
             }
         }
