@@ -228,13 +228,26 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 		out.Count, out.TotalTime, out.SinceStart = n, total, !g.wasReset
 		// Pauses the totals do not count yet (the pauses come as they
 		// end, the totals once a poll) count at once, with their time, so
-		// that the count and the time agree.
+		// that the count and the time agree; in their collector's row
+		// too, so that the rows add up to them.
 		// Only the current stream's pauses: another's clock is another.
 		for _, p := range ps[max(len(ps)-int(g.streamPauses), 0):] {
 			if g.notInTotals(p) {
 				out.Count++
+				row := out.collector(p.by)
+				if row == nil && p.by != "" {
+					// A collector the totals have not named yet.
+					out.Collectors = append(out.Collectors, Collector{Name: p.by})
+					row = &out.Collectors[len(out.Collectors)-1]
+				}
+				if row != nil {
+					row.Count++
+				}
 				if total > 0 { // totals that count time (rbkit's count collections only)
 					out.TotalTime += time.Duration(p.dur)
+					if row != nil {
+						row.TotalTime += time.Duration(p.dur)
+					}
 				}
 			}
 		}
@@ -261,6 +274,16 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 		out.Percent = 100 * float64(inWindow) / float64(window)
 	}
 	return out
+}
+
+// collector is the row of the collector named, nil if none.
+func (g *GC) collector(name string) *Collector {
+	for i := range g.Collectors {
+		if g.Collectors[i].Name == name {
+			return &g.Collectors[i]
+		}
+	}
+	return nil
 }
 
 // notInTotals says whether the collectors' totals leave out a pause: by

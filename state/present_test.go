@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -459,7 +460,8 @@ func TestOverloadsShowApart(t *testing.T) {
 }
 
 // Pauses that end after the collectors' totals were read count at once,
-// their time with them: the count and the time of the headline agree.
+// their time with them: the count and the time of the headline agree,
+// and the collectors' rows add up to them.
 func TestGCPausesAheadOfTheTotals(t *testing.T) {
 	a := New(Options{})
 	feed(a,
@@ -467,14 +469,23 @@ func TestGCPausesAheadOfTheTotals(t *testing.T) {
 		&decode.Collection{Time: ms(100), Collector: "G1 Young Generation", Pause: 30_000_000, UsedAfter: -1},
 		&decode.Collection{Time: ms(900), Collector: "G1 Young Generation", Pause: 9_000_000, UsedAfter: -1},
 	)
+	feed(a, &decode.Collection{Time: ms(950), Collector: "G1 Old Generation", Pause: 100_000_000, UsedAfter: -1})
 	g := a.Snapshot(t0, Query{CallersOf: -1}).GC
-	if g.Count != 3 || g.TotalTime != 69*time.Millisecond {
-		t.Fatalf("count %d, time %v; want 3 collections, 69ms", g.Count, g.TotalTime)
+	if g.Count != 4 || g.TotalTime != 169*time.Millisecond {
+		t.Fatalf("count %d, time %v; want 4 collections, 169ms", g.Count, g.TotalTime)
 	}
+	// The collectors' rows count them too: they add up to the headline
+	// (they said 1 collection, 30ms, under "4 collections, 169ms"), a
+	// collector the totals have not named yet with a row of its own.
+	want := []Collector{{Name: "G1 Young Generation", Count: 3, TotalTime: 69 * time.Millisecond}, {Name: "G1 Old Generation", Count: 1, TotalTime: 100 * time.Millisecond}}
+	if !slices.Equal(g.Collectors, want) {
+		t.Fatalf("collectors %+v, want %+v", g.Collectors, want)
+	}
+	feed(a, &decode.GCTotals{Time: ms(960), Collector: "G1 Old Generation", Count: 1, TotalTime: 100_000_000})
 	// The next totals include them: counted once.
 	feed(a, &decode.GCTotals{Time: ms(1000), Collector: "G1 Young Generation", Count: 3, TotalTime: 69_000_000})
-	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 3 || g.TotalTime != 69*time.Millisecond {
-		t.Fatalf("after the totals: count %d, time %v", g.Count, g.TotalTime)
+	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 4 || g.TotalTime != 169*time.Millisecond || !slices.Equal(g.Collectors, want) {
+		t.Fatalf("after the totals: count %d, time %v, collectors %+v", g.Count, g.TotalTime, g.Collectors)
 	}
 }
 
