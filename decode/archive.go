@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"path"
 )
@@ -27,7 +28,7 @@ func openArchive(orig, whole io.Reader, opts Options) (Decoder, error) {
 	if err != nil {
 		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "gzip: " + err.Error()}
 	}
-	in := bufio.NewReaderSize(gz, 1024)
+	in := bufio.NewReaderSize(&gzipErrors{r: gz}, 1024)
 	if head, _ := in.Peek(263); len(head) == 263 && string(head[257:262]) == "ustar" {
 		return openTar(in, opts)
 	}
@@ -89,3 +90,27 @@ func (a *archiveDecoder) Entry() string { return a.entry }
 
 // IsGzip says a stream's first bytes are gzip's.
 func IsGzip(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(gzipMagic)) }
+
+// gzipErrors names what the gzip layer found wrong: a file cut short, a
+// checksum that does not match. The decoder above it would pass on
+// "unexpected EOF", which says neither that the archive is at fault nor
+// where.
+type gzipErrors struct {
+	r        io.Reader
+	inflated int64
+}
+
+func (g *gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.inflated += int64(n)
+	switch {
+	case err == nil || err == io.EOF:
+		return n, err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return n, &Error{Err: ErrTruncated, Offset: g.inflated, Element: "gzip", Fatal: true,
+			Detail: fmt.Sprintf("the compressed file ends early, %d bytes inflated: cut short", g.inflated)}
+	default:
+		return n, &Error{Err: ErrUnknownInput, Offset: g.inflated, Element: "gzip", Fatal: true,
+			Detail: fmt.Sprintf("the compressed data is damaged after %d bytes inflated: %v", g.inflated, err)}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -71,6 +73,46 @@ func TestGzipAndTarArchives(t *testing.T) {
 		_, err := Open(bytes.NewReader(c.data), Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// A gzipped file cut short, or damaged, says so and where, whatever the
+// format inside: an rbkit recording's decoder passed on the gzip reader's
+// bare "unexpected EOF".
+func TestGzipCutShortOrDamaged(t *testing.T) {
+	frame := func(n int) []byte { // an rbkit frame: a msgpack map {0: <n bytes>}
+		b := []byte{0x81, 0x00, 0xc6, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+		payload := make([]byte, n) // that does not compress: cut, the frame is
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range payload {
+			payload[i] = byte(rng.Uint32())
+		}
+		return append(b, payload...)
+	}
+	var trace bytes.Buffer
+	enc := NewEncoder(&trace, EncoderOptions{})
+	for i := range 2000 {
+		enc.Encode(&ThreadStart{ThreadID: int64(i), ThreadName: "a thread of some name"})
+	}
+	enc.Flush()
+	whole := gzipped(trace.Bytes())
+	damaged := bytes.Clone(whole)
+	damaged[len(damaged)-6] ^= 0xff // the CRC
+	for name, data := range map[string][]byte{
+		"binary, cut":   whole[:len(whole)/2],
+		"binary, crc":   damaged,
+		"rbkit, cut":    gzipped(frame(1 << 20))[:20000],
+		"binary, tail8": whole[:len(whole)-4],
+	} {
+		var err error
+		d, err := Open(bytes.NewReader(data), Options{})
+		for err == nil {
+			_, err = d.Next()
+		}
+		var de *Error
+		if !errors.As(err, &de) || de.Element != "gzip" || de.Offset <= 0 || !de.Fatal {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }
