@@ -331,7 +331,56 @@ func unknownKeys(v *viper.Viper, file string) error {
 	for _, s := range settings {
 		names = append(names, s.key)
 	}
-	return fmt.Errorf("config file %s: unknown setting %q; the settings are: %s", file, bad[0], strings.Join(names, ", "))
+	// Every one, each with the setting it is likely a typo of.
+	var said []string
+	for _, k := range bad {
+		if near := nearest(k, names); near != "" {
+			said = append(said, fmt.Sprintf("%q (did you mean %q?)", k, near))
+		} else {
+			said = append(said, fmt.Sprintf("%q", k))
+		}
+	}
+	what := "unknown setting"
+	if len(bad) > 1 {
+		what = "unknown settings"
+	}
+	return fmt.Errorf("config file %s: %s %s; the settings are: %s", file, what, strings.Join(said, ", "), strings.Join(names, ", "))
+}
+
+// nearest is the name a few edits from key (a typo: at most a third of
+// its letters, and 3), "" if none is.
+func nearest(key string, names []string) string {
+	best, bestD := "", min(3, len(key)/3)+1
+	for _, n := range names {
+		if d := editDistance(key, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the number of edits from a to b, in bytes: a letter
+// added, dropped, changed, or two side by side swapped (a typo's edits).
+func editDistance(a, b string) int {
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	for j := range rows[1] {
+		rows[1][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		before, prev, cur := rows[(i+2)%3], rows[i%3], rows[(i+1)%3] // row k is rows[(k+1)%3]
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
+		}
+	}
+	return rows[(len(a)+1)%3][len(b)]
 }
 
 // parse reads one raw value (a flag's typed value, an environment string,
@@ -358,7 +407,7 @@ func parse(s setting, raw any) (any, error) {
 			return nil, err
 		}
 		if (s.lo != 0 || s.hi != 0) && (float64(n) < s.lo || float64(n) > s.hi) {
-			return nil, fmt.Errorf("%d bytes is outside %v to %v", n, int64(s.lo), int64(s.hi))
+			return nil, fmt.Errorf("%s is outside %s to %s", sizeText(n), sizeText(int64(s.lo)), sizeText(int64(s.hi)))
 		}
 		return n, nil
 	case kInt:
@@ -367,7 +416,7 @@ func parse(s setting, raw any) (any, error) {
 			return nil, fmt.Errorf("%q is not a whole number", str)
 		}
 		if (s.lo != 0 || s.hi != 0) && (float64(n) < s.lo || float64(n) > s.hi) {
-			return nil, fmt.Errorf("%d is outside %v to %v", n, s.lo, s.hi)
+			return nil, fmt.Errorf("%d is outside %d to %d", n, int64(s.lo), int64(s.hi))
 		}
 		return n, nil
 	case kBool:

@@ -112,7 +112,10 @@ func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 		{"out of range", []string{"--refresh", "20ms"}, nil, "", []string{`setting "refresh"`, "from flag --refresh", "outside 100ms to 10s"}},
 		{"enum from env", nil, map[string]string{"PROFTOP_FORMAT": "json"}, "", []string{`setting "format"`, "env PROFTOP_FORMAT", `"json" is not one of auto, binary, xml`}},
 		{"port", nil, nil, "port: 99999\n", []string{`setting "port"`, "outside 1 to 65535"}},
-		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots"`}},
+		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots" (did you mean "host"?)`}},
+		{"unknown keys, each named", nil, nil, "refesh: 1s\ncolour: never\nzzzzzz: 1\n", []string{`unknown settings "colour" (did you mean "color"?), "refesh" (did you mean "refresh"?), "zzzzzz";`}},
+		{"a size out of range", []string{"--telemetry-memory", "1k"}, nil, "", []string{"1k is outside 1m to 16g"}},
+		{"a number out of range", []string{"--max-message-size", "100"}, nil, "", []string{"100 is outside 1024 to 1073741824"}},
 		{"not yaml", nil, nil, "host: [unclosed\n", []string{"config.yaml"}},
 		{"backoff order", []string{"--reconnect-min", "10s", "--reconnect-max", "1s"}, nil, "", []string{"reconnect-min"}},
 		{"two ports", []string{"--host", "prod-1:2000", "--port", "3000"}, nil, "", []string{`"host" (prod-1:2000) names port 2000`, "flag --port", "3000"}},
@@ -220,6 +223,20 @@ func TestSizeText(t *testing.T) {
 		got := sizeText(tc.n)
 		if back, err := parseSize(got); got != tc.want || err != nil || back != tc.n {
 			t.Errorf("sizeText(%d) = %q (read back %d, %v), want %q", tc.n, got, back, err, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"host", "host", 0}, {"hots", "host", 1}, {"hots", "hosts", 1}, {"refesh", "refresh", 1},
+		{"colour", "color", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"abc", "ca", 3},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
 	}
 }
