@@ -44,13 +44,14 @@ func (f *FleetModel) render() string {
 	}
 	lines := f.header()
 	lines = append(lines, f.banner()...)
-	bodyH := max(f.height-len(lines)-1, 3)
+	footer := f.footer()
+	bodyH := max(f.height-len(lines)-footerHeight(footer), 3)
 	if f.help != nil {
 		lines = append(lines, f.helpLines(bodyH)...)
 	} else {
 		lines = append(lines, f.pane(bodyH)...)
 	}
-	lines = append(lines, f.footer())
+	lines = append(lines, footer)
 	if len(lines) > f.height {
 		lines = lines[:f.height]
 	}
@@ -233,7 +234,7 @@ func (f *FleetModel) footer() string {
 	case f.filtering:
 		return clip(f.filterInput.View()+"  "+f.st.Muted.Render("enter keep · esc cancel · !x inverts")+"  "+f.st.Bad.Render(f.notice), f.width)
 	case f.notice != "":
-		return wrapNotice(f.st.Warn.Render(f.notice), f.width)
+		return wrapNotice(f.notice, f.width, f.st.Warn)
 	}
 	items := []footerItem{{"?", "help", true}, {"enter", "open", true}, {"/", "filter", false}, {"s < >", "sort", false}, {"q", "quit", true}}
 	if f.help != nil {

@@ -200,7 +200,7 @@ func (m *Model) footer() string {
 	case m.filtering:
 		return clip(m.filterInput.View()+"  "+m.st.Muted.Render("enter keep · esc cancel · !x inverts")+"  "+m.st.Bad.Render(m.notice), m.width)
 	case m.notice != "":
-		return wrapNotice(m.st.Warn.Render(m.notice), m.width)
+		return wrapNotice(m.notice, m.width, m.st.Warn)
 	}
 	var items []footerItem
 	switch {
@@ -290,11 +290,19 @@ func (m *Model) footer() string {
 	return clip(render(func(it footerItem) bool { return it.keep }), m.width)
 }
 
-// wrapNotice fits a notice in the footer's one line: cut with "…" when it
-// is longer (the whole of it is in the header or the drill-in).
-func wrapNotice(s string, w int) string {
-	if widthOf(s) <= w {
-		return s
+// wrapNotice fits a notice in the footer: wrapped on a second line when
+// it is longer than one (a file written names its path, which is the
+// point), cut with "…" only beyond two.
+func wrapNotice(notice string, w int, style Style) string {
+	lines := wrapWords(notice, w, noticeLines)
+	for i, l := range lines {
+		lines[i] = style.Render(l)
 	}
-	return fit(s, w, false)
+	return strings.Join(lines, "\n")
 }
+
+// noticeLines is how many lines a notice may take at the foot.
+const noticeLines = 2
+
+// footerHeight is how many lines a footer takes.
+func footerHeight(footer string) int { return strings.Count(footer, "\n") + 1 }

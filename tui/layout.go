@@ -63,6 +63,7 @@ type layout struct {
 	header []string
 	grid   bool // the panes together
 	bodyH  int  // rows between the header (and tab bar) and the footer
+	footer string
 }
 
 // layout works out the frame: the panes together when the terminal is
@@ -80,7 +81,8 @@ func (m *Model) layout() layout {
 		l.header = append(l.header, tl)
 	}
 	l.header = append(l.header, renderDeadlocks(m.snap, m.width, &m.st)...)
-	l.bodyH = m.height - len(l.header) - 1
+	l.footer = m.footer()
+	l.bodyH = m.height - len(l.header) - footerHeight(l.footer)
 	l.grid = m.width >= 160 && l.bodyH >= 30
 	if !l.grid && m.detail == nil && m.help == nil && m.ctree == nil {
 		l.bodyH-- // the tab bar
@@ -152,7 +154,7 @@ func (m *Model) render() string {
 		lines = append(lines, m.tabBar())
 		lines = append(lines, m.pane(m.focus, m.width, bodyH)...)
 	}
-	lines = append(lines, m.footer())
+	lines = append(lines, l.footer)
 	if len(lines) > m.height {
 		lines = lines[:m.height]
 	}

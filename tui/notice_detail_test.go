@@ -37,6 +37,24 @@ func TestNoticeAges(t *testing.T) {
 	}
 }
 
+// A notice longer than the footer's line (a file written, with its path)
+// takes a second line, which the body gives up: it was cut at the path.
+func TestALongNoticeTakesTwoLines(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 24)
+	short := strings.Split(ansi.Strip(m.render()), "\n")
+	m.notice = "bundle written: /tmp/trial/proftop-bundle-20261127-085453.tar.gz (29.9 MiB; 63 pictures, 2 deadlocks, 2m0s of raw stream)"
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	foot := strings.Join(lines[len(lines)-2:], " ")
+	if len(lines) != 24 || len(short) != 24 || !strings.Contains(foot, "proftop-bundle-20261127-085453.tar.gz") || !strings.Contains(foot, "of raw stream)") {
+		t.Fatalf("%d lines, the foot:\n%s", len(lines), strings.Join(lines[len(lines)-2:], "\n"))
+	}
+	for _, l := range lines {
+		if widthOf(l) > 80 {
+			t.Fatalf("a line of %d cells: %q", widthOf(l), l)
+		}
+	}
+}
+
 // A thread's drill-in says which locks it holds and how many wait for
 // each, as jstack's "- locked" lines do; not those of an ended thread.
 func TestThreadDetailSaysWhatItHolds(t *testing.T) {
