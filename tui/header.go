@@ -131,6 +131,10 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		}
 		l1 = append(l1, format, item{text: label("(" + stt.Negotiation.String() + ")"), drop: 4})
 	}
+	if stt.State == client.StateEnded && s != nil && !s.Process.Exited.IsZero() && strings.HasSuffix(stt.Cause, " exited") {
+		// The line below says the JVM exited, and when: not twice.
+		stt.Cause = ""
+	}
 	stateItem := item{text: stateBadge(stt, h.now, st)}
 	if stt.State == client.StateReconnecting {
 		stateItem.short = st.Bad.Render("● reconnecting") // the attempt and its time give way; the cause is below
@@ -207,7 +211,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		line1, fits = fitItems(l1, width, sep)
 	}
 	var ended string
-	if !fits && stt.State == client.StateEnded {
+	if !fits && stt.State == client.StateEnded && stt.Cause != "" {
 		l1[badge].text = st.Muted.Render("■ " + stt.State.String())
 		line1, ended = joinItems(l1, width, sep), stt.State.String()+": "+inert(stt.Cause)
 	}
@@ -349,6 +353,9 @@ func stateBadge(stt client.Status, now time.Time, st *Styles) string {
 		}
 		return st.Good.Render("● streaming")
 	case client.StateEnded:
+		if stt.Cause == "" {
+			return st.Muted.Render("■ " + stt.State.String())
+		}
 		return st.Muted.Render("■ " + stt.State.String() + ": " + inert(stt.Cause))
 	case client.StateReconnecting:
 		wait := max(stt.RetryAt.Sub(now), 0).Round(100 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/protocol"
+	"github.com/proftop/proftop/state"
 )
 
 // Viewing a moment of the history, the source's notes and its last
@@ -77,5 +78,24 @@ func TestBatchHeaderCutsNothing(t *testing.T) {
 		if strings.Contains(strings.Join(screen, "\n"), path) || widthOf(screen[0]) > width {
 			t.Errorf("%d columns: the screen's header\n%s", width, strings.Join(screen, "\n"))
 		}
+	}
+}
+
+// A JVM that exited is said once, with its time: the state's cause said
+// it again ("ended: JVM 13539 exited").
+func TestHeaderSaysTheJVMExitedOnce(t *testing.T) {
+	st := PlainStyles()
+	status := client.Status{Source: "127.0.0.1:41000", State: client.StateEnded, Cause: "JVM 13539 exited"}
+	snap := &state.Snapshot{Process: state.Process{PID: 13539, Exited: time.Date(2026, 11, 27, 9, 1, 17, 0, time.Local)}}
+	for _, width := range []int{80, 200} {
+		screen := strings.Join(renderHeader(headerInfo{status: status, now: time.Now(), refresh: time.Second}, snap, width, &st), "\n")
+		if strings.Count(screen, "exited") != 1 || !strings.Contains(screen, "■ JVM 13539 exited at 09:01:17") || !strings.Contains(screen, "■ ended") {
+			t.Errorf("%d columns:\n%s", width, screen)
+		}
+	}
+	// Without the snapshot's word of it, the cause says it.
+	screen := strings.Join(renderHeader(headerInfo{status: status, now: time.Now(), refresh: time.Second}, nil, 200, &st), "\n")
+	if !strings.Contains(screen, "ended: JVM 13539 exited") {
+		t.Errorf("no exit said:\n%s", screen)
 	}
 }
