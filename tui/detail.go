@@ -221,9 +221,9 @@ func lockLine(t *state.Thread, s *state.Snapshot, st *Styles) string {
 			name = monitorName(&s.Monitors[i])
 		}
 	}
-	owner := label(" no owner")
+	owner := label(", which no thread owns")
 	if t.LockOwner != 0 {
-		owner = label(" owned by ") + value(inert(t.LockOwnerName)) + label(fmt.Sprintf(" (thread %d)", t.LockOwner))
+		owner = label(", owned by ") + value(inert(t.LockOwnerName)) + label(fmt.Sprintf(" (thread %d)", t.LockOwner))
 	}
 	return st.Blocked.Render(verb) + " " + value(inert(name)) + owner
 }

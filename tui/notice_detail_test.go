@@ -73,3 +73,21 @@ func TestThreadDetailSaysWhatItHolds(t *testing.T) {
 		t.Fatalf("an ended thread holds:\n%s", text)
 	}
 }
+
+// A thread's lock line reads as a sentence: the lock, then its owner.
+func TestLockLine(t *testing.T) {
+	st := PlainStyles()
+	s := &state.Snapshot{}
+	for _, tc := range []struct {
+		th   state.Thread
+		want string
+	}{
+		{state.Thread{State: state.ThreadWaiting, LockClass: "java.lang.Object", Monitor: 0x2d2e}, "waiting on java.lang.Object@2d2e, which no thread owns"},
+		{state.Thread{State: state.ThreadBlocked, LockClass: "java.lang.Object", Monitor: 0x2d2e, LockOwner: 7, LockOwnerName: "worker-1"},
+			"blocked on java.lang.Object@2d2e, owned by worker-1 (thread 7)"},
+	} {
+		if got := ansi.Strip(lockLine(&tc.th, s, &st)); got != tc.want {
+			t.Errorf("%q, want %q", got, tc.want)
+		}
+	}
+}
