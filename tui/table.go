@@ -409,12 +409,13 @@ func (t *table) widths(width int, d rows) []int {
 	return w
 }
 
-// worst is the column to drop next (the highest drop), but never skip,
-// or -1.
+// worst is the column to drop next (the highest drop), but never skip
+// nor the column sorted by (the title names it: "by %cpu ▼" over no such
+// column), or -1.
 func (t *table) worst(gone []bool, skip int) int {
 	worst := -1
 	for i, c := range t.cols {
-		if !gone[i] && i != skip && c.drop > 0 && (worst < 0 || c.drop > t.cols[worst].drop) {
+		if !gone[i] && i != skip && i != t.sortCol && c.drop > 0 && (worst < 0 || c.drop > t.cols[worst].drop) {
 			worst = i
 		}
 	}
