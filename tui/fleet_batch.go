@@ -39,6 +39,23 @@ func RenderFleetText(srcs FleetSources, snap *state.FleetSnapshot, sts []client.
 	for _, l := range newTable(fleetCols, 0).render(rows, width, n+1, &st, false) {
 		line(l)
 	}
+	// The table shortens hosts and errors to its columns; the text's
+	// reader cannot widen them: every JVM with an error, named and said
+	// whole.
+	first := true
+	for _, r := range rows[:n] {
+		if r.status.Cause == "" {
+			continue
+		}
+		if first {
+			b.WriteString("\nERRORS\n")
+			first = false
+		}
+		line(textsafe.Inert(r.name) + ":")
+		for _, l := range wrapWords(textsafe.Inert(r.status.Cause), width-2, len(r.status.Cause)+1) {
+			line("  " + l)
+		}
+	}
 	if ascii {
 		return toASCII(b.String())
 	}

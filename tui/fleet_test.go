@@ -409,6 +409,12 @@ func TestFleetText(t *testing.T) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}
 	}
+	// The table cuts the errors to its column; below it, each is whole.
+	narrow := RenderFleetText(ff, aggs.Snapshot(t0), ff.statuses(), 80, 0, false)
+	if !strings.Contains(narrow, "ERRORS\nprod-3:10003:\n  connection refused by prod-3:10003: is the profiler's agent controller running\n  there?") ||
+		!strings.Contains(narrow, "prod-4:10002 closed the connection") {
+		t.Errorf("the errors, whole, at 80 columns:\n%s", narrow)
+	}
 	if n := strings.Count(RenderFleetText(ff, aggs.Snapshot(t0), ff.statuses(), 132, 2, false), "prod-"); n != 3 {
 		t.Errorf("--top 2 shows %d rows naming prod- (the banner's and two)", n)
 	}
