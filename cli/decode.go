@@ -146,8 +146,10 @@ func printStats(w io.Writer, name string, d decode.Decoder, counts *[256]int, re
 	bytesRead := d.InputOffset()
 	secs := elapsed.Seconds()
 	fmt.Fprintf(w, "file      %s\n", name)
+	inflated := ""
 	if c, ok := d.(interface{ Container() string }); ok {
 		fmt.Fprintf(w, "format    %s, in a %s archive\n", d.Format(), c.Container())
+		inflated = " (of the trace, as inflated from the archive)"
 	} else {
 		fmt.Fprintf(w, "format    %s\n", d.Format())
 	}
@@ -158,7 +160,7 @@ func printStats(w io.Writer, name string, d decode.Decoder, counts *[256]int, re
 	} else {
 		fmt.Fprintf(w, "events    %d\n", events)
 	}
-	fmt.Fprintf(w, "bytes     %d\n", bytesRead)
+	fmt.Fprintf(w, "bytes     %d%s\n", bytesRead, inflated)
 	fmt.Fprintf(w, "errors    %d\n", failed)
 	fmt.Fprintf(w, "time      %s\n", elapsed.Round(time.Microsecond))
 	if secs > 0 {

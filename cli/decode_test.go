@@ -58,7 +58,7 @@ func TestDecodeStats(t *testing.T) {
 	if err := runDecode(openFixture(t), "fixture", &out, &errs, decodeOptions{stats: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"format    xml, in a zip archive", "events    3441", "bytes     451561", "methodEntry          1492", "MB/s"} {
+	for _, want := range []string{"format    xml, in a zip archive", "events    3441", "bytes     451561 (of the trace, as inflated from the archive)", "methodEntry          1492", "MB/s"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stats lack %q:\n%s", want, out.String())
 		}
