@@ -15,13 +15,26 @@ import (
 // recentDeadlockFor is how long (trace time) a cleared deadlock stays under the header.
 const recentDeadlockFor = 5 * time.Minute
 
-// deadlockText says who waits for what in a deadlock, on one line.
-func deadlockText(d *state.Deadlock) string {
+// Ways to name the locks of a deadlock, longest first.
+const (
+	lockClassWhole    = iota // java.util.concurrent.locks.ReentrantLock$NonfairSync
+	lockClassInitials        // j.u.c.l.ReentrantLock$NonfairSync
+	lockClassSimple          // ReentrantLock$NonfairSync
+)
+
+// deadlockText says who waits for what in a deadlock, on one line, the
+// locks' classes named as naming says (lockClassWhole…).
+func deadlockText(d *state.Deadlock, naming int) string {
 	var parts []string
 	for i := range d.Threads {
 		class := d.Classes[i]
-		if class == "" {
+		switch {
+		case class == "":
 			class = "object"
+		case naming == lockClassInitials:
+			class = initials(class, 1)
+		case naming == lockClassSimple:
+			class = simpleName(class)
 		}
 		who := fmt.Sprintf("%s (%d)", inert(d.Names[i]), d.Threads[i])
 		if i < len(d.Virtual) && d.Virtual[i] {
@@ -32,8 +45,9 @@ func deadlockText(d *state.Deadlock) string {
 	return "DEADLOCK: " + strings.Join(parts, " → ") + " → back to " + inert(d.Names[0])
 }
 
-// renderDeadlocks draws each deadlock on up to three lines, wrapped at
-// spaces; then the latest cleared one, if recent.
+// renderDeadlocks draws each deadlock on up to three lines (four when
+// even its locks' simple names take more), wrapped at spaces; then the
+// latest cleared one, if recent.
 func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
 	if s == nil {
 		return nil
@@ -41,8 +55,16 @@ func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
 	var out []string
 	for i := range s.Deadlocks {
 		d := &s.Deadlocks[i]
-		text := deadlockText(d) + deadlockAge(d, s.Clock)
-		lines := wrapWords(text, width-2, 3)
+		// Its end (back to whom, for how long) matters more than the
+		// locks' packages: they go first, to keep to three lines, and
+		// a fourth is taken rather than cut it.
+		var text string
+		for naming := lockClassWhole; naming <= lockClassSimple; naming++ {
+			if text = deadlockText(d, naming) + deadlockAge(d, s.Clock); len(wrapWords(text, width-2, 4)) <= 3 {
+				break
+			}
+		}
+		lines := wrapWords(text, width-2, 4)
 		for j, l := range lines {
 			if j > 0 {
 				l = "  " + l

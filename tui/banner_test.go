@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -27,5 +28,36 @@ func TestDeadlockAge(t *testing.T) {
 		if got := deadlockAge(&c.d, clock); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// A deadlock too long for three lines loses its locks' packages, not its
+// end: whom the cycle goes back to, and for how long (it was cut at "→ ba…").
+// Two threads keep the packages' initials.
+func TestDeadlockBannerKeepsItsEnd(t *testing.T) {
+	st := PlainStyles()
+	clock := time.Date(2026, 11, 27, 9, 0, 10, 0, time.UTC)
+	s := &state.Snapshot{Clock: clock, Deadlocks: []state.Deadlock{{
+		Threads:  []int64{31, 32, 33},
+		Names:    []string{"juc-contender-1", "juc-contender-2", "juc-contender-3"},
+		Classes:  []string{"java.util.concurrent.locks.ReentrantLock$NonfairSync", "java.util.concurrent.locks.ReentrantLock$NonfairSync", "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync"},
+		Monitors: []int64{0x38bb06f4, 0x5a07e868, 0x76ed5528},
+		Since:    clock.Add(-7 * time.Second),
+	}}}
+	lines := renderDeadlocks(s, 80, &st)
+	text := strings.Join(lines, " ")
+	if len(lines) > 4 || !strings.Contains(text, "back to juc-contender-1 (for 7s)") || !strings.Contains(text, "ReentrantLock$NonfairSync@38bb06f4") {
+		t.Fatalf("%d lines:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	two := *s
+	two.Deadlocks = []state.Deadlock{s.Deadlocks[0]}
+	d := &two.Deadlocks[0]
+	d.Threads, d.Names, d.Classes, d.Monitors = d.Threads[:2], d.Names[:2], d.Classes[:2], d.Monitors[:2]
+	if text := strings.Join(renderDeadlocks(&two, 80, &st), " "); !strings.Contains(text, "j.u.c.l.ReentrantLock$NonfairSync@38bb06f4") || !strings.Contains(text, "back to juc-contender-1 (for 7s)") {
+		t.Fatalf("two threads:\n%s", text)
+	}
+	// Wide enough, the names are whole.
+	if wide := strings.Join(renderDeadlocks(s, 200, &st), " "); !strings.Contains(wide, "java.util.concurrent.locks.ReentrantLock$NonfairSync@38bb06f4") {
+		t.Fatalf("at 200 columns:\n%s", wide)
 	}
 }

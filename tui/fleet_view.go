@@ -149,7 +149,11 @@ func renderFleetDeadlocks(rows fleetRows, width, describe int, st *Styles) []str
 			continue
 		}
 		d := &r.sum.Deadlocks[0]
-		text := "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock)
+		// One line a JVM: brief when the whole does not fit.
+		text := "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d, lockClassWhole), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock)
+		if widthOf(text)+1 > width {
+			text = "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d, lockClassInitials), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock)
+		}
 		if n := len(r.sum.Deadlocks); n > 1 {
 			text += fmt.Sprintf(" (and %d more)", n-1)
 		}
