@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/proftop/proftop/state"
@@ -14,7 +15,7 @@ import (
 // spots: the stacks they were committed at, by time spent.
 
 var probeCols = []column{
-	{title: "PROBE", min: 14, text: true, asc: true, shorten: middle},
+	{title: "PROBE", min: 14, text: true, asc: true, shorten: shortProbe},
 	{title: "GROUP", width: 24, grow: 16, text: true, asc: true, drop: 1, shorten: middle},
 	{title: "COUNT", width: 8, right: true},
 	{title: "TOTAL", width: 8, right: true, name: "total time"},
@@ -139,4 +140,27 @@ func probeDetail(r probeRows, i int, st *Styles) []string {
 		out = append(out, stackLines(hs.Stack, st)...)
 	}
 	return out
+}
+
+// shortProbe fits a probe's name, "jfr:bank.Transfer#state", in w cells:
+// the event's packages go to initials, then altogether, before the middle
+// is cut ("jfr:ba…sfer#state" told neither the event nor the field).
+func shortProbe(s string, w int) string {
+	if widthOf(s) <= w {
+		return s
+	}
+	kind, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return middle(s, w)
+	}
+	event, field, _ := strings.Cut(rest, "#")
+	if field != "" {
+		field = "#" + field
+	}
+	for _, e := range []string{initials(event, 1), simpleName(event)} {
+		if out := kind + ":" + e + field; widthOf(out) <= w {
+			return out
+		}
+	}
+	return middle(kind+":"+simpleName(event)+field, w)
 }

@@ -92,3 +92,22 @@ func TestShortSeries(t *testing.T) {
 		}
 	}
 }
+
+func TestShortProbe(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"jfr:bank.Transfer#state", 30, "jfr:bank.Transfer#state"},
+		{"jfr:bank.Transfer#state", 20, "jfr:b.Transfer#state"},
+		{"jfr:com.acme.bank.Transfer#state", 19, "jfr:Transfer#state"},
+		{"jfr:bank.Transfer", 14, "jfr:b.Transfer"},
+		{"jfr:com.acme.bank.VeryLongEventName#state", 14, "jfr:V…me#state"},
+		{"no kind at all, long", 10, "no …, long"},
+	} {
+		if got := shortProbe(tc.s, tc.w); got != tc.want || widthOf(got) > tc.w {
+			t.Errorf("shortProbe(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
+		}
+	}
+}
