@@ -340,7 +340,7 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 		out = append(out, "  "+st.Muted.Render("none known"))
 	}
 	for _, c := range s.Callers {
-		out = append(out, fmt.Sprintf("  %8s  %s", value(count(c.Calls)), inert(c.Name)))
+		out = append(out, "  "+value(fmt.Sprintf("%8s", count(c.Calls)))+"  "+inert(readableMethod(c.Name))) // padded before it is styled
 	}
 	return out
 }

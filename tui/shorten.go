@@ -38,6 +38,16 @@ func shortMethod(s string, w int) string {
 	return shortJava(name, w, 2)
 }
 
+// readableMethod is a method's name with its parameters as Java writes
+// them ("wait(J)V" reads "wait(long)"), as the panes show it, whole.
+func readableMethod(s string) string {
+	name, params, ok := splitParams(s)
+	if !ok {
+		return s
+	}
+	return name + readableParams(params)
+}
+
 // shortClass fits "pkg.Outer$Inner" in w cells: the simple name stays.
 func shortClass(s string, w int) string { return shortJava(s, w, 1) }
 
