@@ -143,13 +143,16 @@ type tracker struct {
 	bytes  atomic.Int64
 	errs   atomic.Int64
 
-	rateAt                 time.Time
-	rateEvents, rateBytes  int64
+	// readings are the counts as the latest snapshots read them, oldest
+	// first, over rateSpan and one before: the rates are over them.
+	readings               []rateReading
+	clock                  func() time.Time // time.Now, but in tests
 	eventsPerSec, bytesPer float64
 }
 
 func newTracker(source string) *tracker {
-	return &tracker{st: Status{Source: source, Since: time.Now()}, rateAt: time.Now()}
+	now := time.Now()
+	return &tracker{st: Status{Source: source, Since: now}, readings: []rateReading{{at: now}}, clock: time.Now}
 }
 
 func (t *tracker) update(f func(*Status)) {
@@ -187,7 +190,7 @@ func (t *tracker) startOver() {
 	t.events.Store(0)
 	t.bytes.Store(0)
 	t.errs.Store(0)
-	t.rateAt, t.rateEvents, t.rateBytes, t.eventsPerSec, t.bytesPer = time.Now(), 0, 0, 0, 0
+	t.readings, t.eventsPerSec, t.bytesPer = []rateReading{{at: time.Now()}}, 0, 0
 	st := &t.st
 	st.Format, st.Mismatch, st.LastError, st.Still, st.Lost = 0, "", "", false, 0
 	st.Agent, st.Facts = protocol.Agent{}, nil
@@ -196,15 +199,31 @@ func (t *tracker) startOver() {
 // minRateWindow keeps rates steady when the status is polled often.
 const minRateWindow = 500 * time.Millisecond
 
+// rateSpan is what the rates are over: a source that sends its events a
+// burst a second (the JVM agent, as JFR flushes) read 0/s every other
+// refresh over half a second.
+const rateSpan = 3 * time.Second
+
+// rateReading is the counts at one moment.
+type rateReading struct {
+	at            time.Time
+	events, bytes int64
+}
+
 func (t *tracker) snapshot() Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := time.Now()
+	now := t.clock()
 	ev, by := t.events.Load(), t.bytes.Load()
-	if dt := now.Sub(t.rateAt); dt >= minRateWindow {
-		t.eventsPerSec = float64(ev-t.rateEvents) / dt.Seconds()
-		t.bytesPer = float64(by-t.rateBytes) / dt.Seconds()
-		t.rateAt, t.rateEvents, t.rateBytes = now, ev, by
+	if last := t.readings[len(t.readings)-1]; now.Sub(last.at) >= minRateWindow {
+		t.readings = append(t.readings, rateReading{now, ev, by})
+		for len(t.readings) > 2 && !t.readings[1].at.After(now.Add(-rateSpan)) {
+			t.readings = t.readings[1:]
+		}
+		first := t.readings[0]
+		dt := now.Sub(first.at).Seconds()
+		t.eventsPerSec = float64(ev-first.events) / dt
+		t.bytesPer = float64(by-first.bytes) / dt
 	}
 	st := t.st
 	st.Agents = append([]protocol.Agent(nil), t.st.Agents...)
