@@ -126,3 +126,16 @@ func TestFleetBatchJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 }
+
+// proftop demo --agents N watches its N simulated JVMs as a fleet; with
+// --agent, the one named alone.
+func TestDemoOfSeveralJVMsIsAFleet(t *testing.T) {
+	out, errs, code := run(t, nil, "demo", "--agents", "3", "--batch", "-n", "1", "--refresh", "500ms")
+	if code != 0 || !strings.Contains(out, "fleet of 3 JVMs") || strings.Count(out, " live ") < 3 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = run(t, nil, "demo", "--agents", "3", "--agent", "2", "--batch", "-n", "1", "--refresh", "500ms")
+	if code != 0 || strings.Contains(out, "fleet of") || !strings.Contains(out, "pid 4259") {
+		t.Fatalf("--agent 2: exit %d:\n%.600s\n%s", code, out, errs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,11 +44,25 @@ instead: what proftop rbkit shows, with no Ruby installed.`,
 			settings.Host, settings.Port = "127.0.0.1", addr.(*net.TCPAddr).Port
 			ctx, stop := Interruptible()
 			defer stop()
+			if cfg.Agents > 1 && settings.Agent == "" {
+				// Several JVMs: watched as a fleet, one row each, as
+				// --host 127.0.0.1:PORT/1,127.0.0.1:PORT/2,… would.
+				var hosts []string
+				for i := 1; i <= cfg.Agents; i++ {
+					hosts = append(hosts, fmt.Sprintf("127.0.0.1:%d/%d", settings.Port, i))
+				}
+				settings.Host = strings.Join(hosts, ",")
+				targets, err := Targets(settings)
+				if err != nil {
+					return err
+				}
+				return WatchFleet(ctx, targets, settings, *v, cmd.OutOrStdout())
+			}
 			return Watch(ctx, client.NewSession(SessionConfig(settings)), settings, *v, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&cfg.Agents, "agents", 1, "number of simulated JVMs")
+	f.IntVar(&cfg.Agents, "agents", 1, "number of simulated JVMs, watched as a fleet (--agent N watches the N-th alone)")
 	f.BoolVar(&cfg.Legacy, "legacy", false, "simulate a profiler from before the binary format (XML only)")
 	f.StringVar(&rate, "rate", "20000", "events per second, or max")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the simulated activity")
