@@ -580,9 +580,10 @@ final class Collector {
 
     /** A stack sample: JFR's execution or native sample, or (JDK 25) its CPU-time sample. */
     private void onSample(RecordedEvent e) {
-        String field = e.hasField("sampledThread") ? "sampledThread" : "eventThread";
-        RecordedThread t = e.getThread(field);
-        if (t == null || e.getStackTrace() == null || agentsOwn(e, field)) {
+        RecordedThread t = e.getThread(e.hasField("sampledThread") ? "sampledThread" : "eventThread");
+        // A stack through the agent's code is left out by the sampler, on
+        // the frames it reads anyway (Sampler.add).
+        if (t == null || own(t.getJavaName()) || e.getStackTrace() == null) {
             return;
         }
         long time = nanos(e.getStartTime());
