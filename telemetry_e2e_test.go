@@ -18,7 +18,7 @@ func TestTelemetryInTmux(t *testing.T) {
 	tm.keys(fmt.Sprintf("%s --host 127.0.0.1 --port %d --refresh 300ms --telemetry bogus:x", proftopBin, port), "Enter")
 	tm.waitFor("the telemetry and probes in the grid", 20*time.Second,
 		"Telemetry · last 5m00s", "Probes · since the start", "Live threads", "Heap used ×3 Σ", "⚠ bogus:x: the simulated profiler",
-		"jfr:aem", "WAITING_FOR_CHILDREN", "⣿")
+		"TaskState#state", "WAITING_FOR_CHILDREN", "⣿")
 	tm.keys("7", "/")
 	tm.keys("-l", "in Non")
 	tm.keys("Enter", "Enter")
