@@ -132,11 +132,16 @@ func (r *StreamRing) Add(b *Batch) {
 	}
 	r.defEnc.Flush()
 	r.evEnc.Flush()
-	from, to := batchSpan(b, time.Now())
-	if was == 0 && r.evBuf.Len() > 0 {
-		r.openFrom = from
+	if r.evBuf.Len() > was {
+		// Dated by the events it added: definitions only date nothing.
+		from, to := batchSpan(b, time.Now())
+		if was == 0 {
+			r.openFrom = from
+		}
+		if to.After(r.latest) {
+			r.latest = to
+		}
 	}
-	r.latest = to
 	if r.evBuf.Len() >= ringChunkSize {
 		r.seal()
 	}
@@ -150,34 +155,34 @@ func (r *StreamRing) Add(b *Batch) {
 
 // batchSpan is when a batch's events happened, by the trace's clock: a
 // replayed file arrives in seconds when it took minutes to make, and the
-// ring's span would be the replay's. A batch with no event whose time is
-// a date (a trace that counts from its own start, or definitions only)
+// ring's span would be the replay's. Definitions do not count (a process
+// is dated by its start, hours before), nor a time that is no date (a
+// trace that counts from its own start): a batch with no event dated so
 // is dated by its arrival.
 func batchSpan(b *Batch, arrived time.Time) (from, to time.Time) {
-	evs := b.Events()
-	dated := func(ev decode.Event) (time.Time, bool) {
+	for _, ev := range b.Events() {
+		if isDefinition(ev) {
+			continue
+		}
 		t, ok := decode.Time(ev)
 		if !ok {
-			return time.Time{}, false
+			continue
 		}
 		at := b.Clock.Time(t)
-		return at, at.Year() >= 2000
-	}
-	for i := 0; i < len(evs); i++ {
-		if at, ok := dated(evs[i]); ok {
+		if at.Year() < 2000 {
+			continue
+		}
+		if from.IsZero() || at.Before(from) {
 			from = at
-			break
+		}
+		if at.After(to) {
+			to = at
 		}
 	}
 	if from.IsZero() {
 		return arrived, arrived
 	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		if at, ok := dated(evs[i]); ok {
-			return from, at
-		}
-	}
-	return from, from
+	return from, to
 }
 
 // seal compresses the open chunk.

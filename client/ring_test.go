@@ -95,6 +95,28 @@ func TestStreamRingDatesUndatedEventsByTheirArrival(t *testing.T) {
 	}
 }
 
+// The ring is dated by the events it keeps, not by the definitions that
+// come with them: a process is dated by its start, hours before, and a
+// bundle said it held 3h0m1s of raw stream for a second of it. A batch
+// of definitions alone moves nothing.
+func TestStreamRingIsDatedByItsEventsNotItsDefinitions(t *testing.T) {
+	ring := NewStreamRing(1<<20, 1<<20)
+	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	ticks := func(d time.Duration) decode.Ticks { return decode.Ticks(at.Add(d).UnixNano()) }
+	b := &Batch{Stream: 1}
+	b.Add(&decode.ProcessCreate{PID: 7, Time: ticks(-3 * time.Hour)})
+	b.Add(&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: ticks(-3 * time.Hour)})
+	b.Add(&decode.MethodExit{ThreadIDRef: 1, Time: ticks(time.Second)})
+	b.Add(&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 1, Time: ticks(0)})
+	ring.Add(b)
+	defs := &Batch{Stream: 1}
+	defs.Add(&decode.ThreadStart{ThreadID: 2, ThreadName: "late", Time: ticks(-time.Hour)})
+	ring.Add(defs)
+	if c := ring.Contents(); !c.From.Equal(at) || !c.To.Equal(at.Add(time.Second)) {
+		t.Fatalf("the ring says it holds %v to %v, want %v to %v", c.From, c.To, at, at.Add(time.Second))
+	}
+}
+
 // BenchmarkStreamRing encodes and compresses the simulated service's
 // events into the ring, and reports how much trace a MiB of ring holds.
 func BenchmarkStreamRing(b *testing.B) {
