@@ -45,13 +45,16 @@ func (f *FleetModel) render() string {
 	lines := f.header()
 	lines = append(lines, f.banner()...)
 	footer := f.footer()
+	if f.height-len(lines)-footerHeight(footer) < 3 {
+		footer = clip(strings.SplitN(footer, "\n", 2)[0], f.width) // no room: one line
+	}
 	bodyH := max(f.height-len(lines)-footerHeight(footer), 3)
 	if f.help != nil {
 		lines = append(lines, f.helpLines(bodyH)...)
 	} else {
 		lines = append(lines, f.pane(bodyH)...)
 	}
-	lines = append(lines, footer)
+	lines = append(lines, strings.Split(footer, "\n")...)
 	if len(lines) > f.height {
 		lines = lines[:f.height]
 	}

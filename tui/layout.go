@@ -82,8 +82,17 @@ func (m *Model) layout() layout {
 	}
 	l.header = append(l.header, renderDeadlocks(m.snap, m.width, &m.st)...)
 	l.footer = m.footer()
-	l.bodyH = m.height - len(l.header) - footerHeight(l.footer)
+	l.bodyH = m.height - len(l.header) - 1
+	// The grid is chosen as for a footer of one line: a notice of two
+	// does not switch the layout for as long as it shows.
 	l.grid = m.width >= 160 && l.bodyH >= 30
+	if extra := footerHeight(l.footer) - 1; extra > 0 {
+		if l.bodyH-extra < 3 {
+			l.footer = clip(strings.SplitN(l.footer, "\n", 2)[0], m.width) // no room: one line
+		} else {
+			l.bodyH -= extra
+		}
+	}
 	if !l.grid && m.detail == nil && m.help == nil && m.ctree == nil {
 		l.bodyH-- // the tab bar
 	}
@@ -154,7 +163,7 @@ func (m *Model) render() string {
 		lines = append(lines, m.tabBar())
 		lines = append(lines, m.pane(m.focus, m.width, bodyH)...)
 	}
-	lines = append(lines, l.footer)
+	lines = append(lines, strings.Split(l.footer, "\n")...)
 	if len(lines) > m.height {
 		lines = lines[:m.height]
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/proftop/proftop/state"
 )
@@ -51,6 +52,14 @@ func TestALongNoticeTakesTwoLines(t *testing.T) {
 	for _, l := range lines {
 		if widthOf(l) > 80 {
 			t.Fatalf("a line of %d cells: %q", widthOf(l), l)
+		}
+	}
+	// A terminal too short for it keeps its height: the notice is cut to
+	// one line (it was one line taller than the terminal).
+	for _, h := range []int{6, 8, 10} {
+		m.Update(tea.WindowSizeMsg{Width: 60, Height: h})
+		if n := len(strings.Split(m.render(), "\n")); n != h {
+			t.Errorf("60×%d: %d lines", h, n)
 		}
 	}
 }
