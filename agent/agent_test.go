@@ -465,7 +465,7 @@ func testAgentThroughAttach(t *testing.T, jdk jdk) {
 			})
 		}}
 	}
-	await(t, w, []expectation{atLeast(decode.KindAllocation, 20), atLeast(decode.KindCollection, 10)}, 30*time.Second)
+	await(t, w, []expectation{atLeast(decode.KindAllocation, 20), atLeast(decode.KindCollection, 6)}, 90*time.Second)
 	w.find(func(ev decode.Event) bool {
 		switch e := ev.(type) {
 		case *decode.Allocation:

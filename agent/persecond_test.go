@@ -1,13 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proftop/proftop/decode"
 )
 
 // A JFR field's per-second sums (PerSecond): each event in the second it
@@ -74,5 +79,40 @@ func TestTelemetryPerSecondSums(t *testing.T) {
 		if g := strings.TrimPrefix(got[i], fmt.Sprintf("%d\n", i)); g != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, g, c.want)
 		}
+	}
+}
+
+// A thread's CPU over an interval is shared among its samples; those
+// running the agent's code count, and their share is the agent's: sent to
+// no stack. Before, they were left out of the count and the application's
+// one sample among nine of the agent's took the whole 50 ms.
+func TestSamplerLeavesTheAgentsShareOut(t *testing.T) {
+	_, jar := workload(t)
+	classes := t.TempDir()
+	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/SamplerCheck.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.SamplerCheck").Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d := decode.NewBinaryDecoder(bytes.NewReader(out), decode.Options{})
+	var samples []string
+	for {
+		ev, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := ev.(*decode.Sample); ok {
+			samples = append(samples, fmt.Sprintf("%s ×%d %v", s.Stack.Methods[0], s.Count, d.Clock().Duration(s.Weight)))
+		}
+	}
+	if want := []string{"java.util.HashMap.get ×1 5ms"}; !slices.Equal(samples, want) {
+		t.Fatalf("samples sent %q, want %q", samples, want)
 	}
 }

@@ -44,7 +44,8 @@ final class Sampler {
     /** How long an interval waits for JFR's samples of it before it is charged with what it has. */
     private static final long JFR_LATENESS = 3_000_000_000L;
 
-    private record Taken(long time, List<TraceEncoder.Frame> stack) {}
+    /** A sample; agents says it runs the agent's code (Collector.throughAgent): it counts, and is not sent. */
+    private record Taken(long time, List<TraceEncoder.Frame> stack, boolean agents) {}
 
     /** What a poll read of the threads: CPU times, and the stacks of those that ran. */
     private record Mark(long at, Map<Long, Long> cpu, Map<Long, List<TraceEncoder.Frame>> running, Set<Long> carriers) {}
@@ -105,14 +106,11 @@ final class Sampler {
         if (stack.isEmpty() || attributed != null && time <= attributed.at) {
             return false; // its interval was charged already
         }
-        if (Collector.throughAgent(stack)) {
-            return false; // the agent's own work (Collector.throughAgent)
-        }
         ArrayDeque<Taken> q = pending.computeIfAbsent(thread, k -> new ArrayDeque<>());
         if (q.size() >= MAX_PENDING) {
             q.pollFirst();
         }
-        q.addLast(new Taken(time, stack));
+        q.addLast(new Taken(time, stack, Collector.throughAgent(stack)));
         return true;
     }
 
@@ -247,14 +245,20 @@ final class Sampler {
         }
     }
 
-    /** Takes a thread's samples up to the interval's end, counting by stack those inside it; returns their number. */
+    /**
+     * Takes a thread's samples up to the interval's end, counting by stack
+     * those inside it; returns their number, the agent's included (their
+     * share is left out: no stack counts them).
+     */
     private long take(long thread, long since, long until, Map<List<TraceEncoder.Frame>, long[]> byStack) {
         ArrayDeque<Taken> q = pending.get(thread);
         long n = 0;
         while (q != null && !q.isEmpty() && q.peekFirst().time() <= until) {
             Taken t = q.pollFirst();
             if (t.time() > since) {
-                byStack.computeIfAbsent(t.stack(), k -> new long[1])[0]++;
+                if (!t.agents()) {
+                    byStack.computeIfAbsent(t.stack(), k -> new long[1])[0]++;
+                }
                 n++;
             }
         }
@@ -265,11 +269,16 @@ final class Sampler {
         ArrayDeque<Taken> q = pending.get(thread);
         Map<List<TraceEncoder.Frame>, long[]> byStack = new HashMap<>();
         int n = 0;
+        int agents = 0;
         while (q != null && !q.isEmpty() && q.peekFirst().time() <= to.at()) {
             Taken t = q.pollFirst();
             if (t.time() > since) {
-                byStack.computeIfAbsent(t.stack(), k -> new long[1])[0]++;
                 n++;
+                if (t.agents()) {
+                    agents++; // its share of the CPU is the agent's: left out, given to no other stack
+                } else {
+                    byStack.computeIfAbsent(t.stack(), k -> new long[1])[0]++;
+                }
             }
         }
         if (n == 0) {
@@ -280,7 +289,7 @@ final class Sampler {
             enc.sample(thread, to.at(), 1, spent, seen);
             return;
         }
-        long left = spent;
+        long left = spent - (spent > 0 ? spent * agents / n : 0);
         int stacksLeft = byStack.size();
         for (Map.Entry<List<TraceEncoder.Frame>, long[]> e : byStack.entrySet()) {
             long count = e.getValue()[0];
