@@ -114,6 +114,30 @@ func deadlockAge(d *state.Deadlock, clock time.Time) string {
 	return " (for " + age + ")"
 }
 
+// wrapWhole breaks text into lines of at most width cells at spaces, as
+// many as it takes, cutting nothing: a word longer than a line (a path)
+// has a line of its own, longer than width. For batch text, whose reader
+// cannot widen the terminal.
+func wrapWhole(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case widthOf(line)+1+widthOf(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
 // wrapWords breaks text into lines of at most width cells at spaces (a
 // word longer than a line is cut), at most max lines, the last ending with
 // "…" when text is left over.

@@ -43,7 +43,7 @@ func RenderFleetText(srcs FleetSources, snap *state.FleetSnapshot, sts []client.
 	// reader cannot widen them: every JVM with an error, named and said
 	// whole.
 	first := true
-	for _, r := range rows[:n] {
+	for _, r := range rows { // those below --top too: the error is the news
 		if r.status.Cause == "" {
 			continue
 		}
@@ -52,7 +52,7 @@ func RenderFleetText(srcs FleetSources, snap *state.FleetSnapshot, sts []client.
 			first = false
 		}
 		line(textsafe.Inert(r.name) + ":")
-		for _, l := range wrapWords(textsafe.Inert(r.status.Cause), width-2, len(r.status.Cause)+1) {
+		for _, l := range wrapWhole(textsafe.Inert(r.status.Cause), width-2) {
 			line("  " + l)
 		}
 	}

@@ -238,11 +238,11 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		tag := "note" + now + ": "
 		indent := strings.Repeat(" ", len(tag))
 		notes := inert(strings.Join(stt.Notes, " · "))
-		most := 2
+		wrapped := wrapWords(notes, max(width-len(indent), 1), 2)
 		if h.whole {
-			most = len(notes)
+			wrapped = wrapWhole(notes, max(width-len(indent), 1))
 		}
-		for i, l := range wrapWords(notes, max(width-len(indent), 1), most) {
+		for i, l := range wrapped {
 			head := st.Warn.Render(tag)
 			if i > 0 {
 				head = indent
@@ -259,11 +259,11 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	}
 	// Causes and errors are wrapped, not cut: their end says what was wrong.
 	say := func(style Style, text string) {
-		most := 3
+		wrapped := wrapWords(text, width, 3)
 		if h.whole {
-			most = len(text) + 1 // never reached: batch text cuts nothing
+			wrapped = wrapWhole(text, width)
 		}
-		for _, l := range wrapWords(text, width, most) {
+		for _, l := range wrapped {
 			lines = append(lines, style.Render(l))
 		}
 	}

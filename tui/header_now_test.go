@@ -73,6 +73,13 @@ func TestBatchHeaderCutsNothing(t *testing.T) {
 				t.Errorf("%d columns: no %q in the batch header\n%s", width, want, batch)
 			}
 		}
+		// A cause naming a path longer than the line keeps it whole.
+		long := "open /var/tmp/" + strings.Repeat("very-long-directory-name/", 5) + "recording.trcbin: no such file or directory"
+		ended := status
+		ended.Cause, ended.DecodeErrors, ended.LastError = long, 0, ""
+		if text := strings.Join(renderHeader(headerInfo{status: ended, now: time.Now(), whole: true}, nil, width, &st), " "); !strings.Contains(text, "/var/tmp/"+strings.Repeat("very-long-directory-name/", 5)+"recording.trcbin:") {
+			t.Errorf("%d columns: the cause's path cut:\n%s", width, text)
+		}
 		// On screen the same header fits the width, the path shortened.
 		screen := renderHeader(headerInfo{status: status, now: time.Now(), refresh: time.Second}, nil, width, &st)
 		if strings.Contains(strings.Join(screen, "\n"), path) || widthOf(screen[0]) > width {
