@@ -415,7 +415,12 @@ func TestFleetText(t *testing.T) {
 		!strings.Contains(narrow, "prod-4:10002 closed the connection") {
 		t.Errorf("the errors, whole, at 80 columns:\n%s", narrow)
 	}
-	if n := strings.Count(RenderFleetText(ff, aggs.Snapshot(t0), ff.statuses(), 132, 2, false), "prod-"); n != 3 {
+	top2 := RenderFleetText(ff, aggs.Snapshot(t0), ff.statuses(), 132, 2, false)
+	table, errors, _ := strings.Cut(top2, "ERRORS")
+	if !strings.Contains(errors, "prod-3:10003:") {
+		t.Errorf("--top 2 leaves out the errors of the JVMs below it:\n%s", top2)
+	}
+	if n := strings.Count(table, "prod-"); n != 3 {
 		t.Errorf("--top 2 shows %d rows naming prod- (the banner's and two)", n)
 	}
 }
