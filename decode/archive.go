@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -103,14 +104,16 @@ type gzipErrors struct {
 func (g *gzipErrors) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.inflated += int64(n)
+	var corrupt flate.CorruptInputError
 	switch {
 	case err == nil || err == io.EOF:
 		return n, err
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return n, &Error{Err: ErrTruncated, Offset: g.inflated, Element: "gzip", Fatal: true,
 			Detail: fmt.Sprintf("the compressed file ends early, %d bytes inflated: cut short", g.inflated)}
-	default:
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
 		return n, &Error{Err: ErrUnknownInput, Offset: g.inflated, Element: "gzip", Fatal: true,
 			Detail: fmt.Sprintf("the compressed data is damaged after %d bytes inflated: %v", g.inflated, err)}
 	}
+	return n, err // the file's reader's own (a read that failed, a followed file that started over)
 }

@@ -116,3 +116,28 @@ func TestGzipCutShortOrDamaged(t *testing.T) {
 		}
 	}
 }
+
+// An error of the file's own reader (a read that failed, a followed file
+// that started over) comes through the gzip layer as it is, for whoever
+// reads it to see: not as damaged data.
+func TestGzipPassesOnItsReadersErrors(t *testing.T) {
+	var trace bytes.Buffer
+	enc := NewEncoder(&trace, EncoderOptions{})
+	for i := range 2000 {
+		enc.Encode(&ThreadStart{ThreadID: int64(i), ThreadName: "a thread of some name"})
+	}
+	enc.Flush()
+	whole := gzipped(trace.Bytes())
+	failed := errors.New("the disk went away")
+	d, err := Open(io.MultiReader(bytes.NewReader(whole[:len(whole)/2]), iotestErr{failed}), Options{})
+	for err == nil {
+		_, err = d.Next()
+	}
+	if !errors.Is(err, failed) {
+		t.Fatalf("%v, want the reader's own error", err)
+	}
+}
+
+type iotestErr struct{ err error }
+
+func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }
