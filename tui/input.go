@@ -51,6 +51,12 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Pause):
 		m.pause()
+		if m.paused && m.ctree != nil {
+			// The tree open is the moment frozen's from now on, as at
+			// every visit (treeCmd), not the live one's of a moment ago.
+			m.tree = nil
+			return m, m.treeCmd()
+		}
 		return m, nil
 	case key.Matches(msg, k.Bundle):
 		return m, m.writeBundle()

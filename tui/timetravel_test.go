@@ -214,6 +214,17 @@ func TestTimeTravelStopsAtTheMomentFrozen(t *testing.T) {
 			t.Fatalf("visit %d of the moment frozen: its tree weighs %d, want %d", visit, got, want)
 		}
 	}
+	// Frozen with the tree open, the tree is the moment frozen's at once:
+	// the one a visit would show, not the live one of a moment before.
+	run(m, "space")
+	m.snap.Taken = frozen.Taken.Add(5 * time.Second) // live now: after the pictures taken since
+	run(m, "space")
+	if m.trip == nil || len(m.trip.pics) == 0 || m.tree == nil {
+		t.Fatalf("not frozen with the tree open: trip %v, tree %v, paused %v, ctree %v", m.trip != nil, m.tree != nil, m.paused, m.ctree != nil)
+	}
+	if got, want := m.tree.Nodes[0].Total, state.PastCallTree(m.trip.pics, len(m.trip.pics)-1, 10*time.Second, nil, agg.TreeShape).Nodes[0].Total; got != want {
+		t.Fatalf("frozen with the tree open: it weighs %d, the moment frozen's %d", got, want)
+	}
 }
 
 // w writes a bundle and e a profile, off the UI goroutine, each saying so.
