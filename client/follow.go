@@ -45,8 +45,16 @@ const defaultPoll = 250 * time.Millisecond
 const headSize = 4096
 
 func (r *followReader) Read(p []byte) (int, error) {
+	waited := false
 	for {
 		n, err := r.f.Read(p)
+		if n > 0 && waited {
+			// Written while the reader waited: the file may have been
+			// rewritten between the look after the wait and this read.
+			if why := r.changed(); why != "" {
+				return 0, &startOver{why}
+			}
+		}
 		if n > 0 {
 			if keep := headSize - len(r.head); keep > 0 && r.read == int64(len(r.head)) {
 				r.head = append(r.head, p[:min(n, keep)]...)
@@ -69,6 +77,7 @@ func (r *followReader) Read(p []byte) (int, error) {
 		if why := r.changed(); why != "" {
 			return 0, &startOver{why}
 		}
+		waited = true
 	}
 }
 
