@@ -234,20 +234,20 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 		for _, p := range ps[max(len(ps)-int(g.streamPauses), 0):] {
 			if g.notInTotals(p) {
 				out.Count++
-				row := out.collector(p.by)
-				if row == nil && p.by != "" {
-					// A collector the totals have not named yet.
-					out.Collectors = append(out.Collectors, Collector{Name: p.by})
+				name := p.by
+				if name == "" {
+					name = unnamedCollector
+				}
+				row := out.collector(name)
+				if row == nil {
+					// A collector the totals have not named yet, or no name.
+					out.Collectors = append(out.Collectors, Collector{Name: name})
 					row = &out.Collectors[len(out.Collectors)-1]
 				}
-				if row != nil {
-					row.Count++
-				}
+				row.Count++
 				if total > 0 { // totals that count time (rbkit's count collections only)
 					out.TotalTime += time.Duration(p.dur)
-					if row != nil {
-						row.TotalTime += time.Duration(p.dur)
-					}
+					row.TotalTime += time.Duration(p.dur)
 				}
 			}
 		}
@@ -275,6 +275,10 @@ func (g *gcState) snapshot(now int64, window time.Duration) GC {
 	}
 	return out
 }
+
+// unnamedCollector is the row of the collections whose collector the
+// source did not name.
+const unnamedCollector = "(collector not named)"
 
 // collector is the row of the collector named, nil if none.
 func (g *GC) collector(name string) *Collector {

@@ -487,6 +487,12 @@ func TestGCPausesAheadOfTheTotals(t *testing.T) {
 	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 4 || g.TotalTime != 169*time.Millisecond || !slices.Equal(g.Collectors, want) {
 		t.Fatalf("after the totals: count %d, time %v, collectors %+v", g.Count, g.TotalTime, g.Collectors)
 	}
+	// A collection whose collector the source does not name has a row too.
+	feed(a, &decode.Collection{Time: ms(1100), Pause: 5_000_000, UsedAfter: -1})
+	g = a.Snapshot(t0, Query{CallersOf: -1}).GC
+	if n := len(g.Collectors); g.Count != 5 || n != 3 || g.Collectors[n-1] != (Collector{Name: unnamedCollector, Count: 1, TotalTime: 5 * time.Millisecond}) {
+		t.Fatalf("an unnamed collection: count %d, collectors %+v", g.Count, g.Collectors)
+	}
 }
 
 // A collection numbered by its collector is counted on top of the totals

@@ -685,7 +685,11 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		lines = append(lines, fitFields(width, fields...))
 	}
 	for _, c := range g.Collectors {
-		fields := []string{fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label("collections"))}
+		collections := "collections"
+		if c.Count == 1 {
+			collections = "collection"
+		}
+		fields := []string{fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label(collections))}
 		// Collections that took no time at all were not timed (rbkit's
 		// gc_stats counts them only): their time is unknown, not 0.
 		if c.TotalTime > 0 || c.Count == 0 {
