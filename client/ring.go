@@ -160,27 +160,40 @@ func (r *StreamRing) Add(b *Batch) {
 // trace that counts from its own start): a batch with no event dated so
 // is dated by its arrival.
 func batchSpan(b *Batch, arrived time.Time) (from, to time.Time) {
-	for _, ev := range b.Events() {
+	evs := b.Events()
+	dated := func(ev decode.Event) (time.Time, bool) {
 		if isDefinition(ev) {
-			continue
+			return time.Time{}, false
 		}
 		t, ok := decode.Time(ev)
 		if !ok {
-			continue
+			return time.Time{}, false
 		}
 		at := b.Clock.Time(t)
-		if at.Year() < 2000 {
-			continue
-		}
-		if from.IsZero() || at.Before(from) {
-			from = at
-		}
-		if at.After(to) {
-			to = at
+		return at, at.Year() >= 2000
+	}
+	// The first and the last dated events, in either order: a batch's
+	// events come nearly in their order, and looking at each would cost
+	// every event of a replay a look.
+	first := -1
+	for i, ev := range evs {
+		if at, ok := dated(ev); ok {
+			from, to, first = at, at, i
+			break
 		}
 	}
-	if from.IsZero() {
+	if first < 0 {
 		return arrived, arrived
+	}
+	for i := len(evs) - 1; i > first; i-- {
+		if at, ok := dated(evs[i]); ok {
+			if at.Before(from) {
+				from = at
+			} else {
+				to = at
+			}
+			break
+		}
 	}
 	return from, to
 }
