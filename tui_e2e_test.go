@@ -258,7 +258,7 @@ func TestInterfaceAt200x60(t *testing.T) {
 	tm := newTmux(t, 200, 60)
 	tm.keys(fmt.Sprintf("%s demo --refresh 300ms", proftopBin), "Enter")
 	screen := tm.waitFor("the grid", 15*time.Second, "Threads · ", "Hot methods · ", "Monitors · ", "╭─ GC ", "Objects · ", "Telemetry · ", "Probes · ",
-		"http-nio-8080-exec", "OutputStreamManager")
+		"http-nio-8080-exec", "OutputStreamManager", "q quit") // the footer too: a frame whole, not caught half drawn
 	for i, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
 		if n := len([]rune(line)); n > 200 {
 			t.Fatalf("line %d has %d cells: %q", i, n, line)

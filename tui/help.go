@@ -295,6 +295,9 @@ func (m *Model) footer() string {
 // point), cut with "…" only beyond two.
 func wrapNotice(notice string, w int, style Style) string {
 	lines := wrapWords(notice, w, noticeLines)
+	if len(lines) == 0 {
+		lines = []string{clip(notice, w)} // blanks only: a line still
+	}
 	for i, l := range lines {
 		lines[i] = style.Render(l)
 	}
