@@ -11,6 +11,7 @@ require (
 	github.com/charmbracelet/x/term v0.2.2
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+	github.com/hbollon/go-edlib v1.7.0
 	github.com/klauspost/compress v1.20.4
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10

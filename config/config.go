@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	edlib "github.com/hbollon/go-edlib"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -359,29 +360,10 @@ func nearest(key string, names []string) string {
 	return best
 }
 
-// editDistance is the number of edits from a to b, in bytes: a letter
-// added, dropped, changed, or two side by side swapped (a typo's edits).
-func editDistance(a, b string) int {
-	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
-	for j := range rows[1] {
-		rows[1][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		before, prev, cur := rows[(i+2)%3], rows[i%3], rows[(i+1)%3] // row k is rows[(k+1)%3]
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], before[j-2]+1)
-			}
-		}
-	}
-	return rows[(len(a)+1)%3][len(b)]
-}
+// editDistance is the number of edits from a to b: a letter added,
+// dropped, changed, or two side by side swapped (a typo's edits; the
+// optimal string alignment distance).
+func editDistance(a, b string) int { return edlib.OSADamerauLevenshteinDistance(a, b) }
 
 // parse reads one raw value (a flag's typed value, an environment string,
 // a YAML scalar) into the setting's type and checks it.
