@@ -562,14 +562,10 @@ func TestAgentDropsAnIdleClient(t *testing.T) {
 // never waits for the network, the client is dropped a backlog behind, and
 // told why should it read again.
 func TestOutboxDropsAStalledClient(t *testing.T) {
-	_, jar := workload(t)
-	classes := t.TempDir()
-	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/OutboxCheck.java").CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	classpath := checkClasspath(t, "OutboxCheck")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.OutboxCheck", strconv.Itoa(1<<20)).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "java", "-cp", classpath, "io.proftop.agent.OutboxCheck", strconv.Itoa(1<<20)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

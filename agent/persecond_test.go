@@ -54,18 +54,14 @@ func TestTelemetryPerSecondSums(t *testing.T) {
 			"first 0\n" + many("add %d.5 1\n", 0, 65) + "complete 66\n",
 			many("%d 1\n", 0, 63) + "63 2\n64 0\n65 0\n"},
 	}
-	_, jar := workload(t)
-	classes := t.TempDir()
-	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/PerSecondCheck.java").CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	classpath := checkClasspath(t, "PerSecondCheck")
 	var script strings.Builder
 	for i, c := range cases {
 		fmt.Fprintf(&script, "case %d\n%s", i, c.script)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.PerSecondCheck")
+	cmd := exec.CommandContext(ctx, "java", "-cp", classpath, "io.proftop.agent.PerSecondCheck")
 	cmd.Stdin = strings.NewReader(script.String())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -87,14 +83,10 @@ func TestTelemetryPerSecondSums(t *testing.T) {
 // no stack. Before, they were left out of the count and the application's
 // one sample among nine of the agent's took the whole 50 ms.
 func TestSamplerLeavesTheAgentsShareOut(t *testing.T) {
-	_, jar := workload(t)
-	classes := t.TempDir()
-	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/SamplerCheck.java").CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	classpath := checkClasspath(t, "SamplerCheck")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.SamplerCheck").Output()
+	out, err := exec.CommandContext(ctx, "java", "-cp", classpath, "io.proftop.agent.SamplerCheck").Output()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -115,4 +107,17 @@ func TestSamplerLeavesTheAgentsShareOut(t *testing.T) {
 	if want := []string{"java.util.HashMap.get ×1 5ms"}; !slices.Equal(samples, want) {
 		t.Fatalf("samples sent %q, want %q", samples, want)
 	}
+}
+
+// checkClasspath compiles testdata/NAME.java, a check of the agent's
+// classes from inside their package, against the agent's jar, and returns
+// the class path that runs it: the jar and the check's classes.
+func checkClasspath(t *testing.T, name string) string {
+	t.Helper()
+	_, jar := workload(t)
+	classes := t.TempDir()
+	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/"+name+".java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	return jar + string(os.PathListSeparator) + classes
 }

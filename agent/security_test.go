@@ -428,16 +428,12 @@ func TestNoiseDoesNotHurtTheAgent(t *testing.T) {
 // proftop-UID-RANDOM (where proftop looks too), says which name was taken,
 // and starts. Run against a root of its own instead of /tmp.
 func TestSquattedTokenDirectoryDoesNotStopTheAgent(t *testing.T) {
-	_, jar := workload(t)
-	classes := t.TempDir()
-	if out, err := exec.Command("javac", "--release", "17", "-cp", jar, "-d", classes, "testdata/HandoverCheck.java").CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	classpath := checkClasspath(t, "HandoverCheck")
 	uid := os.Geteuid()
 	name := "proftop-" + strconv.Itoa(uid)
 	handover := func(root string) (dir, stderr string) {
 		var out, errs bytes.Buffer
-		cmd := exec.Command("java", "-cp", jar+string(os.PathListSeparator)+classes, "io.proftop.agent.HandoverCheck", root, strconv.Itoa(uid))
+		cmd := exec.Command("java", "-cp", classpath, "io.proftop.agent.HandoverCheck", root, strconv.Itoa(uid))
 		cmd.Stdout, cmd.Stderr = &out, &errs
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v\n%s%s", err, out.String(), errs.String())
