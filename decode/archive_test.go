@@ -77,6 +77,17 @@ func TestGzipAndTarArchives(t *testing.T) {
 	}
 }
 
+// gzippedThreadStarts is a gzipped binary trace of n thread starts.
+func gzippedThreadStarts(n int) []byte {
+	var trace bytes.Buffer
+	enc := NewEncoder(&trace, EncoderOptions{})
+	for i := range n {
+		enc.Encode(&ThreadStart{ThreadID: int64(i), ThreadName: "a thread of some name"})
+	}
+	enc.Flush()
+	return gzipped(trace.Bytes())
+}
+
 // A gzipped file cut short, or damaged, says so and where, whatever the
 // format inside: an rbkit recording's decoder passed on the gzip reader's
 // bare "unexpected EOF".
@@ -90,13 +101,7 @@ func TestGzipCutShortOrDamaged(t *testing.T) {
 		}
 		return append(b, payload...)
 	}
-	var trace bytes.Buffer
-	enc := NewEncoder(&trace, EncoderOptions{})
-	for i := range 2000 {
-		enc.Encode(&ThreadStart{ThreadID: int64(i), ThreadName: "a thread of some name"})
-	}
-	enc.Flush()
-	whole := gzipped(trace.Bytes())
+	whole := gzippedThreadStarts(2000)
 	damaged := bytes.Clone(whole)
 	damaged[len(damaged)-6] ^= 0xff // the CRC
 	for name, data := range map[string][]byte{
@@ -121,13 +126,7 @@ func TestGzipCutShortOrDamaged(t *testing.T) {
 // that started over) comes through the gzip layer as it is, for whoever
 // reads it to see: not as damaged data.
 func TestGzipPassesOnItsReadersErrors(t *testing.T) {
-	var trace bytes.Buffer
-	enc := NewEncoder(&trace, EncoderOptions{})
-	for i := range 2000 {
-		enc.Encode(&ThreadStart{ThreadID: int64(i), ThreadName: "a thread of some name"})
-	}
-	enc.Flush()
-	whole := gzipped(trace.Bytes())
+	whole := gzippedThreadStarts(2000)
 	failed := errors.New("the disk went away")
 	d, err := Open(io.MultiReader(bytes.NewReader(whole[:len(whole)/2]), iotestErr{failed}), Options{})
 	for err == nil {
