@@ -49,8 +49,9 @@ func (r *followReader) Read(p []byte) (int, error) {
 	for {
 		n, err := r.f.Read(p)
 		if n > 0 && waited {
-			// Written while the reader waited: the file may have been
-			// rewritten between the look after the wait and this read.
+			// Written while the reader waited, perhaps as another content:
+			// looked at before it is handed on, not after it was decoded
+			// as the old one's.
 			if why := r.changed(); why != "" {
 				return 0, &startOver{why}
 			}
@@ -71,11 +72,6 @@ func (r *followReader) Read(p []byte) (int, error) {
 		r.beforeWait()
 		if err := r.sleep(); err != nil {
 			return 0, err
-		}
-		// What came while asleep may be another content: looked at
-		// before it is read, not after it was decoded as the old one's.
-		if why := r.changed(); why != "" {
-			return 0, &startOver{why}
 		}
 		waited = true
 	}
