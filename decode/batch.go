@@ -2,7 +2,6 @@ package decode
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"unsafe"
 )
 
@@ -111,6 +110,9 @@ const (
 	firstChunk = 16
 	arenaChunk = 256
 	trimEvery  = 16
+	// growingChunks is how many chunks double before they are arenaChunk
+	// long: 16, 32, 64, 128.
+	growingChunks = 4
 )
 
 type arenaOf[T any, PT interface {
@@ -132,7 +134,7 @@ func (a *arenaOf[T, PT]) add(ev Event) Event {
 func (a *arenaOf[T, PT]) place() (Event, unsafe.Pointer) {
 	if a.c == len(a.chunks) {
 		size := arenaChunk
-		if a.c < bits.Len(arenaChunk/firstChunk) {
+		if a.c < growingChunks {
 			size = firstChunk << a.c // not shifted further: 16<<59 is negative
 		}
 		a.chunks = append(a.chunks, make([]T, size))
