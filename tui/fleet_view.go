@@ -44,10 +44,7 @@ func (f *FleetModel) render() string {
 	}
 	lines := f.header()
 	lines = append(lines, f.banner()...)
-	footer := f.footer()
-	if f.height-len(lines)-footerHeight(footer) < 3 {
-		footer = clip(strings.SplitN(footer, "\n", 2)[0], f.width) // no room: one line
-	}
+	footer := fitFooter(f.footer(), f.height-len(lines), f.width)
 	bodyH := max(f.height-len(lines)-footerHeight(footer), 3)
 	if f.help != nil {
 		lines = append(lines, f.helpLines(bodyH)...)

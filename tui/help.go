@@ -309,3 +309,13 @@ const noticeLines = 2
 
 // footerHeight is how many lines a footer takes.
 func footerHeight(footer string) int { return strings.Count(footer, "\n") + 1 }
+
+// fitFooter keeps a footer of more than one line (a long notice) where
+// the room below the header leaves the body three lines beside it; else
+// its first line, cut at the width.
+func fitFooter(footer string, room, width int) string {
+	if h := footerHeight(footer); h > 1 && room-h < 3 {
+		return clip(strings.SplitN(footer, "\n", 2)[0], width)
+	}
+	return footer
+}

@@ -81,18 +81,12 @@ func (m *Model) layout() layout {
 		l.header = append(l.header, tl)
 	}
 	l.header = append(l.header, renderDeadlocks(m.snap, m.width, &m.st)...)
-	l.footer = m.footer()
+	l.footer = fitFooter(m.footer(), m.height-len(l.header), m.width)
 	l.bodyH = m.height - len(l.header) - 1
 	// The grid is chosen as for a footer of one line: a notice of two
 	// does not switch the layout for as long as it shows.
 	l.grid = m.width >= 160 && l.bodyH >= 30
-	if extra := footerHeight(l.footer) - 1; extra > 0 {
-		if l.bodyH-extra < 3 {
-			l.footer = clip(strings.SplitN(l.footer, "\n", 2)[0], m.width) // no room: one line
-		} else {
-			l.bodyH -= extra
-		}
-	}
+	l.bodyH -= footerHeight(l.footer) - 1
 	if !l.grid && m.detail == nil && m.help == nil && m.ctree == nil {
 		l.bodyH-- // the tab bar
 	}
