@@ -172,9 +172,9 @@ final class Collector {
 
     private static final String AGENT_PACKAGE = Collector.class.getPackageName() + ".";
 
-    /** Says a sample is of the agent's own work: by its thread, or by its stack (throughAgent). */
-    static boolean agentsOwn(RecordedEvent e, String threadField) {
-        RecordedThread t = e.getThread(threadField);
+    /** Says an allocation sample is of the agent's own work: by its thread, or by its stack (throughAgent). */
+    static boolean agentsAllocation(RecordedEvent e) {
+        RecordedThread t = e.getThread("eventThread");
         return t != null && own(t.getJavaName()) || throughAgent(e.getStackTrace());
     }
 
@@ -275,7 +275,7 @@ final class Collector {
             rs.onEvent("jdk.ExecutionSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.NativeMethodSample", e -> handle(() -> onSample(e)));
             rs.onEvent("jdk.ObjectAllocationSample", e -> handle(() -> {
-                if (!agentsOwn(e, "eventThread")) {
+                if (!agentsAllocation(e)) {
                     allocations.add(e);
                 }
             }));
