@@ -119,9 +119,15 @@ func deadlockAge(d *state.Deadlock, clock time.Time) string {
 // has a line of its own, longer than width. For batch text, whose reader
 // cannot widen the terminal.
 func wrapWhole(text string, width int) []string {
+	return packWords(strings.Fields(text), width)
+}
+
+// packWords puts words on lines of at most width cells, as many as fit
+// on each, in order; a word wider than a line has one of its own.
+func packWords(words []string, width int) []string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(text) {
+	for _, w := range words {
 		switch {
 		case line == "":
 			line = w
@@ -143,31 +149,16 @@ func wrapWhole(text string, width int) []string {
 // "…" when text is left over.
 func wrapWords(text string, width, maxLines int) []string {
 	width = max(width, 8)
-	var lines []string
-	var cur strings.Builder
 	words := strings.Fields(text)
 	for i, w := range words {
-		switch {
-		case cur.Len() == 0:
-		case widthOf(cur.String())+1+widthOf(w) <= width:
-			cur.WriteByte(' ')
-		default:
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-		if len(lines) == maxLines {
-			last := lines[maxLines-1]
-			rest := strings.Join(words[i:], " ")
-			lines[maxLines-1] = fit(last+" "+rest, width, false)
-			return lines
-		}
 		if widthOf(w) > width {
-			w = fit(w, width, false)
+			words[i] = fit(w, width, false)
 		}
-		cur.WriteString(w)
 	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
+	lines := packWords(words, width)
+	if len(lines) > maxLines {
+		lines[maxLines-1] = fit(strings.Join(lines[maxLines-1:], " "), width, false)
+		lines = lines[:maxLines]
 	}
 	return lines
 }

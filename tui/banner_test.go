@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +60,26 @@ func TestDeadlockBannerKeepsItsEnd(t *testing.T) {
 	// Wide enough, the names are whole.
 	if wide := strings.Join(renderDeadlocks(s, 200, &st), " "); !strings.Contains(wide, "java.util.concurrent.locks.ReentrantLock$NonfairSync@38bb06f4") {
 		t.Fatalf("at 200 columns:\n%s", wide)
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	for _, tc := range []struct {
+		text      string
+		width, at int
+		want      []string
+	}{
+		{"one two three", 20, 3, []string{"one two three"}},
+		{"one two three four", 9, 3, []string{"one two", "three", "four"}},
+		{"one two three four five", 9, 2, []string{"one two", "three fo…"}},
+		{"a /very/long/path/that/does/not/fit here", 10, 3, []string{"a", "/very/lon…", "here"}},
+	} {
+		if got := wrapWords(tc.text, tc.width, tc.at); !slices.Equal(got, tc.want) {
+			t.Errorf("wrapWords(%q, %d, %d) = %q, want %q", tc.text, tc.width, tc.at, got, tc.want)
+		}
+	}
+	// Whole: as many lines as it takes, no word cut.
+	if got, want := wrapWhole("a /very/long/path/that/does/not/fit here", 10), []string{"a", "/very/long/path/that/does/not/fit", "here"}; !slices.Equal(got, want) {
+		t.Errorf("wrapWhole: %q, want %q", got, want)
 	}
 }
