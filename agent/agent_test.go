@@ -648,21 +648,7 @@ func testAgentEncodersConform(t *testing.T, jdk jdk) {
 	}
 	for _, path := range []string{bin, xml} {
 		f, _ := os.Open(path)
-		d, err := decode.Open(f, decode.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []decode.Event
-		for {
-			ev, err := d.Next()
-			if err != nil {
-				if err.Error() != "EOF" {
-					t.Fatalf("%s: %v", path, err)
-				}
-				break
-			}
-			got = append(got, decode.Clone(ev))
-		}
+		got, _ := decodeEvents(t, f)
 		f.Close()
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d events, want %d", path, len(got), len(want))
@@ -685,5 +671,26 @@ func TestJarIsUpToDate(t *testing.T) {
 	out, err := exec.Command("go", "run", "./internal/jarbuild", "-src", "java", "-out", "proftop-agent.jar", "-check").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// decodeEvents decodes a whole trace, any format, into events of their
+// own, and the decoder's clock; an error fails the test.
+func decodeEvents(t *testing.T, r io.Reader) ([]decode.Event, decode.Clock) {
+	t.Helper()
+	d, err := decode.Open(r, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []decode.Event
+	for {
+		ev, err := d.Next()
+		if err == io.EOF {
+			return out, d.Clock()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, decode.Clone(ev))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -90,18 +89,11 @@ func TestSamplerLeavesTheAgentsShareOut(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	d := decode.NewBinaryDecoder(bytes.NewReader(out), decode.Options{})
+	events, clock := decodeEvents(t, bytes.NewReader(out))
 	var samples []string
-	for {
-		ev, err := d.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range events {
 		if s, ok := ev.(*decode.Sample); ok {
-			samples = append(samples, fmt.Sprintf("%s ×%d %v", s.Stack.Methods[0], s.Count, d.Clock().Duration(s.Weight)))
+			samples = append(samples, fmt.Sprintf("%s ×%d %v", s.Stack.Methods[0], s.Count, clock.Duration(s.Weight)))
 		}
 	}
 	if want := []string{"java.util.HashMap.get ×1 5ms"}; !slices.Equal(samples, want) {
