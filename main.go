@@ -23,10 +23,6 @@ var (
 	date    = "unknown"
 )
 
-// noConfig marks the commands that read no settings (so that a broken
-// config file does not stop them).
-const noConfig = "noconfig"
-
 func newRootCommand() *cobra.Command {
 	var (
 		settings   config.Settings
@@ -61,8 +57,8 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 			if view.Top < 0 {
 				return fmt.Errorf("--top is a number of rows, 0 or more (0: the default), not %d", view.Top)
 			}
-			if cmd.Annotations[noConfig] != "" {
-				return cli.RefuseInheritedFlags(cmd)
+			if err := cli.RefuseInheritedFlags(cmd); err != nil || !cli.ReadsSettings(cmd) {
+				return err
 			}
 			file, explicit := configFile, configFile != ""
 			if !explicit {
@@ -92,20 +88,20 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 	pf.IntVar(&view.Top, "top", 0, "with --batch: rows per table in text (default 20); methods kept in JSON (default all)")
 	pf.BoolVar(&view.History, "history", false, "with --batch --json: print the history (a picture a refresh) as JSON lines when the run ends, instead of the snapshots")
 	pf.StringVar(&view.Bundle, "bundle", "", "with --batch: write a triage bundle (.tar.gz) to this file when the run ends")
+	config.Group(pf, config.BatchGroup, "batch", "iterations", "json", "top", "history", "bundle")
+	config.Group(pf, config.ConfigGroup, "config")
+	root.SetUsageFunc(cli.Usage)
 
 	decodeCmd, simulateCmd, listCmd, jarCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewListCommand(), cli.NewAgentJarCommand()
 	// export's --format is the profile's, not the trace's: it reads no settings (their defaults serve).
 	exportCmd := cli.NewExportCommand(&settings)
-	for _, c := range []*cobra.Command{decodeCmd, simulateCmd, listCmd, jarCmd, exportCmd} {
-		c.Annotations = map[string]string{noConfig: "yes"}
-	}
 	versionCmd := &cobra.Command{
-		Use:         "version",
-		Short:       "Print proftop's version (as --version does)",
-		Args:        cobra.NoArgs,
-		Annotations: map[string]string{noConfig: "yes"},
-		Run:         func(cmd *cobra.Command, args []string) { fmt.Fprintln(cmd.OutOrStdout(), versionText) },
+		Use:   "version",
+		Short: "Print proftop's version (as --version does)",
+		Args:  cobra.NoArgs,
+		Run:   func(cmd *cobra.Command, args []string) { fmt.Fprintln(cmd.OutOrStdout(), versionText) },
 	}
+	cli.ReadsNoSettings(decodeCmd, simulateCmd, listCmd, jarCmd, exportCmd, versionCmd)
 	for key, values := range config.Choices() {
 		root.RegisterFlagCompletionFunc(key, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}

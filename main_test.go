@@ -197,8 +197,12 @@ func TestNonsenseArgumentsAreRefused(t *testing.T) {
 		{[]string{"completion", "bas"}, "did you mean bash?"},
 		{[]string{"demo", "--batch", "-n", "-1"}, "--iterations (-n) is a number of snapshots, 0 or more"},
 		{[]string{"demo", "--batch", "--top", "-3"}, "--top is a number of rows"},
-		{[]string{"attach", "1", "--port", "1", "--batch"}, "--port does not apply to attach"},
+		{[]string{"attach", "1", "--port", "1", "--batch"}, "--port does not apply to proftop attach: proftop connects to the agent it loads"},
 		{[]string{"atach", "4242"}, "did you mean attach?"},
+		// A flag of proftop's that means nothing to the command is refused, with why.
+		{[]string{"replay", "x.trcbin", "--host", "prod-1", "--batch"}, "--host does not apply to proftop replay: replay reads a file"},
+		{[]string{"demo", "--port", "7", "--batch"}, "--port does not apply to proftop demo: demo watches the simulated profiler it starts"},
+		{[]string{"rbkit", "--probe", "jfr:x", "--batch"}, "--probe does not apply to proftop rbkit: rbkit speaks its own protocol"},
 		// A missing argument is named, with what it is.
 		{[]string{"replay"}, "replay needs FILE, the trace or bundle to replay"},
 		{[]string{"attach"}, "attach needs PID, the process id of the JVM"},
@@ -212,6 +216,58 @@ func TestNonsenseArgumentsAreRefused(t *testing.T) {
 	}
 	if out, _, code := run(t, nil, "completion", "bash"); code != 0 || !strings.Contains(out, "bash completion") {
 		t.Errorf("completion bash: exit %d, %.80q", code, out)
+	}
+}
+
+// A command's help lists, under their headings, the flags of proftop's it
+// takes, and none it would refuse: decode takes none, replay no
+// connection's. proftop's own help files every flag under a heading.
+func TestHelpListsTheFlagsThatApply(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		has, lacks []string
+	}{
+		{[]string{"--help"}, []string{"\n  Connection:\n", "\n  Display:\n", "\n  Batch output:\n", "\n  Limits:\n", "--host string", "--pub-port", "--window", "--config"}, []string{"Global Flags"}},
+		{[]string{"replay", "--help"}, []string{"--follow", "proftop's flags that apply here:", "\n  Display:\n", "--window duration", "--batch", "--max-methods", "do not: replay reads a file"}, []string{"--host", "--port", "--token", "--reconnect", "--probe", "Connection:", "Global Flags"}},
+		{[]string{"help", "attach"}, []string{"--agent-options", "--token", "--reconnect", "--probe"}, []string{"--host ", "--hosts", "--port", "--pub-port"}},
+		{[]string{"rbkit", "--help"}, []string{"--host string", "--pub-port", "--record"}, []string{"--hosts", "--port int", "--token", "--probe"}},
+		{[]string{"config", "--help"}, []string{"--host string", "--window", "--tree-nodes"}, []string{"do not:"}},
+		{[]string{"decode", "--help"}, []string{"--stats", "--max-message-size"}, []string{"--batch", "--window", "--config", "apply here", "Global Flags"}},
+		{[]string{"simulate", "--help"}, []string{"--listen"}, []string{"--refresh", "--window", "--max-methods", "apply here"}},
+	} {
+		out, errs, code := run(t, nil, tc.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
+		}
+		for _, want := range tc.has {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: no %q in\n%s", tc.args, want, out)
+			}
+		}
+		for _, unwanted := range tc.lacks {
+			if strings.Contains(out, unwanted) {
+				t.Errorf("%v: %q in\n%s", tc.args, unwanted, out)
+			}
+		}
+	}
+	// Every flag of proftop's is under a heading: none is left to "Other"
+	// but cobra's own.
+	out, _, _ := run(t, nil, "--help")
+	other := out[strings.Index(out, "\n  Other:\n"):]
+	if n := strings.Count(other, "\n    "); n != 2 || !strings.Contains(other, "--help") || !strings.Contains(other, "--version") {
+		t.Errorf("flags under no heading:\n%s", other)
+	}
+}
+
+// A setting given by the environment or a config file holds for every
+// command, and is not refused where it means nothing (only a flag given
+// there is): a config file naming the host still replays a file.
+func TestSettingsThatDoNotApplyAreNotRefused(t *testing.T) {
+	cmd := exec.Command(proftopBin, "replay", "testdata/sample.trcbin", "--batch")
+	cmd.Env = append(os.Environ(), "PROFTOP_HOST=prod-1", "PROFTOP_PORT=7")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "THREADS") {
+		t.Fatalf("%v:\n%s", err, out)
 	}
 }
 

@@ -31,14 +31,6 @@ loopback port and admits only clients with its token, which it leaves in
 for the JVMs that can be attached.`,
 		Args: exactlyOne("PID", "the process id of the JVM to watch, as proftop list shows them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// The agent attach loads picks its own loopback port: where to
-			// connect is not the user's to say, and a flag saying otherwise
-			// must not be silently ignored.
-			for _, name := range []string{"host", "hosts", "port"} {
-				if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-					return fmt.Errorf("--%s does not apply to attach: proftop connects to the agent it loads, on the loopback port the agent chooses", name)
-				}
-			}
 			pid, err := strconv.Atoi(args[0])
 			if err != nil || pid <= 0 {
 				return fmt.Errorf("%q is not a process id", args[0])
@@ -82,6 +74,10 @@ for the JVMs that can be attached.`,
 	}
 	cmd.Flags().StringVar(&agentOptions, "agent-options", "", "options for the agent: threshold=DURATION (shortest contention recorded, default 0ms), sample=DURATION (sampling period, default 20ms), poll=DURATION (default 1s)")
 	cmd.Flags().DurationVar(&timeout, "attach-timeout", 10*time.Second, "how long to wait for the JVM to answer and for the agent to listen")
+	// The agent attach loads picks its own loopback port: where to connect
+	// is not the user's to say.
+	NotApplicable(cmd, "proftop connects to the agent it loads, on the loopback port the agent chooses",
+		"host", "hosts", "port", "agent", "pub-port", "req-port")
 	return cmd
 }
 

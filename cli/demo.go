@@ -69,6 +69,8 @@ instead: what proftop rbkit shows, with no Ruby installed.`,
 	f.BoolVar(&cfg.Aggregated, "aggregated", false, "report method activity as agMethodEntry aggregates")
 	f.DurationVar(&cfg.DeadlockEvery, "deadlock-every", 0, "virtual time between two deadlocks (default 40s; negative: never)")
 	f.BoolVar(&rbkit, "rbkit", false, "watch a fake rbkit server (a profiled Ruby process) instead")
+	NotApplicable(cmd, "demo watches the simulated profiler it starts, on loopback ports it chooses",
+		"host", "hosts", "port", "token", "pub-port", "req-port")
 	return cmd
 }
 

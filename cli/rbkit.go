@@ -9,7 +9,7 @@ import (
 
 // NewRbkitCommand returns `proftop rbkit`.
 func NewRbkitCommand(s *config.Settings, v *View) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "rbkit",
 		Short: "Watch a Ruby process profiled by rbkit (ZeroMQ ports 5555 and 5556)",
 		Long: `Connect to the rbkit profiler in a running Ruby process (rbkit binds
@@ -30,6 +30,9 @@ snapshot (O).
 			return Watch(ctx, client.NewRbkitSource(RbkitConfig(*s)), *s, *v, cmd.OutOrStdout())
 		},
 	}
+	NotApplicable(cmd, "rbkit speaks its own protocol, to one Ruby process on --host's --pub-port and --req-port",
+		"hosts", "port", "agent", "token", "format", "telemetry", "probe")
+	return cmd
 }
 
 // RbkitConfig turns settings into an rbkit source's configuration.

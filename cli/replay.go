@@ -98,5 +98,8 @@ played.`,
 	}
 	cmd.Flags().Float64Var(&speed, "speed", 0, "pace events by their timestamps at this many times real time (0: as fast as possible)")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep reading the file as it grows (like tail -f); start over when it is truncated, replaced or rewritten")
+	NotApplicable(cmd, "replay reads a file, and connects to nothing",
+		"host", "hosts", "port", "agent", "token", "format", "connect-timeout", "negotiation-timeout",
+		"reconnect", "reconnect-min", "reconnect-max", "record", "telemetry", "probe", "pub-port", "req-port")
 	return cmd
 }

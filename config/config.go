@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +65,7 @@ type Settings struct {
 // setting describes one key: its flag, default, help and how to read it.
 type setting struct {
 	key   string
+	group string // the heading help lists it under (Groups)
 	def   string
 	usage string
 	kind  kind
@@ -85,66 +87,105 @@ const (
 	kSize    // bytes: 32m, 512k, 1g or a number
 )
 
+// The headings help lists the flags under, in its order.
+const (
+	gConnection = "Connection"
+	gAgent      = "Asked of the agent"
+	gDisplay    = "Display"
+	gBatch      = "Batch output"
+	gHistory    = "History and bundles"
+	gLimits     = "Limits"
+	gConfig     = "Config file"
+)
+
+// Groups are the headings of help's flags, in order.
+func Groups() []string {
+	return []string{gConnection, gAgent, gDisplay, gBatch, gHistory, gLimits, gConfig}
+}
+
+// GroupAnnotation is the flag annotation naming a flag's heading in help.
+const GroupAnnotation = "proftop-group"
+
+// Group files flags of fs (given by name) under a heading of Groups; a
+// name fs does not have is a mistake of the caller's, and panics.
+func Group(fs *pflag.FlagSet, group string, names ...string) {
+	if !slices.Contains(Groups(), group) {
+		panic("config: no heading " + group)
+	}
+	for _, name := range names {
+		if err := fs.SetAnnotation(name, GroupAnnotation, []string{group}); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// BatchGroup and ConfigGroup are the headings of the flags main defines
+// itself (--batch and its like, --config).
+const (
+	BatchGroup  = gBatch
+	ConfigGroup = gConfig
+)
+
 var settings = []setting{
-	{key: "host", usage: "host of the profiler's agent controller: host, host:port or host/agent; several, comma-separated, watch a fleet",
+	{key: "host", group: gConnection, usage: "host of the profiler's agent controller: host, host:port or host/agent; several, comma-separated, watch a fleet",
 		list: true, set: func(s *Settings, v any) { s.Host = v.(string) }},
-	{key: "hosts", usage: "file listing the hosts of a fleet, one a line (# starts a comment), as --host takes them",
+	{key: "hosts", group: gConnection, usage: "file listing the hosts of a fleet, one a line (# starts a comment), as --host takes them",
 		set: func(s *Settings, v any) { s.Hosts = v.(string) }},
-	{key: "port", def: "10002", usage: "port of the agent controller", kind: kInt, lo: 1, hi: 65535, set: func(s *Settings, v any) { s.Port = v.(int) }},
-	{key: "agent", usage: "agent to attach to when there are several: id, pid or name", set: func(s *Settings, v any) { s.Agent = v.(string) }},
-	{key: "token", usage: "token for an agent controller that requires one", set: func(s *Settings, v any) { s.Token = v.(string) }},
-	{key: "format", def: "auto", usage: "trace format: auto (ask for binary, accept xml), binary or xml", enum: []string{"auto", "binary", "xml"},
+	{key: "port", group: gConnection, def: "10002", usage: "port of the agent controller", kind: kInt, lo: 1, hi: 65535, set: func(s *Settings, v any) { s.Port = v.(int) }},
+	{key: "agent", group: gConnection, usage: "agent to attach to when there are several: id, pid or name", set: func(s *Settings, v any) { s.Agent = v.(string) }},
+	{key: "token", group: gConnection, usage: "token for an agent controller that requires one", set: func(s *Settings, v any) { s.Token = v.(string) }},
+	{key: "format", group: gConnection, def: "auto", usage: "trace format: auto (ask for binary, accept xml), binary or xml", enum: []string{"auto", "binary", "xml"},
 		set: func(s *Settings, v any) { s.Format = v.(string) }},
-	{key: "refresh", def: "1s", usage: "time between two snapshots (100ms to 10s; + and - change it live)", kind: kDuration,
+	{key: "refresh", group: gDisplay, def: "1s", usage: "time between two snapshots (100ms to 10s; + and - change it live)", kind: kDuration,
 		lo: float64(100 * time.Millisecond), hi: float64(10 * time.Second), set: func(s *Settings, v any) { s.Refresh = v.(time.Duration) }},
-	{key: "window", def: "10s", usage: "the \"last N seconds\" of the hot-methods pane", kind: kDuration, lo: float64(2 * time.Second), hi: float64(time.Hour),
+	{key: "window", group: gDisplay, def: "10s", usage: "the \"last N seconds\" of the hot-methods pane", kind: kDuration, lo: float64(2 * time.Second), hi: float64(time.Hour),
 		set: func(s *Settings, v any) { s.Window = v.(time.Duration) }},
-	{key: "reconnect", def: "true", usage: "retry with backoff when the connection fails or drops", kind: kBool, set: func(s *Settings, v any) { s.Reconnect = v.(bool) }},
-	{key: "reconnect-min", def: "500ms", usage: "first wait before reconnecting", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(time.Hour),
+	{key: "reconnect", group: gConnection, def: "true", usage: "retry with backoff when the connection fails or drops", kind: kBool, set: func(s *Settings, v any) { s.Reconnect = v.(bool) }},
+	{key: "reconnect-min", group: gConnection, def: "500ms", usage: "first wait before reconnecting", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(time.Hour),
 		set: func(s *Settings, v any) { s.ReconnectMin = v.(time.Duration) }},
-	{key: "reconnect-max", def: "30s", usage: "longest wait before reconnecting", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(24 * time.Hour),
+	{key: "reconnect-max", group: gConnection, def: "30s", usage: "longest wait before reconnecting", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(24 * time.Hour),
 		set: func(s *Settings, v any) { s.ReconnectMax = v.(time.Duration) }},
-	{key: "connect-timeout", def: "5s", usage: "how long to wait for the connection", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(10 * time.Minute),
+	{key: "connect-timeout", group: gConnection, def: "5s", usage: "how long to wait for the connection", kind: kDuration, lo: float64(10 * time.Millisecond), hi: float64(10 * time.Minute),
 		set: func(s *Settings, v any) { s.ConnectTimeout = v.(time.Duration) }},
-	{key: "negotiation-timeout", def: "3s", usage: "how long to wait for each command's answer, setOutputFormat included", kind: kDuration,
+	{key: "negotiation-timeout", group: gConnection, def: "3s", usage: "how long to wait for each command's answer, setOutputFormat included", kind: kDuration,
 		lo: float64(10 * time.Millisecond), hi: float64(10 * time.Minute), set: func(s *Settings, v any) { s.NegotiationTimeout = v.(time.Duration) }},
-	{key: "record", usage: "write the data stream as received to this file (.trcbin or .trcxml; rbkit's frames to .msgpack)", set: func(s *Settings, v any) { s.Record = v.(string) }},
-	{key: "theme", def: "dark", usage: "colors for a dark or light terminal", enum: []string{"dark", "light"}, set: func(s *Settings, v any) { s.Theme = v.(string) }},
-	{key: "color", def: "auto", usage: "color: auto, always or never (NO_COLOR, set to anything, means never)", enum: []string{"auto", "always", "never"},
+	{key: "record", group: gConnection, usage: "write the data stream as received to this file (.trcbin or .trcxml; rbkit's frames to .msgpack)", set: func(s *Settings, v any) { s.Record = v.(string) }},
+	{key: "theme", group: gDisplay, def: "dark", usage: "colors for a dark or light terminal", enum: []string{"dark", "light"}, set: func(s *Settings, v any) { s.Theme = v.(string) }},
+	{key: "color", group: gDisplay, def: "auto", usage: "color: auto, always or never (NO_COLOR, set to anything, means never)", enum: []string{"auto", "always", "never"},
 		set: func(s *Settings, v any) { s.Color = v.(string) }},
-	{key: "charset", def: "auto", usage: "block characters (unicode) or ASCII for sparklines and borders; auto follows the locale",
+	{key: "charset", group: gDisplay, def: "auto", usage: "block characters (unicode) or ASCII for sparklines and borders; auto follows the locale",
 		enum: []string{"auto", "unicode", "ascii"}, set: func(s *Settings, v any) { s.Charset = v.(string) }},
-	{key: "pub-port", def: "5555", usage: "proftop rbkit: port of rbkit's PUB socket (data)", kind: kInt, lo: 1, hi: 65535,
+	{key: "pub-port", group: gConnection, def: "5555", usage: "proftop rbkit: port of rbkit's PUB socket (data)", kind: kInt, lo: 1, hi: 65535,
 		set: func(s *Settings, v any) { s.PubPort = v.(int) }},
-	{key: "req-port", def: "5556", usage: "proftop rbkit: port of rbkit's REP socket (commands)", kind: kInt, lo: 1, hi: 65535,
+	{key: "req-port", group: gConnection, def: "5556", usage: "proftop rbkit: port of rbkit's REP socket (commands)", kind: kInt, lo: 1, hi: 65535,
 		set: func(s *Settings, v any) { s.ReqPort = v.(int) }},
-	{key: "max-message-size", def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
+	{key: "max-message-size", group: gLimits, def: "16777216", usage: "largest trace message accepted, in bytes", kind: kInt, lo: 1024, hi: 1 << 30,
 		set: func(s *Settings, v any) { s.MaxMessageSize = v.(int) }},
-	{key: "max-threads", def: "50000", usage: "most live threads tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
+	{key: "max-threads", group: gLimits, def: "50000", usage: "most live threads tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
 		set: func(s *Settings, v any) { s.MaxThreads = v.(int) }},
-	{key: "max-methods", def: "200000", usage: "most methods tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 100_000_000,
+	{key: "max-methods", group: gLimits, def: "200000", usage: "most methods tracked; more are counted, not shown", kind: kInt, lo: 1, hi: 100_000_000,
 		set: func(s *Settings, v any) { s.MaxMethods = v.(int) }},
-	{key: "max-monitors", def: "10000", usage: "most monitors tracked (idle ones make room); more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
+	{key: "max-monitors", group: gLimits, def: "10000", usage: "most monitors tracked (idle ones make room); more are counted, not shown", kind: kInt, lo: 1, hi: 10_000_000,
 		set: func(s *Settings, v any) { s.MaxMonitors = v.(int) }},
-	{key: "telemetry", usage: "an application series to chart, asked of the agent (repeatable): jmx:OBJECTNAME:ATTRIBUTE[.KEY] or jfr:EVENT#FIELD",
+	{key: "telemetry", group: gAgent, usage: "an application series to chart, asked of the agent (repeatable): jmx:OBJECTNAME:ATTRIBUTE[.KEY] or jfr:EVENT#FIELD",
 		kind: kStrings, set: func(s *Settings, v any) { s.Telemetry = v.([]string) }},
-	{key: "probe", usage: "an application probe, asked of the agent (repeatable): jfr:EVENT[#FIELD], the event's durations grouped by FIELD",
+	{key: "probe", group: gAgent, usage: "an application probe, asked of the agent (repeatable): jfr:EVENT[#FIELD], the event's durations grouped by FIELD",
 		kind: kStrings, set: func(s *Settings, v any) { s.Probes = v.([]string) }},
-	{key: "telemetry-window", def: "5m", usage: "how long telemetry series keep every point (older ones are kept downsampled)", kind: kDuration,
+	{key: "telemetry-window", group: gLimits, def: "5m", usage: "how long telemetry series keep every point (older ones are kept downsampled)", kind: kDuration,
 		lo: float64(10 * time.Second), hi: float64(24 * time.Hour), set: func(s *Settings, v any) { s.TelemetryWindow = v.(time.Duration) }},
-	{key: "telemetry-memory", def: "32m", usage: "memory for the telemetry's points, all series together (like 32m or 1g)", kind: kSize,
+	{key: "telemetry-memory", group: gLimits, def: "32m", usage: "memory for the telemetry's points, all series together (like 32m or 1g)", kind: kSize,
 		lo: 1 << 20, hi: 1 << 34, set: func(s *Settings, v any) { s.TelemetryMemory = v.(int64) }},
-	{key: "telemetry-series", def: "512", usage: "most telemetry series kept; more are not, and said so", kind: kInt, lo: 1, hi: 100_000,
+	{key: "telemetry-series", group: gLimits, def: "512", usage: "most telemetry series kept; more are not, and said so", kind: kInt, lo: 1, hi: 100_000,
 		set: func(s *Settings, v any) { s.TelemetrySeries = v.(int) }},
-	{key: "memory-limit", def: "512m", usage: "soft limit of proftop's memory (like 512m or 1g): the garbage collector works harder near it (0: none)", kind: kSize,
+	{key: "memory-limit", group: gLimits, def: "512m", usage: "soft limit of proftop's memory (like 512m or 1g): the garbage collector works harder near it (0: none)", kind: kSize,
 		lo: 0, hi: 1 << 50, set: func(s *Settings, v any) { s.MemoryLimit = v.(int64) }},
-	{key: "history-span", def: "15m", usage: "how far back the history keeps a picture a refresh (space freezes, ←/→ step back)", kind: kDuration,
+	{key: "history-span", group: gHistory, def: "15m", usage: "how far back the history keeps a picture a refresh (space freezes, ←/→ step back)", kind: kDuration,
 		lo: float64(time.Minute), hi: float64(24 * time.Hour), set: func(s *Settings, v any) { s.History = v.(time.Duration) }},
-	{key: "history-memory", def: "128", usage: "MiB the history may take: the oldest pictures go first (help shows how long that holds)", kind: kInt,
+	{key: "history-memory", group: gHistory, def: "128", usage: "MiB the history may take: the oldest pictures go first (help shows how long that holds)", kind: kInt,
 		lo: 1, hi: 1 << 16, set: func(s *Settings, v any) { s.HistoryMemory = v.(int) }},
-	{key: "stream-ring", def: "64", usage: "MiB of the latest raw stream kept for a triage bundle (0: none)", kind: kInt, lo: 0, hi: 1 << 14,
+	{key: "stream-ring", group: gHistory, def: "64", usage: "MiB of the latest raw stream kept for a triage bundle (0: none)", kind: kInt, lo: 0, hi: 1 << 14,
 		set: func(s *Settings, v any) { s.StreamRing = v.(int) }},
-	{key: "tree-nodes", def: "200000", usage: "nodes of the call tree (about 90 bytes each); deeper stacks are cut and counted", kind: kInt,
+	{key: "tree-nodes", group: gLimits, def: "200000", usage: "nodes of the call tree (about 90 bytes each); deeper stacks are cut and counted", kind: kInt,
 		lo: 1000, hi: 50_000_000, set: func(s *Settings, v any) { s.TreeNodes = v.(int) }},
 }
 
@@ -185,6 +226,7 @@ func Register(fs *pflag.FlagSet) {
 		default:
 			fs.String(s.key, s.def, s.usage)
 		}
+		Group(fs, s.group, s.key)
 	}
 }
 
