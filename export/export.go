@@ -1,7 +1,8 @@
 // Package export writes call trees as profiles other tools read: pprof's
 // protocol buffer (go tool pprof and every pprof viewer) and collapsed
 // stacks, one line per stack, root first ("frame;frame;frame value", what
-// flamegraph.pl and speedscope read). It reads both back, so that a bundle's
+// flamegraph.pl and speedscope read). Methods are named as Java writes
+// them ("wait(long)", not the JVM's "wait(J)V"). It reads both back, so that a bundle's
 // profile can be written in the other format and tests can check what was
 // written.
 package export
@@ -17,6 +18,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/proftop/proftop/internal/javaname"
 	"github.com/proftop/proftop/state"
 )
 
@@ -81,7 +83,9 @@ func Pprof(w io.Writer, tree *state.CallTree, span Span) error {
 		if l := funcs[name]; l != nil {
 			return l
 		}
-		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name}
+		// Named as Java writes it, as the panes show it; the trace's own
+		// name (a JVM descriptor's) is its system name.
+		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: javaname.Method(name), SystemName: name}
 		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
 		p.Function = append(p.Function, f)
 		p.Location = append(p.Location, l)
@@ -126,7 +130,7 @@ func Collapsed(w io.Writer, tree *state.CallTree, v Value) error {
 			if k > 0 {
 				bw.WriteByte(';')
 			}
-			bw.WriteString(frameName(f))
+			bw.WriteString(frameName(javaname.Method(f)))
 		}
 		bw.WriteByte(' ')
 		bw.WriteString(strconv.FormatInt(val, 10))
@@ -190,8 +194,12 @@ func ReadPprof(r io.Reader) (*state.CallTree, *profile.Profile, error) {
 		for i := len(s.Location) - 1; i >= 0; i-- { // root first
 			l := s.Location[i]
 			for j := len(l.Line) - 1; j >= 0; j-- {
-				if l.Line[j].Function != nil {
-					frames = append(frames, l.Line[j].Function.Name)
+				// The trace's own name, which Pprof keeps as the system
+				// name, is what a tree holds.
+				if f := l.Line[j].Function; f != nil && f.SystemName != "" {
+					frames = append(frames, f.SystemName)
+				} else if f != nil {
+					frames = append(frames, f.Name)
 				}
 			}
 		}

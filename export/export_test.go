@@ -125,3 +125,41 @@ func TestCollapsedStacks(t *testing.T) {
 		}
 	}
 }
+
+// A method the trace names with its JVM descriptor (overloads apart, as a
+// Jinsight trace's are) is exported as Java writes it, as the panes show
+// it; pprof keeps the trace's own name as the system name, and a profile
+// read back has it.
+func TestExportsNameMethodsAsJavaDoes(t *testing.T) {
+	raw := "java.lang.Object.wait(J)V"
+	tree := &state.CallTree{Weighted: true, Nodes: []state.CallNode{
+		{Parent: -1, Name: "all threads", Kids: []int32{1}},
+		{Parent: 0, Name: "app.Main.main([Ljava/lang/String;)V", Depth: 1, Kids: []int32{2}},
+		{Parent: 1, Name: raw, Depth: 2, Self: 5000, SelfN: 2},
+	}}
+	var b bytes.Buffer
+	if err := Collapsed(&b, tree, ValueCount); err != nil {
+		t.Fatal(err)
+	}
+	if want := "app.Main.main(String[]);java.lang.Object.wait(long) 2\n"; b.String() != want {
+		t.Fatalf("collapsed %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	if err := Pprof(&b, tree, Span{}); err != nil {
+		t.Fatal(err)
+	}
+	back, p, err := ReadPprof(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, f := range p.Function {
+		names[f.Name] = f.SystemName
+	}
+	if names["java.lang.Object.wait(long)"] != raw || names["app.Main.main(String[])"] != "app.Main.main([Ljava/lang/String;)V" {
+		t.Fatalf("functions (name: system name) %v", names)
+	}
+	if got := back.Path(2); len(got) != 2 || got[1] != raw {
+		t.Fatalf("read back %v, want the trace's own names", got)
+	}
+}

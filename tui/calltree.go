@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/proftop/proftop/internal/javaname"
 	"github.com/proftop/proftop/state"
 )
 
@@ -440,9 +441,9 @@ func (m *Model) flameStyle(name string) *Style {
 // shortFrame is a frame's class and method, without its package, its
 // parameters as Java reads them.
 func shortFrame(name string) string {
-	n, params, ok := splitParams(name)
+	n, params, ok := javaname.Split(name)
 	if !ok {
 		return lastSegments(name, 2)
 	}
-	return lastSegments(n, 2) + readableParams(params)
+	return lastSegments(n, 2) + javaname.Params(params)
 }

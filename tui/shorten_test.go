@@ -52,23 +52,6 @@ func TestShorten(t *testing.T) {
 	}
 }
 
-func TestReadableParams(t *testing.T) {
-	for in, want := range map[string]string{
-		"(Ljava/lang/String;[I[[J)V": "(String,int[],long[][])",
-		"()V":                        "()",
-		"(Ljava/util/Map$Entry;)Ljava/lang/Object;": "(Map$Entry)",
-		"(java.lang.Object,int)":                    "(Object,int)",
-		"(java.lang.String[])":                      "(String[])",
-		"()":                                        "()",
-		"(2 levels)":                                "(2 levels)", // not a list of types
-		"(Lfoo)V":                                   "(Lfoo)V",    // a descriptor cut short
-	} {
-		if got := readableParams(in); got != want {
-			t.Errorf("%q reads %q, want %q", in, got, want)
-		}
-	}
-}
-
 // What tells series apart is at the end of their names: a group's size
 // and how it combines, an MBean's key values.
 func TestShortSeries(t *testing.T) {

@@ -1,0 +1,33 @@
+package javaname
+
+import "testing"
+
+func TestParams(t *testing.T) {
+	for in, want := range map[string]string{
+		"(Ljava/lang/String;[I[[J)V": "(String,int[],long[][])",
+		"()V":                        "()",
+		"(Ljava/util/Map$Entry;)Ljava/lang/Object;": "(Map$Entry)",
+		"(java.lang.Object,int)":                    "(Object,int)",
+		"(java.lang.String[])":                      "(String[])",
+		"()":                                        "()",
+		"(2 levels)":                                "(2 levels)", // not a list of types
+		"(Lfoo)V":                                   "(Lfoo)V",    // a descriptor cut short
+	} {
+		if got := Params(in); got != want {
+			t.Errorf("%q reads %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMethod(t *testing.T) {
+	for in, want := range map[string]string{
+		"java.lang.Object.wait(J)V":                                    "java.lang.Object.wait(long)",
+		"com.acme.Ledger.post":                                         "com.acme.Ledger.post",
+		"block (2 levels) in Ledger#post":                              "block (2 levels) in Ledger#post", // a Ruby label
+		"spec.benchmarks._209_db.Database.<init>(Ljava/lang/String;)V": "spec.benchmarks._209_db.Database.<init>(String)",
+	} {
+		if got := Method(in); got != want {
+			t.Errorf("%q reads %q, want %q", in, got, want)
+		}
+	}
+}
