@@ -33,6 +33,39 @@ func shortSeries(s string, w int) string {
 	return shortSeriesName(base, room) + suffix
 }
 
+// middleWords cuts a name of several words in w cells between whole
+// words, its first and its last kept ("Tasks … for Dependencies"), as many
+// of them as fit. When those do not fit, the last word stays whole and
+// the words before it are cut at their end ("Non-he… used"); when even
+// that leaves them too little, the name is cut in the middle of its
+// letters ("Tasks W…r Dependencies").
+func middleWords(s string, w int) string {
+	if widthOf(s) <= w {
+		return s
+	}
+	words := strings.Fields(s)
+	best, kept := "", 0
+	for first := 1; first < len(words)-1; first++ {
+		for last := 1; first+last < len(words); last++ {
+			head, tail := strings.Join(words[:first], " "), strings.Join(words[len(words)-last:], " ")
+			out := head + " … " + tail
+			if n := widthOf(head) + widthOf(tail); widthOf(out) <= w && n > kept {
+				best, kept = out, n
+			}
+		}
+	}
+	if best != "" {
+		return best
+	}
+	if n := len(words); n >= 2 {
+		head, last := strings.Join(words[:n-1], " "), words[n-1]
+		if room := w - widthOf(last) - 1; room >= 4 && room < widthOf(head) {
+			return fit(head, room, false) + " " + last
+		}
+	}
+	return middle(s, w)
+}
+
 // shortSeriesName fits "ATTRIBUTE (QUALIFIER)" in w cells: the qualifier
 // without what every MBean of a pattern shares in its form (the domain,
 // the keys), then cut at its end; the attribute gets a third at least.
@@ -42,7 +75,7 @@ func shortSeriesName(s string, w int) string {
 	}
 	open := strings.LastIndex(s, " (")
 	if open <= 0 || !strings.HasSuffix(s, ")") {
-		return middle(s, w)
+		return middleWords(s, w)
 	}
 	head, q := s[:open], objectNameValues(s[open+2:len(s)-1])
 	if out := head + " (" + q + ")"; widthOf(out) <= w {
@@ -53,7 +86,7 @@ func shortSeriesName(s string, w int) string {
 	if left < 3 {
 		return middle(s, w)
 	}
-	return middle(head, headRoom) + " (" + fit(q, left, false) + ")"
+	return middleWords(head, headRoom) + " (" + fit(q, left, false) + ")"
 }
 
 // objectNameValues is an MBean's name by the values of its keys, its

@@ -65,9 +65,14 @@ func TestShortSeries(t *testing.T) {
 		{"Usage.used (java.lang:type=MemoryPool,name=CodeHeap 'profiled nmethods')", 40, "Usage.used (CodeHeap 'profiled nmethod…)"},
 		{"Usage.used (java.lang:type=MemoryPool,name=Metaspace)", 30, "Usage.used (Metaspace,Memory…)"},
 		{"currentThreadsBusy (Catalina:type=ThreadPool,name=\"http-nio-8080\")", 36, "curr…adsBusy (\"http-nio-8080\",Thre…)"},
-		{"Tasks in Non-blocking Queue ×4 Σ", 20, "Tasks…ing Queue ×4 Σ"},
+		// Words are cut whole, the first and the last kept; then the last
+		// stays whole; then the letters are cut in the middle.
+		{"Tasks in Non-blocking Queue ×4 Σ", 20, "Tasks … Queue ×4 Σ"},
+		{"Tasks Waiting for Dependencies", 27, "Tasks … for Dependencies"},
+		{"Tasks Waiting for Dependencies", 16, "Tasks…pendencies"},
+		{"Non-heap used (Metaspace)", 23, "Non-h… used (Metaspace)"},
 		{"Heap used ×3 Σ", 12, "He…used ×3 Σ"},
-		{"Process CPU load", 10, "Pro…U load"},
+		{"Process CPU load", 10, "Proc… load"},
 	} {
 		got := shortSeries(c.in, c.w)
 		if got != c.want || widthOf(got) > c.w {

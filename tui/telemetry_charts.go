@@ -96,9 +96,17 @@ func (m *Model) chartCell(e *telemetryEntry, w, h int, selected bool) []string {
 	unit := e.unit()
 	lo, hi := chartRange(e.values, unit)
 	value := unitValue(e.last(), unit)
-	scale := m.st.Label.Render(" ↑" + unitValue(hi, unit))
-	room := max(w-widthOf(value)-widthOf(scale)-1, 1)
-	name := fit(shortSeries(inert(e.label(m.cfg.ASCII)), room), room, false)
+	label := inert(e.label(m.cfg.ASCII))
+	// The chart's top (↑) is said when it is not the value shown, and
+	// when the name keeps all its letters beside it: the name is what
+	// the cell is about, its scale is read in its chart's shape too.
+	top := " ↑" + unitValue(hi, unit)
+	if unitValue(hi, unit) == value || widthOf(label)+1+widthOf(value)+widthOf(top) > w {
+		top = ""
+	}
+	scale := m.st.Label.Render(top)
+	room := max(w-widthOf(value)-widthOf(top)-1, 1)
+	name := fit(shortSeries(label, room), room, false)
 	title := m.st.Label.Render(name) + " " + m.st.Value.Render(value) + scale
 	if selected {
 		title = m.st.Selected.Render(name + " " + value + ansi.Strip(scale))

@@ -174,3 +174,34 @@ func TestTelemetryChartLayout(t *testing.T) {
 		}
 	}
 }
+
+// A chart's title keeps its name whole before it says the chart's top
+// (↑): the top goes when the name would be cut beside it, and when it is
+// the value shown already.
+func TestChartTitleKeepsTheName(t *testing.T) {
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	series := func(name string, values ...int64) state.Series {
+		s := state.Series{Name: name, Unit: "plain", Divisor: 1, Min: slices.Min(values), Max: slices.Max(values)}
+		for i, v := range values {
+			s.Points = append(s.Points, state.Point{At: at.Add(time.Duration(i) * time.Second), Value: v})
+		}
+		return s
+	}
+	m := New(Config{Refresh: time.Second}, &fakeSource{st: streamingStatus()}, nil)
+	for _, tc := range []struct {
+		series state.Series
+		width  int
+		want   string
+	}{
+		{series("Unscheduled Tasks", 70, 279, 166), 40, "Unscheduled Tasks 166 ↑279"},
+		{series("Live threads", 47, 47), 40, "Live threads 47"},                                            // its top is its value
+		{series("Tasks Waiting for Dependencies", 66, 462, 309), 36, "Tasks Waiting for Dependencies 309"}, // the name, not the top
+		{series("Tasks Waiting for Dependencies", 66, 462, 309), 30, "Tasks … for Dependencies 309"},
+	} {
+		e := telemetryEntries(&state.Snapshot{Telemetry: []state.Series{tc.series}})[0]
+		title := strings.Join(strings.Fields(ansi.Strip(m.chartCell(e, tc.width, 3, false)[0])), " ")
+		if title != tc.want {
+			t.Errorf("%s in %d cells: %q, want %q", tc.series.Name, tc.width, title, tc.want)
+		}
+	}
+}
