@@ -591,7 +591,30 @@ func (r monitorRows) Text(i, col int) string {
 // gcLines is how many lines renderGC has to say: four of counts and
 // pauses, two of the heap, one of the pauses over time, one a pool and
 // one a collector.
-func gcLines(g *state.GC) int { return 7 + len(g.Pools) + len(g.Collectors) }
+func gcLines(g *state.GC) int {
+	n := 7 + len(g.Pools) + len(g.Collectors)
+	if poolsBeforeTheHeap(g) {
+		n++
+	}
+	return n
+}
+
+// poolsBeforeTheHeap says the memory pools were polled before the heap
+// meter's reading: the heap meter is of the latest collection or poll,
+// the pools of the latest poll, and after a collection, until the next
+// poll, the two differ.
+func poolsBeforeTheHeap(g *state.GC) bool {
+	if len(g.Heap) == 0 {
+		return false
+	}
+	heapAt := g.Heap[len(g.Heap)-1].At
+	for _, p := range g.Pools {
+		if !p.At.IsZero() && p.At.Before(heapAt) {
+			return true
+		}
+	}
+	return false
+}
 
 // renderGC draws the GC pane's lines: counts (since the process started
 // when the source says so), pauses, the heap now and over time, and the memory
@@ -673,6 +696,9 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 			ps[i] = float64(p)
 		}
 		lines = append(lines, fmt.Sprintf("%s %s", label("pauses    "), st.SparkAlt.Render(sparkline(ps, spark, 0, ascii))))
+	}
+	if poolsBeforeTheHeap(g) {
+		lines = append(lines, label("memory pools, as polled before the last collection:"))
 	}
 	for _, p := range g.Pools {
 		fields := []string{fmt.Sprintf("  %-22s %9s", inert(p.Name), size(p.Used))}
