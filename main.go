@@ -183,10 +183,21 @@ func versionOf(v, c, d string, info *debug.BuildInfo) string {
 	return fmt.Sprintf("proftop %s (commit %s, built %s)", v, c, d)
 }
 
+// errorText is an error as proftop says it: errors quote what a profiler
+// or a file said, shown as the screen shows it, and several joined
+// (errors.Join: a fleet's, one a JVM) go one a line, the lines after the
+// first indented, so that none reads as an error of proftop's own.
+func errorText(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = textsafe.Inert(l)
+	}
+	return strings.Join(lines, "\n  ")
+}
+
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
-		// Errors quote what a profiler or a file said: shown as the screen shows it.
-		fmt.Fprintln(os.Stderr, "proftop:", textsafe.Inert(err.Error()))
+		fmt.Fprintln(os.Stderr, "proftop:", errorText(err))
 		os.Exit(1)
 	}
 }

@@ -448,3 +448,14 @@ func TestExportATruncatedRecording(t *testing.T) {
 		}
 	}
 }
+
+// Errors joined (a fleet's, one a JVM) are said one a line, the lines
+// after the first indented, each as inert as the screen shows it: no
+// escaped newline ("\x0a"), no raw control character from a peer.
+func TestErrorTextSaysJoinedErrorsOneALine(t *testing.T) {
+	err := errors.Join(errors.New(`a: cannot resolve host "a"`), errors.New("b: the agent said \x1b[2Jhello"))
+	got := errorText(err)
+	if !strings.HasPrefix(got, `a: cannot resolve host "a"`+"\n  b: the agent said ") || strings.Contains(got, "\x1b") || strings.Contains(got, `\x0a`) {
+		t.Fatalf("%q", got)
+	}
+}
