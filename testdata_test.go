@@ -84,3 +84,32 @@ func TestDecodeSamplesMatchTheGolden(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+// Collapsed stacks by time of stacks that have no times (samples only
+// counted, as rbkit's are) are refused, saying to count them: every line
+// would count 0, and an empty file said nothing of why.
+func TestExportByTimeOfStacksWithoutTimes(t *testing.T) {
+	var bin bytes.Buffer
+	enc := decode.NewEncoder(&bin, decode.EncoderOptions{})
+	for _, ev := range []decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main"},
+		&decode.Sample{ThreadIDRef: 1, Count: 3, Stack: decode.Stack{Methods: []string{"Foo#work", "<main>"}, Lines: []int64{3, 1}}},
+	} {
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc.Flush()
+	dir := t.TempDir()
+	trace, out := filepath.Join(dir, "counted.trcbin"), filepath.Join(dir, "stacks.txt")
+	if err := os.WriteFile(trace, bin.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := run(t, nil, "export", trace, "--format", "collapsed", "--value", "time", "-o", out)
+	if _, statErr := os.Stat(out); code != 1 || !strings.Contains(errs, "have no times (they are counted: --value count)") || statErr == nil {
+		t.Fatalf("exit %d, %s, the file: %v", code, errs, statErr)
+	}
+	if got, errs, code := run(t, nil, "export", trace, "--format", "collapsed", "--value", "count", "-o", "-"); code != 0 || got != "<main>;Foo#work 3\n" {
+		t.Fatalf("exit %d: %q %s", code, got, errs)
+	}
+}

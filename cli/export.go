@@ -14,6 +14,7 @@ import (
 	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/export"
 	"github.com/proftop/proftop/internal/atomicfile"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 )
 
@@ -23,10 +24,12 @@ func NewExportCommand(s *config.Settings) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export SOURCE -o FILE",
 		Short: "Write the call tree of a trace or a bundle as a pprof profile or collapsed stacks",
-		Long: `Read a trace (.trcbin, .trcxml, zipped or gzipped) to its end, or a triage
-bundle, and write its call tree since the start: the stacks of a sampling
-profiler with their sampled CPU time, or the calls of an instrumenting one
-(method entries and exits) with their self time.
+		Long: `Read a trace to its end, or a triage bundle, and write its call tree since
+the start: the stacks of a sampling profiler with their sampled CPU time
+(rbkit's counted), or the calls of an instrumenting one (method entries
+and exits) with their self time. A trace is any replay reads, told by its
+content: TPTP binary or XML (zipped or gzipped too), a JinsightLive .trc,
+a ProfilerJ snapshot, an rbkit recording (.msgpack).
 
   --format pprof       a gzipped pprof profile: go tool pprof, and every pprof viewer
   --format collapsed   one line per stack, root first, "frame;frame;frame value":
@@ -43,6 +46,10 @@ profiler with their sampled CPU time, or the calls of an instrumenting one
 			tree, span, cut, err := exportTree(args[0], *s)
 			if err != nil {
 				return err
+			}
+			if format == "collapsed" && v == export.ValueTime && !tree.Weighted {
+				// Every line would count 0: an empty file said nothing of why.
+				return fmt.Errorf("--value time: the stacks of %s have no times (they are counted: --value count)", textsafe.Inert(args[0]))
 			}
 			write := func(w io.Writer) error { return export.Collapsed(w, tree, v) }
 			if format == "pprof" {
