@@ -269,10 +269,16 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 		if s.Objects.FreesReported {
 			freed, freedRate = count(c.Frees), rate(c.FreeRate)
 		}
+		live, allocs, allocRate := count(c.Live), count(c.Allocs), rate(c.AllocRate)
+		if c.Sampled {
+			// Allocation samples weigh bytes; how many objects they stand
+			// for is unknown, not 0.
+			live, allocs, allocRate = "–", "–", "–"
+		}
 		out = append(out,
-			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(count(c.Live)), label("allocated"), value(count(c.Allocs)),
+			fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s", label("live"), value(live), label("allocated"), value(allocs),
 				label("freed"), value(freed), label("bytes allocated"), value(knownSize(c.Bytes))),
-			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(rate(c.AllocRate)), label("freed/s"), value(freedRate),
+			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(allocRate), label("freed/s"), value(freedRate),
 				label("bytes/s"), value(knownSize(int64(c.BytesRate)))))
 		if c.Sampled {
 			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))

@@ -104,3 +104,16 @@ func TestCensusTable(t *testing.T) {
 		t.Errorf("without sites: %q", screen)
 	}
 }
+
+// A class known by allocation samples alone (the JVM agent's) has bytes,
+// not counts: its drill-in says its counts are unknown (–), not 0.
+func TestObjectDetailOfASampledClass(t *testing.T) {
+	st := PlainStyles()
+	s := &state.Snapshot{Objects: state.Objects{Classes: []state.ObjectClass{{Class: "byte[]", Bytes: 6 << 30, BytesRate: 306 << 20, Sampled: true}}}}
+	got := strings.Join(objectDetail("byte[]", s, &st), "\n")
+	for _, want := range []string{"live –  allocated –", "new/s –", "bytes allocated 6GiB", "bytes/s 306MiB", "counts unknown"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+}
