@@ -657,7 +657,7 @@ func (a *Aggregator) Reset() {
 	a.methods.reset()
 	a.monitors.reset()
 	a.threads.reset(a.latest)
-	a.gc.reset()
+	a.gc.reset(a.latest)
 	a.objects.reset()
 	a.tree.reset()
 	a.telemetry.reset()
@@ -806,7 +806,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Deadlocks[i].Since = a.deadlog.since(&s.Deadlocks[i])
 	}
 	s.RecentDeadlocks = append([]PastDeadlock(nil), a.deadlog.recent...)
-	s.GC = a.gc.snapshot(nowNS, a.opts.Window)
+	s.GC = a.gc.snapshot(nowNS, a.first, a.opts.Window)
 	s.Objects, s.objectHistories, s.HasObjects = a.objects.rows(nowNS, reuse(&a.freeClasses), reuse(&a.freeHistories))
 	s.Telemetry, s.TelemetryProblems = a.telemetry.snapshot(q.Telemetry)
 	s.TelemetryWindow = a.opts.TelemetryWindow

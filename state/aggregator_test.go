@@ -253,12 +253,7 @@ func TestDeadlockIsDetected(t *testing.T) {
 
 func TestGCFigures(t *testing.T) {
 	a := New(Options{Window: 10 * time.Second})
-	for i, p := range []int{10, 20, 30, 40, 500} {
-		at := 1000 * (i + 1)
-		feed(a, &decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: ms(at)}},
-			&decode.ObjFree{Time: ms(at + 1)}, &decode.ObjFree{Time: ms(at + 2)},
-			&decode.GCFinish{Time: ms(at + p), UsedObjSpace: int64(100 * (i + 1)), TotalObjSpace: 1000})
-	}
+	pauses(a, 0)
 	g := a.Snapshot(t0, Query{CallersOf: -1}).GC
 	if g.Count != 5 || g.LastPause != 500*time.Millisecond || g.Max != 500*time.Millisecond || g.P50 != 30*time.Millisecond || g.Freed != 10 {
 		t.Fatalf("%+v", g)
@@ -266,9 +261,39 @@ func TestGCFigures(t *testing.T) {
 	if len(g.Heap) != 5 || g.Heap[4].Used != 500 || len(g.Pauses) != 5 {
 		t.Fatalf("%+v", g)
 	}
-	// 600 ms of pauses in the 10 s before the last event.
-	if g.Percent < 5.9 || g.Percent > 6.1 {
-		t.Fatalf("GC %.2f%% of wall time", g.Percent)
+	// 600 ms of pauses in the 4.5 s watched (from the first event, at 1 s,
+	// to the last): not in the 10 s window, half of which nobody watched.
+	if g.Percent < 13.2 || g.Percent > 13.4 {
+		t.Fatalf("GC %.2f%% of the time watched", g.Percent)
+	}
+	// Watched since longer than the window: 600 ms of pauses in the 10 s
+	// before the last event.
+	b := New(Options{Window: 10 * time.Second})
+	feed(b, &decode.ObjFree{Time: ms(1)})
+	pauses(b, 5000)
+	if g := b.Snapshot(t0, Query{CallersOf: -1}).GC; g.Percent < 5.9 || g.Percent > 6.1 {
+		t.Fatalf("GC %.2f%% of the window", g.Percent)
+	}
+	// Watched since a reset half a second before the last event, taken as
+	// a second (minWatched): the pause of 500 ms since is half of it.
+	c := New(Options{Window: 10 * time.Second})
+	pauses(c, 0)
+	feed(c, &decode.ObjFree{Time: ms(5000)})
+	c.Reset()
+	feed(c, &decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: ms(5500)}}, &decode.GCFinish{Time: ms(6000), UsedObjSpace: 100, TotalObjSpace: 1000})
+	if g := c.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 1 || g.Percent < 49.9 || g.Percent > 50.1 {
+		t.Fatalf("GC %.2f%% of the second since the reset, %d collections", g.Percent, g.Count)
+	}
+}
+
+// pauses feeds five collections, at 1 to 5 s after offset ms, of 10, 20,
+// 30, 40 and 500 ms, each freeing two objects.
+func pauses(a *Aggregator, offset int) {
+	for i, p := range []int{10, 20, 30, 40, 500} {
+		at := offset + 1000*(i+1)
+		feed(a, &decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: ms(at)}},
+			&decode.ObjFree{Time: ms(at + 1)}, &decode.ObjFree{Time: ms(at + 2)},
+			&decode.GCFinish{Time: ms(at + p), UsedObjSpace: int64(100 * (i + 1)), TotalObjSpace: 1000})
 	}
 }
 

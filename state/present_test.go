@@ -636,3 +636,23 @@ func TestAPollAfterTheShutdownRevivesNoThread(t *testing.T) {
 		}
 	}
 }
+
+// A collection's heap reading that arrives after a later poll's (JFR
+// delivers its events a second or two late) still takes its place in
+// time: the heap samples are in time order.
+func TestHeapSamplesInTimeOrder(t *testing.T) {
+	a := New(Options{})
+	feed(a,
+		&decode.MemoryPool{Time: ms(0), Name: "G1 Eden Space", Heap: 1, Used: 10 << 20, Committed: 30 << 20, Max: -1},
+		&decode.MemoryPool{Time: ms(1000), Name: "G1 Eden Space", Heap: 1, Used: 20 << 20, Committed: 30 << 20, Max: -1},
+		&decode.Collection{Time: ms(700), Collector: "G1 Young Generation", Pause: 5_000_000, UsedBefore: 25 << 20, UsedAfter: 3 << 20, Committed: 30 << 20},
+		&decode.MemoryPool{Time: ms(2000), Name: "G1 Eden Space", Heap: 1, Used: 9 << 20, Committed: 30 << 20, Max: -1},
+	)
+	var used []int64
+	for _, h := range a.Snapshot(t0, Query{CallersOf: -1}).GC.Heap {
+		used = append(used, h.Used>>20)
+	}
+	if !slices.Equal(used, []int64{10, 3, 20, 9}) {
+		t.Fatalf("heap samples (MiB) %v, want those at 0, 0.7, 1 and 2 s", used)
+	}
+}

@@ -324,19 +324,22 @@ type Collector struct {
 type GC struct {
 	// Count is every collection: since the JVM started when the source
 	// reports collectors' totals (SinceStart), else those seen.
-	Count      int64           `json:"count"`
-	SinceStart bool            `json:"sinceJvmStart,omitempty"`
-	TotalTime  time.Duration   `json:"totalTimeNs,omitempty"` // with SinceStart
-	Collectors []Collector     `json:"collectors,omitempty"`
-	LastPause  time.Duration   `json:"lastPauseNs"`
-	P50        time.Duration   `json:"p50Ns"`
-	P99        time.Duration   `json:"p99Ns"`
-	Max        time.Duration   `json:"maxNs"`
-	Percent    float64         `json:"percentOfWallTime"` // over the window
-	Pauses     []time.Duration `json:"pausesNs"`          // the latest, oldest first
-	Heap       []HeapSample    `json:"heap"`              // the latest, oldest first
-	Freed      int64           `json:"objectsFreed"`      // objFree events; FreedKnown says the source sends them
-	FreedKnown bool            `json:"objectsFreedKnown,omitempty"`
+	Count      int64         `json:"count"`
+	SinceStart bool          `json:"sinceJvmStart,omitempty"`
+	TotalTime  time.Duration `json:"totalTimeNs,omitempty"` // with SinceStart
+	Collectors []Collector   `json:"collectors,omitempty"`
+	LastPause  time.Duration `json:"lastPauseNs"`
+	P50        time.Duration `json:"p50Ns"`
+	P99        time.Duration `json:"p99Ns"`
+	Max        time.Duration `json:"maxNs"`
+	Percent    float64       `json:"percentOfWallTime"` // over PercentOver
+	// PercentOver is the span Percent is of: the window, or the time
+	// watched when that is shorter (since the first event or a reset).
+	PercentOver time.Duration   `json:"percentOverNs,omitempty"`
+	Pauses      []time.Duration `json:"pausesNs"`     // the latest, oldest first
+	Heap        []HeapSample    `json:"heap"`         // the latest, oldest first
+	Freed       int64           `json:"objectsFreed"` // objFree events; FreedKnown says the source sends them
+	FreedKnown  bool            `json:"objectsFreedKnown,omitempty"`
 	// Reclaimed is the heap collections gave back (bytes), when the
 	// source reports the heap before and after each.
 	Reclaimed int64  `json:"reclaimedBytes,omitempty"`

@@ -659,7 +659,11 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	if g.Percent <= 0 {
 		gcTime = value("0%")
 	}
-	times := []string{label("GC time ") + gcTime + label(" of the last "+dur(s.Window))}
+	over := s.Window
+	if g.PercentOver > 0 {
+		over = g.PercentOver // the time watched, when shorter than the window
+	}
+	times := []string{label("GC time ") + gcTime + label(" of the last "+dur(over))}
 	if g.FreedKnown {
 		times = append(times, "  "+label("objects freed ")+value(count(g.Freed)))
 	}
