@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proftop/proftop/internal/javaname"
 	"github.com/proftop/proftop/state"
 )
 
@@ -118,7 +119,9 @@ func coverageDetail(c *state.CoverageClass, st *Styles) []string {
 		label("invoked"), value(strconv.Itoa(c.Invoked)), label("lines with code"), value(count(c.Lines)),
 		label("ran"), value(count(c.Hit))), "")
 	for _, m := range c.Methods {
-		head := fmt.Sprintf("  %s%s", value(inert(m.Name)), label(inert(m.Signature)))
+		// The signature as Java writes it: "(Ljava/lang/String;)V" reads "(String)".
+		sig := strings.TrimPrefix(javaname.Method(m.Name+m.Signature), m.Name)
+		head := fmt.Sprintf("  %s%s", value(inert(m.Name)), label(inert(sig)))
 		if m.FirstLine > 0 {
 			head += label(fmt.Sprintf(" (line %d)", m.FirstLine))
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proftop/proftop/internal/javaname"
 	"github.com/proftop/proftop/state"
 )
 
@@ -230,7 +231,7 @@ func lockLine(t *state.Thread, s *state.Snapshot, st *Styles) string {
 
 func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []string {
 	label, value := st.Label.Render, st.Value.Render
-	name := inert(s.MethodName(m))
+	name := inert(javaname.Method(s.MethodName(m)))
 	sampled := m.Calls == 0 && m.Samples+m.TotalSamples > 0
 	out := []string{st.Title.Render("Method ") + value(name)}
 	if m.Line > 0 { // its first line (a sampled method has one when the source names it: rbkit)

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/proftop/proftop/internal/javaname"
 )
 
 // column describes one column of a table.
@@ -187,7 +189,9 @@ func (t *table) match(d rows, i int) bool {
 	name := d.Name(i)
 	m, ok := t.matches[name]
 	if !ok {
-		m = t.filter.MatchString(name)
+		// A method is matched as the pane shows it too: "wait(J)V" reads
+		// "wait(long)", and /long finds it.
+		m = t.filter.MatchString(name) || t.filter.MatchString(javaname.Method(name))
 		if len(t.matches) > 1<<18 {
 			clear(t.matches)
 		}

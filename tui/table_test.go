@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -82,6 +83,45 @@ func TestOneCellRunesAreOneCell(t *testing.T) {
 		}
 		if w := ansi.StringWidth(string(r)); w != 1 {
 			t.Errorf("%U: %d cells to the full count", r, w)
+		}
+	}
+}
+
+// nameRows are rows known by their names alone.
+type nameRows []string
+
+func (r nameRows) Len() int                      { return len(r) }
+func (r nameRows) ID(i int) int64                { return int64(i) }
+func (r nameRows) Cell(i, col int) string        { return r[i] }
+func (r nameRows) Num(i, col int) int64          { return 0 }
+func (r nameRows) Text(i, col int) string        { return r[i] }
+func (r nameRows) Name(i int) string             { return r[i] }
+func (r nameRows) Kind(i int) rowKind            { return rowNormal }
+func (r nameRows) CellStyle(i, col int) cellHint { return hintNone }
+
+// The filter matches a method as the pane shows it, as Java writes it
+// ("wait(J)V" reads "wait(long)"), and as the trace names it.
+func TestFilterMatchesMethodsAsShown(t *testing.T) {
+	d := nameRows{"java.lang.Object.wait(J)V", "java.lang.Thread.sleep(J)V", "Demo.main([Ljava/lang/String;)V", "Demo.fib"}
+	for expr, want := range map[string][]int{
+		"long":       {0, 1},
+		`\(J\)`:      {0, 1},
+		`main\(Str`:  {2},
+		"!long":      {2, 3},
+		`wait\(long`: {0},
+	} {
+		var tb table
+		if err := tb.setFilter(expr); err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for i := range d {
+			if tb.match(d, i) {
+				got = append(got, i)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("/%s matches rows %v, want %v", expr, got, want)
 		}
 	}
 }
