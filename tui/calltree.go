@@ -325,10 +325,12 @@ func (m *Model) treeLines(h int) []string {
 	room := max(h-1, 1)
 	v.offset = min(max(v.offset, r-room+1), r)
 	v.offset = max(min(v.offset, len(rows)-room), 0)
-	unit := "TIME"
-	count := "CALLS"
+	// A node's calls are its own: those of its method on that path (a
+	// call ends at one node). Its samples are those it was on the stack
+	// of, as its time is.
+	unit, count, calls := "TIME", "CALLS", true
 	if m.snap != nil && m.snap.Sampled && !m.snap.Views {
-		unit, count = "CPU", "SAMPLES"
+		unit, count, calls = "CPU", "SAMPLES", false
 	}
 	head := fmt.Sprintf("%7s %7s %8s %8s  %s", "TOTAL%", "SELF%", unit, count, "METHOD")
 	out := []string{m.st.ColHeader.Render(head)}
@@ -355,7 +357,11 @@ func (m *Model) treeLines(h int) []string {
 		if t.Weighted {
 			timeText = dur(time.Duration(n.Total))
 		}
-		line := fmt.Sprintf("%7s %7s %8s %8s  %s%s%s", pct(t.Percent(total)), pct(t.Percent(self)), timeText, countText(n.TotalN),
+		counted := n.TotalN // the root's: every call, or sample
+		if calls && n.Parent >= 0 {
+			counted = n.SelfN
+		}
+		line := fmt.Sprintf("%7s %7s %8s %8s  %s%s%s", pct(t.Percent(total)), pct(t.Percent(self)), timeText, countText(counted),
 			strings.Repeat(" ", indent), marker, depth)
 		// The name shortened as the panes shorten it, not cut at the right:
 		// its class and method are what tell the nodes apart.
