@@ -24,7 +24,7 @@ func TestTelemetryInTmux(t *testing.T) {
 	tm.keys("Enter", "Enter")
 	tm.waitFor("a group large, each member with its scale", 10*time.Second,
 		"Drill-in: Telemetry", "Group Tasks in Non-blocking Queue · 4 series · the chart shows their sum",
-		"Tasks in Non-blocking Queue (1) last", "Tasks in Non-blocking Queue (4) last", "now")
+		"Tasks in Non-blocking Queue (1)  last", "Tasks in Non-blocking Queue (4)  last", "now")
 	tm.keys("Escape") // alone: an escape followed at once by a key reads as alt+key
 	tm.waitFor("the panes again", 5*time.Second, "Probes · since the start")
 	tm.keys("8", "Enter")

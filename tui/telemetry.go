@@ -361,9 +361,9 @@ func telemetryDetail(e *telemetryEntry, w, h int, st *Styles, ascii bool, window
 	out = append(out, bigChart(e.values, e.times, unit, w, main, st, ascii, window)...)
 	if !e.group() {
 		lo, hi := minMax(e.values)
-		out = append(out, fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("last"), value(unitValue(e.last(), unit)),
-			label("window min"), value(unitValue(lo, unit)), label("max"), value(unitValue(hi, unit)),
-			label("since the start min"), value(unitValue(sr.Scaled(sr.Min), unit)), label("max"), value(unitValue(sr.Scaled(sr.Max), unit))))
+		out = append(out, figureLines(w, "  ", label("last")+" "+value(unitValue(e.last(), unit)),
+			label("window min")+" "+value(unitValue(lo, unit)), label("max")+" "+value(unitValue(hi, unit)),
+			label("since the start min")+" "+value(unitValue(sr.Scaled(sr.Min), unit)), label("max")+" "+value(unitValue(sr.Scaled(sr.Max), unit)))...)
 		if len(sr.Older) > 0 {
 			vs, ts := wholeRun(sr)
 			out = append(out, "", st.Title.Render("Since the start ")+label(fmt.Sprintf("(%s; older points as the mean of each span)", dur(ts[len(ts)-1].Sub(ts[0]).Truncate(time.Second)))))
@@ -379,11 +379,43 @@ func telemetryDetail(e *telemetryEntry, w, h int, st *Styles, ascii bool, window
 			vs[i], ts[i] = m.Scaled(p.Value), p.At
 		}
 		lo, hi := minMax(vs)
-		out = append(out, st.Title.Render(inert(m.Name)+" ")+label("last ")+value(unitValue(lastOf(vs), unit))+
-			label("  min ")+value(unitValue(lo, unit))+label("  max ")+value(unitValue(hi, unit)))
+		title := st.Title.Render(inert(m.Name))
+		figures := []string{label("last") + " " + value(unitValue(lastOf(vs), unit)),
+			label("min") + " " + value(unitValue(lo, unit)), label("max") + " " + value(unitValue(hi, unit))}
+		if whole := figureLines(w, "", append([]string{title}, figures...)...); len(whole) == 1 {
+			out = append(out, whole[0])
+		} else {
+			// A long name (an MBean's) on its lines, the figures on theirs:
+			// none of them cut.
+			out = append(out, strings.Split(ansi.Hardwrap(title, max(w, 1), true), "\n")...)
+			out = append(out, figureLines(w, "  ", figures...)...)
+		}
 		out = append(out, bigChart(vs, ts, unit, w, 4, st, ascii, window)...)
 	}
 	return out
+}
+
+// figureLines puts fields (a label and its figure) on lines of w cells,
+// two spaces apart, each whole, as many a line as fit, each line
+// beginning with indent.
+func figureLines(w int, indent string, fields ...string) []string {
+	var lines []string
+	line := ""
+	for _, f := range fields {
+		switch {
+		case line == "":
+			line = indent + f
+		case widthOf(line)+2+widthOf(f) <= w:
+			line += "  " + f
+		default:
+			lines = append(lines, line)
+			line = indent + f
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // wholeRun is a series' older buckets (their means) and its window, for a

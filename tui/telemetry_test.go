@@ -41,6 +41,33 @@ func TestTelemetryDrillInWrapsLongNames(t *testing.T) {
 	}
 }
 
+// A group's drill-in at 80 columns keeps each member's figures whole: a
+// long name (an MBean's) has its lines, the figures theirs, and no line
+// is wider than the pane; "max" is said with its value.
+func TestTelemetryGroupDrillInKeepsTheFigures(t *testing.T) {
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	var series []state.Series
+	for _, pool := range []string{"'non-profiled nmethods'", "'profiled nmethods'"} {
+		series = append(series, state.Series{Name: "Usage.used (java.lang:name=CodeHeap " + pool + ",type=MemoryPool)", Group: "Usage.used",
+			Unit: "bytes", Divisor: 1, Points: []state.Point{{At: at, Value: 304 << 10}, {At: at.Add(time.Second), Value: 1940 << 10}}, Min: 304 << 10, Max: 1940 << 10})
+	}
+	st := NewStyles("dark")
+	lines := telemetryDetail(telemetryEntries(&state.Snapshot{Telemetry: series})[0], 78, 40, &st, false, 5*time.Minute)
+	figures := 0
+	for _, l := range lines {
+		plain := ansi.Strip(l)
+		if n := ansi.StringWidth(plain); n > 78 {
+			t.Fatalf("a line of %d cells: %q", n, plain)
+		}
+		if strings.Contains(plain, "last 1.89MiB  min 304KiB  max 1.89MiB") {
+			figures++
+		}
+	}
+	if figures != 2 {
+		t.Fatalf("%d members' figures whole, want 2:\n%s", figures, ansi.Strip(strings.Join(lines, "\n")))
+	}
+}
+
 // A series' sparkline spans the window's least to most, so that a slow
 // counter's growth shows; a percentage keeps 0 to 100, and a series that
 // has not moved keeps its level from 0.
