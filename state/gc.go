@@ -264,8 +264,15 @@ func (g *gcState) snapshot(now, first int64, window time.Duration) GC {
 			if g.notInTotals(p) {
 				out.Count++
 				name := p.by
-				if name == "" {
+				switch {
+				case name == "":
 					name = unnamedCollector
+				case g.totals[name] == nil:
+					// A collector the totals do not name (yet, or ever:
+					// rbkit's collections are "Ruby GC", its totals minor
+					// and major): its row holds only what they leave out,
+					// and says so, as its count falls when they come.
+					name += sinceTheTotals
 				}
 				row := out.collector(name)
 				if row == nil {
@@ -323,6 +330,10 @@ func watchedSpan(now, from int64, window time.Duration) time.Duration {
 // unnamedCollector is the row of the collections whose collector the
 // source did not name.
 const unnamedCollector = "(collector not named)"
+
+// sinceTheTotals ends the name of a row of collections by a collector the
+// totals do not name.
+const sinceTheTotals = " (since the latest totals)"
 
 // collector is the row of the collector named, nil if none.
 func (g *GC) collector(name string) *Collector {
