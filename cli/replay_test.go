@@ -30,6 +30,7 @@ func TestCheckTraceWhenFollowing(t *testing.T) {
 		{"text", "hello, world", false, "unrecognized stream format"},
 		{"another document", "<?xml version=\"1.0\"?>\n<root>", false, "(line 2, column 1): element #1, <root>"},
 		{"a snapshot with an attribute twice", "<doc><profile><thread name=\"a\" name=\"b\">", false, "attribute name given twice"},
+		{"a snapshot with a value no number", strings.Replace(string(snapshot), `count="`, `count="x`, 1), false, "invalid attribute value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "file")
@@ -38,8 +39,11 @@ func TestCheckTraceWhenFollowing(t *testing.T) {
 			// A file of a known format cut inside its first event is cut
 			// short; one of none, or with no event, is no trace.
 			says := "not a trace"
-			if strings.Contains(tc.refusal, "ends inside") {
+			switch {
+			case strings.Contains(tc.refusal, "ends inside"):
 				says = "cut short inside its first event"
+			case strings.HasPrefix(tc.name, "a snapshot"):
+				says = "a damaged profilerj snapshot ("
 			}
 			if err == nil || !strings.Contains(err.Error(), says) || !strings.Contains(err.Error(), tc.refusal) {
 				t.Fatalf("not followed: %v, want %q", err, tc.refusal)
