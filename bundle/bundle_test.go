@@ -100,7 +100,7 @@ func TestBundleContents(t *testing.T) {
 	// Both deadlocks, each with both threads' stacks.
 	dl := string(fs[FileDeadlocks])
 	if strings.Count(dl, "Found one Java-level deadlock") != 2 || strings.Count(dl, "- waiting to lock <0x") != 4 ||
-		strings.Count(dl, "\tat com.acme.billing") < 4 {
+		strings.Count(dl, "\tat com.acme.billing") < 4 || strings.Count(dl, "\t- holds <0x") != 4 {
 		t.Errorf("deadlocks:\n%s", dl)
 	}
 	th := string(fs[FileThreads])

@@ -177,6 +177,12 @@ func writeDeadlock(b *strings.Builder, d *state.Deadlock, stackOf func(int64) []
 		if len(st) == 0 {
 			b.WriteString("\t(no stack known)\n")
 		}
+		// What it holds: the lock the thread before it in the cycle waits
+		// for. jstack says so at the frame that took it; which frame did
+		// is not known here, so it is said after the stack.
+		before := (i + n - 1) % n
+		fmt.Fprintf(b, "\t- holds <0x%016x> (a %s), which \"%s\" is waiting to lock\n", d.Monitors[before],
+			tui.Inert(d.Classes[before]), tui.Inert(d.Names[before]))
 	}
 	b.WriteString("\n")
 }
