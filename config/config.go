@@ -283,6 +283,7 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 	}
 	var out Settings
 	var origins []Origin
+	var bad []error // every setting with a bad value, said at once
 	for _, s := range settings {
 		source := "default"
 		switch f := flags.Lookup(s.key); {
@@ -299,7 +300,8 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 		}
 		val, err := parse(s, raw)
 		if err != nil {
-			return Settings{}, nil, fmt.Errorf("setting %q (from %s): %w", s.key, source, err)
+			bad = append(bad, fmt.Errorf("setting %q (from %s): %w", s.key, source, err))
+			continue
 		}
 		s.set(&out, val)
 		shown := fmt.Sprint(show(val))
@@ -307,6 +309,9 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 			shown = sizeText(n)
 		}
 		origins = append(origins, Origin{Key: s.key, Value: shown, Source: source})
+	}
+	if len(bad) > 0 {
+		return Settings{}, nil, errors.Join(bad...)
 	}
 	if err := splitHostPort(&out, origins); err != nil {
 		return Settings{}, nil, err

@@ -112,6 +112,8 @@ func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 		{"out of range", []string{"--refresh", "20ms"}, nil, "", []string{`setting "refresh"`, "from flag --refresh", "outside 100ms to 10s"}},
 		{"enum from env", nil, map[string]string{"PROFTOP_FORMAT": "json"}, "", []string{`setting "format"`, "env PROFTOP_FORMAT", `"json" is not one of auto, binary, xml`}},
 		{"port", nil, nil, "port: 99999\n", []string{`setting "port"`, "outside 1 to 65535"}},
+		{"bad values, each named", []string{"--theme", "pink"}, nil, "refresh: 5ms\nwindow: abc\n", []string{`setting "refresh" (from file `, "5ms is outside 100ms to 10s\n",
+			`setting "window" (from file `, `"abc" is not a duration`, `setting "theme" (from flag --theme): "pink" is not one of dark, light`}},
 		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots" (did you mean "host"?)`}},
 		{"unknown keys, each named", nil, nil, "refesh: 1s\ncolour: never\nzzzzzz: 1\n", []string{`unknown settings "colour" (did you mean "color"?), "refesh" (did you mean "refresh"?), "zzzzzz";`}},
 		{"a size out of range", []string{"--telemetry-memory", "1k"}, nil, "", []string{"1k is outside 1m to 16g"}},
