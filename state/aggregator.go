@@ -797,6 +797,11 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.Names = a.methods.names
 	s.Samples = SampleCounts{Window: a.methods.window.self.samples, Cumulative: a.methods.samples}
 	s.Monitors = a.monitors.rows(nowNS, &a.methods, a.liveOnMonitors(nowNS), reuse(&a.freeMonitors))
+	if a.process.Agent == JVMAgentName {
+		for i := range s.Monitors {
+			s.Monitors[i].ByAddress = s.Monitors[i].Object > maxIdentityHash
+		}
+	}
 	if q.GroupMonitors {
 		s.Monitors = groupMonitors(s.Monitors)
 	}

@@ -21,6 +21,7 @@ func groupMonitors(ms []Monitor) []Monitor {
 			g := *m
 			g.Object = groupID(key)
 			g.Grouped = 1
+			g.ByAddress = false // a group's row is a class at a place, not a lock
 			g.Waiters = append([]Waiter(nil), m.Waiters...)
 			byKey[key] = len(out)
 			out = append(out, g)

@@ -722,3 +722,12 @@ func siteName(method string, line int64) string {
 	}
 	return method
 }
+
+// JVMAgentName is the name proftop's JVM agent gives itself (its
+// agentCreate): it names a lock by its identity hash, and a lock it could
+// not identify by JFR's address for it, which it keeps above every
+// identity hash (agent/java/…/Contentions.unnamed).
+const JVMAgentName = "proftop JVM agent"
+
+// maxIdentityHash is the largest identity hash: HotSpot's are 31 bits.
+const maxIdentityHash = 0x7fffffff

@@ -657,3 +657,29 @@ func TestHeapSamplesInTimeOrder(t *testing.T) {
 		t.Fatalf("heap samples (MiB) %v, want those at 0, 0.7, 1 and 2 s", used)
 	}
 }
+
+// proftop's JVM agent names a lock by its identity hash (31 bits), and
+// one it could not identify by JFR's address for it, above them: such a
+// lock's row says it is known by its address. Another source's object
+// ids say nothing of the kind; a group's row is no lock.
+func TestLocksKnownByTheirAddress(t *testing.T) {
+	for _, agent := range []string{JVMAgentName, "another profiler"} {
+		a := New(Options{})
+		feed(a, &decode.AgentCreate{AgentName: agent})
+		feed(a, defs()...)
+		poll(a, 1000,
+			polled{id: 2, state: "blocked", lock: 0x2d2e, class: "org.h2.Tx", owner: 1},
+			polled{id: 3, state: "blocked", lock: 0x7f06380015a0, class: "org.h2.Tx", owner: 1},
+			polled{id: 4, state: "blocked", lock: 0xf0925d40, class: "org.h2.Tx", owner: 1},
+			polled{id: 1, state: "running"},
+		)
+		s := a.Snapshot(t0, Query{CallersOf: -1})
+		jvm := agent == JVMAgentName
+		if monitorByObj(s, 0x2d2e).ByAddress || monitorByObj(s, 0x7f06380015a0).ByAddress != jvm || monitorByObj(s, 0xf0925d40).ByAddress != jvm {
+			t.Errorf("%s: %+v", agent, s.Monitors)
+		}
+		if g := a.Snapshot(t0, Query{CallersOf: -1, GroupMonitors: true}).Monitors; len(g) != 1 || g[0].ByAddress {
+			t.Errorf("%s: the group %+v", agent, g)
+		}
+	}
+}

@@ -227,8 +227,13 @@ type Monitor struct {
 	Synchronizer bool   `json:"synchronizer,omitempty"`
 	// Site is where the lock is taken or waited on: the first frame of a
 	// contender's stack outside the JDK's locking code.
-	Site       string   `json:"site,omitempty"`
-	Grouped    int      `json:"grouped,omitempty"`
+	Site    string `json:"site,omitempty"`
+	Grouped int    `json:"grouped,omitempty"`
+	// ByAddress says the lock is known by the address JFR gave its events
+	// only (proftop's JVM agent, which could not tie them to a lock its
+	// polls saw): it may be a lock of another row, known there by its
+	// identity hash.
+	ByAddress  bool     `json:"byAddress,omitempty"`
 	Owner      int64    `json:"owner,omitempty"`
 	OwnerName  string   `json:"ownerName,omitempty"`
 	OwnerStack []Frame  `json:"ownerStack,omitempty"`

@@ -102,6 +102,10 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 	if d := inDeadlock(s, m.Object); d != nil {
 		out = append(out, st.Deadlock.Render(" part of a deadlock between "+inert(strings.Join(d.Names, ", "))+" "))
 	}
+	if m.ByAddress {
+		out = append(out, label("  known by the address JFR gave its events only: no look at the threads tied them to a lock,"),
+			label("  so it may be a lock of another row of its class, known there by its identity hash"))
+	}
 	out = append(out, "")
 	if m.Owner != 0 {
 		from := m.OwnerFrom

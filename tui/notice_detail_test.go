@@ -100,3 +100,17 @@ func TestLockLine(t *testing.T) {
 		}
 	}
 }
+
+// A lock known by JFR's address only says so in its drill-in: it may be
+// a lock of another row.
+func TestMonitorKnownByAddressSaysSo(t *testing.T) {
+	st := PlainStyles()
+	s := &state.Snapshot{}
+	for _, byAddress := range []bool{false, true} {
+		m := &state.Monitor{Object: 0xf0925d40, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ByAddress: byAddress}
+		text := ansi.Strip(strings.Join(monitorDetail(m, s, &st), "\n"))
+		if strings.Contains(text, "known by the address JFR gave its events only") != byAddress {
+			t.Errorf("by address %v:\n%s", byAddress, text)
+		}
+	}
+}
