@@ -286,6 +286,29 @@ func TestGCFigures(t *testing.T) {
 	}
 }
 
+// A pause counts only for its part inside the span watched, and one that
+// ended before a reset, reported late, counts not at all: the share never
+// passes 100%.
+func TestGCShareOfPausesAcrossTheStart(t *testing.T) {
+	a := New(Options{Window: 10 * time.Second})
+	feed(a, &decode.Collection{Time: ms(3000), Collector: "G1 Young Generation", Pause: 2_500_000_000, UsedAfter: -1},
+		&decode.MemoryPool{Time: ms(3200), Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 2 << 20, Max: -1})
+	// Watched from 3 s to 3.2 s, taken as the second before 3.2 s: 800 ms of it paused.
+	if g := a.Snapshot(t0, Query{CallersOf: -1}).GC; g.Percent < 79.9 || g.Percent > 80.1 {
+		t.Errorf("a pause longer than the time watched: %.1f%%", g.Percent)
+	}
+	b := New(Options{Window: 10 * time.Second})
+	feed(b, &decode.MemoryPool{Time: ms(0), Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 2 << 20, Max: -1},
+		&decode.MemoryPool{Time: ms(5000), Name: "G1 Eden Space", Heap: 1, Used: 1 << 20, Committed: 2 << 20, Max: -1})
+	b.Reset()
+	feed(b, &decode.Collection{Time: ms(4200), Collector: "G1 Young Generation", Pause: 700_000_000, UsedAfter: -1},
+		&decode.Collection{Time: ms(4900), Collector: "G1 Young Generation", Pause: 600_000_000, UsedAfter: -1},
+		&decode.GCStart{ThreadMoment: decode.ThreadMoment{Time: ms(4950)}}, &decode.GCFinish{Time: ms(4990), UsedObjSpace: 1, TotalObjSpace: 2})
+	if g := b.Snapshot(t0, Query{CallersOf: -1}).GC; g.Count != 0 || g.Percent != 0 {
+		t.Errorf("collections of before the reset, reported after it: %d, %.1f%%", g.Count, g.Percent)
+	}
+}
+
 // pauses feeds five collections, at 1 to 5 s after offset ms, of 10, 20,
 // 30, 40 and 500 ms, each freeing two objects.
 func pauses(a *Aggregator, offset int) {

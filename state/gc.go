@@ -97,6 +97,9 @@ const maxPools = 64
 // collection records one collection as the source reported it; seq is its
 // collector's count with it, 0 when unknown.
 func (g *gcState) collection(end, paused int64, by, cause string, before, after, committed, seq int64) {
+	if g.resetAt > 0 && end <= g.resetAt {
+		return // reported late, of before the reset: not among what counts from it
+	}
 	d := max(paused, 0)
 	g.count++
 	g.last = d
@@ -187,6 +190,9 @@ func (g *gcState) closePoll() {
 func (g *gcState) start(now int64) { g.pending = now }
 
 func (g *gcState) finish(now, used, total int64) {
+	if g.pending != 0 && g.resetAt > 0 && now <= g.resetAt {
+		g.pending = 0 // of before the reset
+	}
 	if g.pending != 0 {
 		d := max(now-g.pending, 0)
 		g.count++
@@ -264,20 +270,14 @@ func (g *gcState) snapshot(now, first int64, window time.Duration) GC {
 			if g.notInTotals(p) {
 				out.Count++
 				name := p.by
-				switch {
-				case name == "":
-					name = unnamedCollector
-				case g.totals[name] == nil:
-					// A collector the totals do not name (yet, or ever:
-					// rbkit's collections are "Ruby GC", its totals minor
-					// and major): its row holds only what they leave out,
-					// and says so, as its count falls when they come.
-					name += sinceTheTotals
+				if name == "" {
+					name = UnnamedCollector
 				}
 				row := out.collector(name)
 				if row == nil {
-					// A collector the totals have not named yet, or no name.
-					out.Collectors = append(out.Collectors, Collector{Name: name})
+					// A collector the totals do not name (yet, or ever), or
+					// no name: its row holds only what they leave out.
+					out.Collectors = append(out.Collectors, Collector{Name: name, SinceTotals: g.totals[name] == nil})
 					row = &out.Collectors[len(out.Collectors)-1]
 				}
 				row.Count++
@@ -292,13 +292,14 @@ func (g *gcState) snapshot(now, first int64, window time.Duration) GC {
 		out.Pools = append(out.Pools, *g.pools[name])
 	}
 	durs := make([]time.Duration, len(ps))
-	var inWindow int64
+	span := watchedSpan(now, max(first, g.resetAt), window)
+	from := now - int64(span)
+	var inSpan int64
 	for i, p := range ps {
 		durs[i] = time.Duration(p.dur)
-		if p.end > now-int64(window) {
-			// Only the part of a pause inside the window counts.
-			inWindow += min(p.dur, p.end-(now-int64(window)))
-		}
+		// Only the part of a pause inside the span counts: one that began
+		// before watching did, or before the span, counts from its start.
+		inSpan += max(min(p.end, now)-max(p.end-p.dur, from), 0)
 	}
 	out.Pauses = append([]time.Duration{}, durs...) // [] in JSON, not null
 	if len(durs) > 0 {
@@ -306,8 +307,8 @@ func (g *gcState) snapshot(now, first int64, window time.Duration) GC {
 		out.P50 = nearestRank(durs, 50)
 		out.P99 = nearestRank(durs, 99)
 	}
-	if span := watchedSpan(now, max(first, g.resetAt), window); span > 0 {
-		out.Percent, out.PercentOver = 100*float64(inWindow)/float64(span), span
+	if span > 0 {
+		out.Percent, out.PercentOver = min(100*float64(inSpan)/float64(span), 100), span
 	}
 	return out
 }
@@ -327,13 +328,9 @@ func watchedSpan(now, from int64, window time.Duration) time.Duration {
 	return min(window, max(time.Duration(now-from), minWatched))
 }
 
-// unnamedCollector is the row of the collections whose collector the
+// UnnamedCollector is the row of the collections whose collector the
 // source did not name.
-const unnamedCollector = "(collector not named)"
-
-// sinceTheTotals ends the name of a row of collections by a collector the
-// totals do not name.
-const sinceTheTotals = " (since the latest totals)"
+const UnnamedCollector = "(collector not named)"
 
 // collector is the row of the collector named, nil if none.
 func (g *GC) collector(name string) *Collector {

@@ -477,11 +477,11 @@ func TestGCPausesAheadOfTheTotals(t *testing.T) {
 	// The collectors' rows count them too: they add up to the headline
 	// (they said 1 collection, 30ms, under "4 collections, 169ms"), a
 	// collector the totals have not named yet with a row of its own.
-	want := []Collector{{Name: "G1 Young Generation", Count: 3, TotalTime: 69 * time.Millisecond}, {Name: "G1 Old Generation" + sinceTheTotals, Count: 1, TotalTime: 100 * time.Millisecond}}
+	want := []Collector{{Name: "G1 Young Generation", Count: 3, TotalTime: 69 * time.Millisecond}, {Name: "G1 Old Generation", Count: 1, TotalTime: 100 * time.Millisecond, SinceTotals: true}}
 	if !slices.Equal(g.Collectors, want) {
 		t.Fatalf("collectors %+v, want %+v", g.Collectors, want)
 	}
-	want[1].Name = "G1 Old Generation" // named by the totals from then on
+	want[1].SinceTotals = false // named by the totals from then on
 	feed(a, &decode.GCTotals{Time: ms(960), Collector: "G1 Old Generation", Count: 1, TotalTime: 100_000_000})
 	// The next totals include them: counted once.
 	feed(a, &decode.GCTotals{Time: ms(1000), Collector: "G1 Young Generation", Count: 3, TotalTime: 69_000_000})
@@ -491,7 +491,7 @@ func TestGCPausesAheadOfTheTotals(t *testing.T) {
 	// A collection whose collector the source does not name has a row too.
 	feed(a, &decode.Collection{Time: ms(1100), Pause: 5_000_000, UsedAfter: -1})
 	g = a.Snapshot(t0, Query{CallersOf: -1}).GC
-	if n := len(g.Collectors); g.Count != 5 || n != 3 || g.Collectors[n-1] != (Collector{Name: unnamedCollector, Count: 1, TotalTime: 5 * time.Millisecond}) {
+	if n := len(g.Collectors); g.Count != 5 || n != 3 || g.Collectors[n-1] != (Collector{Name: UnnamedCollector, Count: 1, TotalTime: 5 * time.Millisecond, SinceTotals: true}) {
 		t.Fatalf("an unnamed collection: count %d, collectors %+v", g.Count, g.Collectors)
 	}
 }

@@ -323,6 +323,11 @@ type Collector struct {
 	Name      string        `json:"name"`
 	Count     int64         `json:"count"`
 	TotalTime time.Duration `json:"totalTimeNs"`
+	// SinceTotals marks a row of collections by a collector the totals do
+	// not name (yet, or ever: rbkit's collections are "Ruby GC", its
+	// totals minor and major): it holds only those since the latest
+	// totals, and its count falls when they come.
+	SinceTotals bool `json:"sinceLatestTotals,omitempty"`
 }
 
 // GC is the garbage-collection pane.

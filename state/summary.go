@@ -22,7 +22,8 @@ type Summary struct {
 	// known (it takes two readings of its CPU time).
 	CPUPercent float64 `json:"cpuPercent"`
 	CPUKnown   bool    `json:"cpuKnown"`
-	// GCPercent is the share of wall time spent in collections over the window.
+	// GCPercent is the share of wall time spent in collections over the
+	// window, or over the time watched when that is shorter (GC.PercentOver).
 	GCPercent float64 `json:"gcPercent"`
 	// TopMethod is the method with the most self time over the window, and
 	// its share of all self time.

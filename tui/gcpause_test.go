@@ -43,7 +43,16 @@ func TestPoolsPolledBeforeTheLastCollectionSaySo(t *testing.T) {
 	}{
 		{"the poll is the latest", []state.HeapSample{{At: at, Used: 500 << 20, Total: 1536 << 20}}, false},
 		{"a collection since", []state.HeapSample{{At: at, Used: 500 << 20, Total: 1536 << 20}, {At: at.Add(300 * time.Millisecond), Used: 110 << 20, Total: 1536 << 20}}, true},
+		{"a pool no longer reported, the others polled since", []state.HeapSample{{At: at.Add(300 * time.Millisecond), Used: 110 << 20, Total: 1536 << 20}},
+			false},
 	} {
+		pools := pools
+		if strings.HasPrefix(c.name, "a pool no longer") {
+			pools = append([]state.Pool{{Name: "PS Eden Space", Heap: true, Used: 1 << 20, At: at.Add(-time.Minute)}}, pools...)
+			for i := 1; i < len(pools); i++ {
+				pools[i].At = at.Add(time.Second)
+			}
+		}
 		s := &state.Snapshot{GC: state.GC{Count: 1, Heap: c.heap, Pools: pools}, Window: 10 * time.Second}
 		got := strings.Join(renderGC(s, 100, 12, &st, false), "\n")
 		if strings.Contains(got, "memory pools, as polled before the last collection:") != c.stale {
@@ -52,5 +61,20 @@ func TestPoolsPolledBeforeTheLastCollectionSaySo(t *testing.T) {
 		if n := gcLines(&s.GC); len(strings.Split(strings.TrimRight(got, "\n "), "\n")) > n {
 			t.Errorf("%s: more lines than gcLines's %d:\n%s", c.name, n, got)
 		}
+	}
+}
+
+// A row of collections by a collector the totals do not name says it
+// holds those since the latest totals (rbkit's "Ruby GC" beside its minor
+// and major counts); a collector not named at all is said so already.
+func TestCollectorRowsSinceTheTotals(t *testing.T) {
+	st := PlainStyles()
+	s := &state.Snapshot{Window: 10 * time.Second, GC: state.GC{Count: 56, SinceStart: true, Collectors: []state.Collector{
+		{Name: "minor GC", Count: 10}, {Name: "major GC", Count: 41}, {Name: "Ruby GC", Count: 5, SinceTotals: true},
+		{Name: state.UnnamedCollector, Count: 1, SinceTotals: true}}}}
+	got := strings.Join(renderGC(s, 100, 14, &st, false), "\n")
+	if !strings.Contains(got, "Ruby GC (since the latest totals) 5 collections") || strings.Contains(got, "minor GC (since") ||
+		!strings.Contains(got, state.UnnamedCollector+"  1 collection") {
+		t.Errorf("%s", got)
 	}
 }

@@ -607,13 +607,15 @@ func poolsBeforeTheHeap(g *state.GC) bool {
 	if len(g.Heap) == 0 {
 		return false
 	}
-	heapAt := g.Heap[len(g.Heap)-1].At
+	// The latest poll's time: a pool no longer reported (another
+	// collector's, after a reconnection) keeps an older one.
+	var polled time.Time
 	for _, p := range g.Pools {
-		if !p.At.IsZero() && p.At.Before(heapAt) {
-			return true
+		if p.At.After(polled) {
+			polled = p.At
 		}
 	}
-	return false
+	return !polled.IsZero() && polled.Before(g.Heap[len(g.Heap)-1].At)
 }
 
 // renderGC draws the GC pane's lines: counts (since the process started
@@ -719,7 +721,11 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		if c.Count == 1 {
 			collections = "collection"
 		}
-		fields := []string{fmt.Sprintf("  %-22s %s %s", inert(c.Name), value(count(c.Count)), label(collections))}
+		name := inert(c.Name)
+		if c.SinceTotals && c.Name != state.UnnamedCollector {
+			name += " (since the latest totals)"
+		}
+		fields := []string{fmt.Sprintf("  %-22s %s %s", name, value(count(c.Count)), label(collections))}
 		// Collections that took no time at all were not timed (rbkit's
 		// gc_stats counts them only): their time is unknown, not 0.
 		if c.TotalTime > 0 || c.Count == 0 {
