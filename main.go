@@ -120,6 +120,9 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 			// Runnable, so that its arguments are checked at all.
 			c.Args = noArgsOrSuggest
 			c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+			// It reads no settings (a broken config file does not stop it),
+			// and takes none of proftop's flags.
+			cli.ReadsNoSettings(append(c.Commands(), c)...)
 		}
 	}
 	return root
@@ -184,14 +187,23 @@ func versionOf(v, c, d string, info *debug.BuildInfo) string {
 }
 
 // errorText is an error as proftop says it: errors quote what a profiler
-// or a file said, shown as the screen shows it, and several joined
-// (errors.Join: a fleet's, one a JVM) go one a line, the lines after the
-// first indented, so that none reads as an error of proftop's own.
+// or a file said, shown as the screen shows it (a newline in one stays
+// "\x0a", so that a peer cannot begin a line of its own), and several
+// joined (errors.Join: a fleet's, one a JVM; a config's, one a setting)
+// go one a line, the lines after the first indented.
 func errorText(err error) string {
-	lines := strings.Split(err.Error(), "\n")
-	for i, l := range lines {
-		lines[i] = textsafe.Inert(l)
+	var lines []string
+	var add func(error)
+	add = func(err error) {
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range joined.Unwrap() {
+				add(e)
+			}
+			return
+		}
+		lines = append(lines, textsafe.Inert(err.Error()))
 	}
+	add(err)
 	return strings.Join(lines, "\n  ")
 }
 

@@ -203,6 +203,10 @@ func TestNonsenseArgumentsAreRefused(t *testing.T) {
 		{[]string{"replay", "x.trcbin", "--host", "prod-1", "--batch"}, "--host does not apply to proftop replay: replay reads a file"},
 		{[]string{"demo", "--port", "7", "--batch"}, "--port does not apply to proftop demo: demo watches the simulated profiler it starts"},
 		{[]string{"rbkit", "--probe", "jfr:x", "--batch"}, "--probe does not apply to proftop rbkit: rbkit speaks its own protocol"},
+		{[]string{"rbkit", "--host", "127.0.0.1:6555", "--batch"}, `--host "127.0.0.1:6555" names port 6555: rbkit's ports are --pub-port (data) and --req-port (commands)`},
+		{[]string{"rbkit", "--host", "a,b", "--batch"}, `--host "a,b": rbkit watches one Ruby process, on one host`},
+		{[]string{"demo", "--rbkit", "--telemetry", "jmx:x:y", "--batch"}, "--telemetry does not apply to proftop demo --rbkit"},
+		{[]string{"completion", "bash", "--refresh", "1s"}, "--refresh does not apply to proftop completion bash (see proftop completion bash --help)"},
 		// A missing argument is named, with what it is.
 		{[]string{"replay"}, "replay needs FILE, the trace or bundle to replay"},
 		{[]string{"attach"}, "attach needs PID, the process id of the JVM"},
@@ -456,6 +460,10 @@ func TestErrorTextSaysJoinedErrorsOneALine(t *testing.T) {
 	err := errors.Join(errors.New(`a: cannot resolve host "a"`), errors.New("b: the agent said \x1b[2Jhello"))
 	got := errorText(err)
 	if !strings.HasPrefix(got, `a: cannot resolve host "a"`+"\n  b: the agent said ") || strings.Contains(got, "\x1b") || strings.Contains(got, `\x0a`) {
+		t.Fatalf("%q", got)
+	}
+	// A peer's newline inside one error begins no line of its own.
+	if got := errorText(errors.New("c: the agent said x\nproftop: all fine")); got != `c: the agent said x\x0aproftop: all fine` {
 		t.Fatalf("%q", got)
 	}
 }

@@ -29,6 +29,13 @@ instead: what proftop rbkit shows, with no Ruby installed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rbkit {
+				// The fake rbkit server speaks rbkit's protocol: what is
+				// asked of a JVM's agent means nothing to it.
+				for _, name := range []string{"agent", "format", "telemetry", "probe", "agents", "legacy", "aggregated", "rate", "deadlock-every"} {
+					if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+						return fmt.Errorf("--%s does not apply to proftop demo --rbkit: it watches a fake rbkit server, not a JVM", name)
+					}
+				}
 				return demoRbkit(cmd, *s, *v, cfg.Seed)
 			}
 			if err := parseRate(rate, &cfg); err != nil {

@@ -76,10 +76,10 @@ func RefuseInheritedFlags(cmd *cobra.Command) error {
 			return
 		}
 		if why := cmd.Annotations[notHereWhy]; why != "" && ReadsSettings(cmd) {
-			err = fmt.Errorf("--%s does not apply to proftop %s: %s", f.Name, cmd.Name(), why)
+			err = fmt.Errorf("--%s does not apply to %s: %s", f.Name, cmd.CommandPath(), why)
 			return
 		}
-		err = fmt.Errorf("--%s does not apply to proftop %s (see proftop %s --help)", f.Name, cmd.Name(), cmd.Name())
+		err = fmt.Errorf("--%s does not apply to %s (see %s --help)", f.Name, cmd.CommandPath(), cmd.CommandPath())
 	})
 	return err
 }

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"fmt"
+	"net"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/proftop/proftop/client"
@@ -25,6 +29,9 @@ snapshot (O).
   proftop rbkit --record ruby                   ruby.msgpack, for proftop replay`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := rbkitHost(cmd); err != nil {
+				return err
+			}
 			ctx, stop := Interruptible()
 			defer stop()
 			return Watch(ctx, client.NewRbkitSource(RbkitConfig(*s)), *s, *v, cmd.OutOrStdout())
@@ -33,6 +40,24 @@ snapshot (O).
 	NotApplicable(cmd, "rbkit speaks its own protocol, to one Ruby process on --host's --pub-port and --req-port",
 		"hosts", "port", "agent", "token", "format", "telemetry", "probe")
 	return cmd
+}
+
+// rbkitHost refuses a --host rbkit cannot take: rbkit watches one Ruby
+// process, on two ports of its own, and a port, an agent or a fleet
+// written into --host would be dropped without a word.
+func rbkitHost(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("host")
+	if f == nil || !f.Changed {
+		return nil
+	}
+	host := f.Value.String()
+	if strings.ContainsAny(host, ",/ \t") {
+		return fmt.Errorf("--host %q: rbkit watches one Ruby process, on one host (its ports are --pub-port and --req-port)", host)
+	}
+	if _, port, err := net.SplitHostPort(host); err == nil {
+		return fmt.Errorf("--host %q names port %s: rbkit's ports are --pub-port (data) and --req-port (commands)", host, port)
+	}
+	return nil
 }
 
 // RbkitConfig turns settings into an rbkit source's configuration.

@@ -44,18 +44,20 @@ func checkTrace(path string, s config.Settings, follow bool) error {
 	case errors.Is(err, decode.ErrTruncated):
 		// A trace of a known format, cut inside its first event.
 		return fmt.Errorf("%s: cut short inside its first event (%s: %v)", path, dec.Format(), err)
-	case err != nil && dec.Format() != decode.FormatXML:
+	case errors.Is(err, decode.ErrVersion):
+		return fmt.Errorf("%s: a %s trace of a version proftop cannot read (%v)", path, dec.Format(), err)
+	case err != nil && dec.Format() != decode.FormatXML && dec.Format() != decode.FormatRbkit:
 		// Its format is told by what it begins with (a binary trace's
 		// magic, a Jinsight header, a ProfilerJ document): of that
-		// format, and damaged.
+		// format, and damaged. Any XML document is let through to its
+		// first element, and rbkit's frames are told by two bytes that
+		// many files begin with: those are no trace.
 		what := dec.Format().String() + " trace"
 		if dec.Format() == decode.FormatProfilerJ {
 			what = dec.Format().String() // "profilerj snapshot"
 		}
 		return fmt.Errorf("%s: a damaged %s (%v)", path, what, err)
 	case err != nil:
-		// Any XML document is let through to its first element, which
-		// tells whether it is a trace.
 		return fmt.Errorf("%s: not a trace (%v)", path, err)
 	}
 	if u, ok := ev.(*decode.Unknown); ok {

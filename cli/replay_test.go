@@ -31,6 +31,9 @@ func TestCheckTraceWhenFollowing(t *testing.T) {
 		{"another document", "<?xml version=\"1.0\"?>\n<root>", false, "(line 2, column 1): element #1, <root>"},
 		{"a snapshot with an attribute twice", "<doc><profile><thread name=\"a\" name=\"b\">", false, "attribute name given twice"},
 		{"a snapshot with a value no number", strings.Replace(string(snapshot), `count="`, `count="x`, 1), false, "invalid attribute value"},
+		// Two bytes tell rbkit's frames, which many files begin with: no trace.
+		{"a file that begins like rbkit's frames", "\x81\x01\x02\x03\x04", false, "malformed rbkit frame"},
+		{"a binary trace of a version to come", "0TBF\x02\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00", false, "version 2.0, this reader knows 1.x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "file")
@@ -44,6 +47,8 @@ func TestCheckTraceWhenFollowing(t *testing.T) {
 				says = "cut short inside its first event"
 			case strings.HasPrefix(tc.name, "a snapshot"):
 				says = "a damaged profilerj snapshot ("
+			case strings.Contains(tc.name, "version"):
+				says = "a binary trace of a version proftop cannot read"
 			}
 			if err == nil || !strings.Contains(err.Error(), says) || !strings.Contains(err.Error(), tc.refusal) {
 				t.Fatalf("not followed: %v, want %q", err, tc.refusal)

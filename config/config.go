@@ -264,6 +264,7 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 		v.SetDefault(s.key, s.def)
 	}
 	used := ""
+	var bad []error // every unknown key and bad value, said at once
 	if file != "" {
 		_, err := os.Stat(file)
 		switch {
@@ -275,7 +276,7 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 			}
 			used = file
 			if err := unknownKeys(v, file); err != nil {
-				return Settings{}, nil, err
+				bad = append(bad, err)
 			}
 		case explicit || !errors.Is(err, fs.ErrNotExist):
 			return Settings{}, nil, fmt.Errorf("config file %s: %w", file, err)
@@ -283,7 +284,6 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 	}
 	var out Settings
 	var origins []Origin
-	var bad []error // every setting with a bad value, said at once
 	for _, s := range settings {
 		source := "default"
 		switch f := flags.Lookup(s.key); {

@@ -114,6 +114,7 @@ func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 		{"port", nil, nil, "port: 99999\n", []string{`setting "port"`, "outside 1 to 65535"}},
 		{"bad values, each named", []string{"--theme", "pink"}, nil, "refresh: 5ms\nwindow: abc\n", []string{`setting "refresh" (from file `, "5ms is outside 100ms to 10s\n",
 			`setting "window" (from file `, `"abc" is not a duration`, `setting "theme" (from flag --theme): "pink" is not one of dark, light`}},
+		{"an unknown key and a bad value, both named", nil, nil, "refesh: 1s\nwindow: abc\n", []string{`unknown setting "refesh" (did you mean "refresh"?)`, `"abc" is not a duration`}},
 		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots" (did you mean "host"?)`}},
 		{"unknown keys, each named", nil, nil, "refesh: 1s\ncolour: never\nzzzzzz: 1\n", []string{`unknown settings "colour" (did you mean "color"?), "refesh" (did you mean "refresh"?), "zzzzzz";`}},
 		{"a size out of range", []string{"--telemetry-memory", "1k"}, nil, "", []string{"1k is outside 1m to 16g"}},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/proftop/proftop/internal/javaname"
 	"github.com/proftop/proftop/internal/topk"
 )
 
@@ -114,7 +115,8 @@ func (o *methodOrder) matches(slot int32) bool {
 	}
 	if name := o.names[slot]; o.match[slot] == 0 || o.matchName[slot] != name {
 		o.matchName[slot], o.match[slot] = name, matchNo
-		if f.MatchString(name) {
+		// As the pane shows it too: "wait(J)V" reads "wait(long)".
+		if f.MatchString(name) || f.MatchString(javaname.Method(name)) {
 			o.match[slot] = matchYes
 		}
 	}

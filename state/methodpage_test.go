@@ -291,3 +291,26 @@ func TestPageKeepsTheUnchangedHeadAmongManyChanges(t *testing.T) {
 	}
 	check("second")
 }
+
+// A page's filter matches a method as the pane shows it, as Java writes
+// it, as well as the trace names it: /long finds wait(J)V.
+func TestPageFilterMatchesMethodsAsShown(t *testing.T) {
+	defer SetPageAboveForTest(SetPageAboveForTest(1)) // paged: the filter runs here
+	a := New(Options{})
+	evs := []decode.Event{&decode.ClassDef{ClassID: 1, Name: "java.lang.Object"},
+		&decode.MethodDef{Name: "wait", Signature: "(J)V", ClassIDRef: 1, MethodID: 1},
+		&decode.MethodDef{Name: "wait", Signature: "()V", ClassIDRef: 1, MethodID: 2}}
+	for m := int64(1); m <= 2; m++ {
+		evs = append(evs, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: m, Ticket: int32(m), Time: ms(int(m))},
+			&decode.MethodExit{ThreadIDRef: 1, Ticket: int32(m), Time: ms(int(m) + 1)})
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	for expr, want := range map[string]int{"long": 1, `\(J\)`: 1, `wait\(\)`: 1, "wait": 2} {
+		q := MethodPage{Key: BySelf, Descending: true, Rank: -1, Rows: 25, Filter: regexp.MustCompile(expr)}
+		s := a.Snapshot(t0, Query{CallersOf: -1, Methods: &q})
+		if len(s.Methods) != want {
+			t.Errorf("/%s: %d rows, want %d", expr, len(s.Methods), want)
+		}
+		a.Release(s)
+	}
+}

@@ -270,9 +270,9 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 			freed, freedRate = count(c.Frees), rate(c.FreeRate)
 		}
 		live, allocs, allocRate := count(c.Live), count(c.Allocs), rate(c.AllocRate)
-		if c.Sampled {
+		if bySizeOnly(c) {
 			// Allocation samples weigh bytes; how many objects they stand
-			// for is unknown, not 0.
+			// for is unknown, not 0 (as in the table).
 			live, allocs, allocRate = "–", "–", "–"
 		}
 		out = append(out,
@@ -280,8 +280,10 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 				label("freed"), value(freed), label("bytes allocated"), value(knownSize(c.Bytes))),
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(allocRate), label("freed/s"), value(freedRate),
 				label("bytes/s"), value(knownSize(int64(c.BytesRate)))))
-		if c.Sampled {
+		if bySizeOnly(c) {
 			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))
+		} else if c.Sampled {
+			out = append(out, label("  (bytes from allocation samples: estimates)"))
 		}
 	}
 	out = append(out, "", st.Title.Render("Census ")+label(censusLabel(s)))

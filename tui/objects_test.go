@@ -116,4 +116,10 @@ func TestObjectDetailOfASampledClass(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, got)
 		}
 	}
+	// Sampled, and counted too: the counts are known, as the table shows them.
+	s.Objects.Classes[0].Allocs, s.Objects.Classes[0].Live = 40, 12
+	got = strings.Join(objectDetail("byte[]", s, &st), "\n")
+	if !strings.Contains(got, "live 12  allocated 40") || strings.Contains(got, "counts unknown") {
+		t.Errorf("a sampled class with counts:\n%s", got)
+	}
 }

@@ -33,6 +33,9 @@ func Split(s string) (name, params string, ok bool) {
 // stays as it is.
 func Params(p string) string {
 	end := strings.IndexByte(p, ')')
+	if !strings.HasPrefix(p, "(") || end < 0 {
+		return p // no parameter list
+	}
 	inner, ret := p[1:end], p[end+1:]
 	if types, ok := descriptorTypes(inner); ok {
 		if _, rest, ok := descriptorType(ret); (ok && rest == "") || ret == "" {

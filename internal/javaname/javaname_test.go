@@ -12,6 +12,9 @@ func TestParams(t *testing.T) {
 		"()":                                        "()",
 		"(2 levels)":                                "(2 levels)", // not a list of types
 		"(Lfoo)V":                                   "(Lfoo)V",    // a descriptor cut short
+		"":                                          "",           // none at all
+		"int":                                       "int",
+		"(int":                                      "(int",
 	} {
 		if got := Params(in); got != want {
 			t.Errorf("%q reads %q, want %q", in, got, want)
