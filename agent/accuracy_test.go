@@ -23,7 +23,7 @@ import (
 func TestAccuracyOnH2(t *testing.T) {
 	const rounds = 8
 	recording := filepath.Join(t.TempDir(), "truth.jfr")
-	settings := jfcSettings(t, map[string]time.Duration{"jdk.ThreadPark": 0, "jdk.JavaMonitorEnter": 0, "jdk.JavaMonitorWait": 0})
+	settings := jfcSettings(t, map[string]time.Duration{"jdk.ThreadPark": 0, "jdk.JavaMonitorEnter": 0, "jdk.JavaMonitorWait": 0, "jdk.ObjectAllocationSample": 0})
 	_, jar := workload(t)
 	portFile := filepath.Join(t.TempDir(), "port")
 	j := startH2Load(t, 300,
@@ -130,6 +130,9 @@ func TestAccuracyOnH2(t *testing.T) {
 			t.Errorf("%s: proftop counted %d, JFR recorded %d", c.key, g, w)
 		}
 	}
+
+	// Allocations over the same moments: the application's, not the agent's.
+	compareAllocations(t, w, recording, from, to)
 }
 
 // isSteady says whether a thread of H2Load is in the same state whenever

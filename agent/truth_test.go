@@ -476,7 +476,10 @@ func runJcmd(t testing.TB, pid int, want string, args ...string) string {
 
 // jfcSettings writes a JFR settings file enabling each event (its name
 // with "jdk.") with the given threshold and stack traces, and returns its
-// path. Events without a threshold or a stack trace ignore those.
+// path. Events without a threshold or a stack trace ignore those. The
+// allocation samples are throttled as the agent throttles its own
+// (jdk.ObjectAllocationSample's throttle unset is none: every sample,
+// which JFR would then give the agent's recording too).
 func jfcSettings(t testing.TB, thresholds map[string]time.Duration) string {
 	t.Helper()
 	var b strings.Builder
@@ -487,8 +490,12 @@ func jfcSettings(t testing.TB, thresholds map[string]time.Duration) string {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(&b, "  <event name=%q><setting name=\"enabled\">true</setting><setting name=\"threshold\">%d ms</setting><setting name=\"stackTrace\">true</setting></event>\n",
-			name, thresholds[name].Milliseconds())
+		throttle := ""
+		if name == "jdk.ObjectAllocationSample" {
+			throttle = "<setting name=\"throttle\">150/s</setting>"
+		}
+		fmt.Fprintf(&b, "  <event name=%q><setting name=\"enabled\">true</setting><setting name=\"threshold\">%d ms</setting><setting name=\"stackTrace\">true</setting>%s</event>\n",
+			name, thresholds[name].Milliseconds(), throttle)
 	}
 	b.WriteString("</configuration>\n")
 	path := filepath.Join(t.TempDir(), "truth.jfc")
