@@ -747,7 +747,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		Unpaired: a.unpaired,
 		ResetAt:  a.resetAt,
 		NotTracked: NotTracked{Threads: a.threads.refused.count(), Methods: a.methods.refused.count(),
-			Monitors: a.monitors.refused.count()},
+			Monitors: a.monitors.refused.count(), MonitorsForgotten: a.monitors.forgotten.count()},
 	}
 	if a.polled {
 		s.NotTracked.Threads = a.pollUntracked // the present, as the latest poll has it

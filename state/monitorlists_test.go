@@ -214,16 +214,22 @@ func TestMonitorReusedClean(t *testing.T) {
 	mt.deadlocks(nil)    // which lets it out of the busy list
 	old := mt.byObj[10]
 	old.site = "com.acme.Cache.get:12"
-	mt.get(11, 4)
-	mt.get(12, 5) // the table holds 2: 10 goes
+	mt.get(11, 4).enters = 3 // used more than 10
+	mt.get(12, 5)            // the table holds 2: 10 goes, the least used
 	if mt.byObj[10] != nil {
 		t.Fatal("monitor 10 was not dropped")
 	}
 	if mt.byObj[12] != old {
 		t.Fatalf("monitor 10's storage not reused (kept %d spare)", len(mt.spare))
 	}
+	if m := mt.byObj[12]; m.class != "" || m.site != "" || m.enters+m.blockedN+m.blockedSum+m.blockedMax != 0 || m.owner != nil || len(m.waiters) != 0 {
+		t.Errorf("monitor 12 made after 10 was dropped: %+v", m)
+	}
 	for _, m := range mt.byObj {
-		if m.class != "" || m.site != "" || m.enters+m.blockedN+m.blockedSum+m.blockedMax != 0 || m.owner != nil || len(m.waiters) != 0 {
+		if m.obj == 12 {
+			continue
+		}
+		if m.class != "" || m.site != "" || m.blockedN+m.blockedSum+m.blockedMax != 0 || m.owner != nil || len(m.waiters) != 0 {
 			t.Errorf("monitor %d made after 10 was dropped: %+v", m.obj, m)
 		}
 	}

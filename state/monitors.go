@@ -134,13 +134,17 @@ type monitorTable struct {
 	classes                map[int64]string
 
 	// At most max monitors are kept. A full table makes room by dropping
-	// the idle ones seen longest ago; when none is idle, new monitors are
-	// counted in refused, and room is looked for again only after a while
-	// (noRoomFor more refusals), so that a full table costs no sorting
-	// per event.
+	// idle ones among those seen longest ago, the least used first; when
+	// none is idle, new monitors are counted in refused, and room is looked
+	// for again only after a while (noRoomFor more refusals), so that a
+	// full table costs no sorting per event. forgotten counts the locks
+	// dropped, whose figures since watching began went with them (each
+	// once: an episode the polls saw may make one again, to drop again).
 	max       int
 	noRoomFor int
 	refused   untracked
+	forgotten untracked
+	dropping  []*monitor // expire's candidates, reused
 }
 
 func (mt *monitorTable) init(max, allocRing int) {
@@ -457,6 +461,7 @@ func (mt *monitorTable) reset() {
 	for _, m := range mt.byObj {
 		m.enters, m.waits, m.blockedN, m.blockedSum, m.blockedMax = 0, 0, 0, 0, 0
 	}
+	mt.forgotten.reset()
 }
 
 // expire drops the idle monitors seen longest ago when there are too many.
@@ -469,24 +474,34 @@ func (mt *monitorTable) expire(limit int) {
 	if excess <= 0 {
 		return
 	}
-	for m := mt.oldest; m != nil && excess > 0; {
-		next := m.newer
+	// The candidates: twice as many idle monitors as must go, the oldest
+	// seen; of those, the least used go first, so that a lock used all
+	// along but idle a moment outlives a stream of locks used once each
+	// (a database's row locks: 34,000 transactions in 30 s on H2).
+	cands := mt.dropping[:0]
+	for m := mt.oldest; m != nil && len(cands) < 2*excess; m = m.newer {
 		if m.currentOwner() == nil && len(m.waiters) == 0 && m.unlistedBlocked+m.unlistedWaiting == 0 {
-			mt.unlink(m)
-			delete(mt.byObj, m.obj)
-			excess--
-			mt.gen++
-			if mt.last == m {
-				mt.last = nil
-			}
-			// Not in the busy list nor the held one (which look it up
-			// again), nor awaiting a class name: nothing else refers to it.
-			if !m.listed && !m.held && m.classID == 0 && len(mt.spare) < mt.max/8+1 {
-				mt.spare = append(mt.spare, m)
-			}
+			cands = append(cands, m)
 		}
-		m = next
 	}
+	// Stable: among the equally used, the oldest seen first.
+	slices.SortStableFunc(cands, func(a, b *monitor) int { return cmp.Compare(a.enters+a.waits, b.enters+b.waits) })
+	for _, m := range cands[:min(excess, len(cands))] {
+		mt.unlink(m)
+		delete(mt.byObj, m.obj)
+		mt.forgotten.addID(m.obj)
+		mt.gen++
+		if mt.last == m {
+			mt.last = nil
+		}
+		// Not in the busy list nor the held one (which look it up
+		// again), nor awaiting a class name: nothing else refers to it.
+		if !m.listed && !m.held && m.classID == 0 && len(mt.spare) < mt.max/8+1 {
+			mt.spare = append(mt.spare, m)
+		}
+	}
+	clear(cands)
+	mt.dropping = cands[:0]
 	mt.compactHeld()
 }
 

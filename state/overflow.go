@@ -18,6 +18,11 @@ type NotTracked struct {
 	Threads  int64 `json:"threads"`
 	Methods  int64 `json:"methods"`
 	Monitors int64 `json:"monitors"`
+	// MonitorsForgotten counts the idle locks a full table dropped to make
+	// room (since the start or the latest reset; exact up to
+	// NotTrackedExactUpTo, then an estimate): their figures since watching
+	// began went with them.
+	MonitorsForgotten int64 `json:"monitorsForgotten,omitempty"`
 }
 
 // untracked counts the distinct keys a full table refused, in fixed

@@ -683,3 +683,43 @@ func TestLocksKnownByTheirAddress(t *testing.T) {
 		}
 	}
 }
+
+// A full table of monitors lets the least used of its oldest idle ones go
+// first: a lock used all along outlives a stream of locks used once each
+// (a database's row locks), and what it let go is counted.
+func TestMonitorsKeepTheBusyLocks(t *testing.T) {
+	a := New(Options{MaxMonitors: 16})
+	feed(a, defs()...)
+	at := 0
+	enter := func(obj int64) { // a poll sees thread 2 blocked on obj, the next running
+		at += 2
+		poll(a, at, polled{id: 1, state: "running"}, polled{id: 2, state: "blocked", lock: obj, class: "org.h2.Lock", owner: 1})
+		poll(a, at+1, polled{id: 1, state: "running"}, polled{id: 2, state: "running"})
+	}
+	for range 30 {
+		enter(0x1) // the lock of a table, used all along
+	}
+	for obj := int64(0x100); obj < 0x100+200; obj++ {
+		enter(obj) // row locks, one use each
+		if obj%20 == 0 {
+			enter(0x1)
+		}
+	}
+	for range 5 {
+		enter(0x2000 + int64(at)) // and a last few, after the table's lock went idle
+	}
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	busy := monitorByObj(s, 0x1)
+	if busy.Enters != 40 {
+		t.Fatalf("the busy lock: %d enters, want 40 (kept whole)", busy.Enters)
+	}
+	// Each lock let go counts once; one the polls' episodes made again,
+	// its figures of before gone, counts though it is back.
+	if n, f := len(s.Monitors), s.NotTracked.MonitorsForgotten; n > 16 || f < int64(1+200+5-n) || f > 205 {
+		t.Fatalf("%d monitors, %d forgotten: want the 205 others, less those kept", n, f)
+	}
+	a.Reset()
+	if s := a.Snapshot(t0, Query{CallersOf: -1}); s.NotTracked.MonitorsForgotten != 0 {
+		t.Fatalf("after a reset: %d forgotten", s.NotTracked.MonitorsForgotten)
+	}
+}

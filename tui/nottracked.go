@@ -7,21 +7,38 @@ import (
 )
 
 // notTracked says what a pane leaves out because the aggregator's table
-// for it is full ("12,345 more threads not tracked"); "" when nothing.
+// for it is full ("12,345 more threads not tracked"), and for the
+// monitors what the table let go to make room; "" when nothing.
 func notTracked(s *state.Snapshot, p paneID) string {
 	if s == nil {
 		return ""
 	}
-	var n int64
-	var what string
 	switch p {
 	case paneThreads:
-		n, what = s.NotTracked.Threads, "threads"
+		return refusedText(s.NotTracked.Threads, "threads")
 	case paneMethods:
-		n, what = s.NotTracked.Methods, "methods"
+		return refusedText(s.NotTracked.Methods, "methods")
 	case paneMonitors:
-		n, what = s.NotTracked.Monitors, "monitors"
+		out := refusedText(s.NotTracked.Monitors, "monitors")
+		// The table keeps the busy and the recent: their counts are
+		// whole, those of the locks it let go are gone with them.
+		if f := s.NotTracked.MonitorsForgotten; f > 0 {
+			forgotten := grouped(f) + " idle locks forgotten (--max-monitors)"
+			if f == 1 {
+				forgotten = "1 idle lock forgotten (--max-monitors)"
+			}
+			if out != "" {
+				out += " · "
+			}
+			out += forgotten
+		}
+		return out
 	}
+	return ""
+}
+
+// refusedText is "12,345 more threads not tracked"; "" for none.
+func refusedText(n int64, what string) string {
 	if n <= 0 {
 		return ""
 	}

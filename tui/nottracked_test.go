@@ -54,3 +54,26 @@ func TestNotTrackedIsShown(t *testing.T) {
 		t.Fatal(nt)
 	}
 }
+
+// The monitors' title says how many idle locks a full table let go, their
+// figures since watching began with them, beside those it refused.
+func TestForgottenMonitorsAreSaid(t *testing.T) {
+	s := &state.Snapshot{}
+	for _, tc := range []struct {
+		refused, forgotten int64
+		want               string
+	}{
+		{0, 0, ""},
+		{0, 1, "1 idle lock forgotten (--max-monitors)"},
+		{0, 24_500, "24,500 idle locks forgotten (--max-monitors)"},
+		{3, 24_500, "3 more monitors not tracked · 24,500 idle locks forgotten (--max-monitors)"},
+	} {
+		s.NotTracked.Monitors, s.NotTracked.MonitorsForgotten = tc.refused, tc.forgotten
+		if got := notTracked(s, paneMonitors); got != tc.want {
+			t.Errorf("%d refused, %d forgotten: %q, want %q", tc.refused, tc.forgotten, got, tc.want)
+		}
+		if got := notTracked(s, paneThreads); got != "" {
+			t.Errorf("the threads' title says %q", got)
+		}
+	}
+}
