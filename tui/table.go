@@ -189,9 +189,16 @@ func (t *table) match(d rows, i int) bool {
 	name := d.Name(i)
 	m, ok := t.matches[name]
 	if !ok {
-		// A method is matched as the pane shows it too: "wait(J)V" reads
+		// A row's name may be several fields (a thread's: its name, state,
+		// lock's class, method), each matched alone, so that ^ and $ are
+		// of a field; a method as the pane shows it too: "wait(J)V" reads
 		// "wait(long)", and /long finds it.
-		m = t.filter.MatchString(name) || t.filter.MatchString(javaname.Method(name))
+		for field := range strings.SplitSeq(name, "\x00") {
+			if t.filter.MatchString(field) || t.filter.MatchString(javaname.Method(field)) {
+				m = true
+				break
+			}
+		}
 		if len(t.matches) > 1<<18 {
 			clear(t.matches)
 		}

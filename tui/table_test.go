@@ -104,11 +104,13 @@ func (r nameRows) CellStyle(i, col int) cellHint { return hintNone }
 func TestFilterMatchesMethodsAsShown(t *testing.T) {
 	d := nameRows{"java.lang.Object.wait(J)V", "java.lang.Thread.sleep(J)V", "Demo.main([Ljava/lang/String;)V", "Demo.fib"}
 	for expr, want := range map[string][]int{
-		"long":       {0, 1},
-		`\(J\)`:      {0, 1},
-		`main\(Str`:  {2},
-		"!long":      {2, 3},
-		`wait\(long`: {0},
+		"long":        {0, 1},
+		`\(J\)`:       {0, 1},
+		`main\(Str`:   {2},
+		"!long":       {2, 3},
+		`wait\(long`:  {0},
+		`^Demo\.fib$`: {3},
+		`\(long\)$`:   {0, 1},
 	} {
 		var tb table
 		if err := tb.setFilter(expr); err != nil {
@@ -122,6 +124,24 @@ func TestFilterMatchesMethodsAsShown(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("/%s matches rows %v, want %v", expr, got, want)
+		}
+	}
+	// A thread's row is matched field by field (name, state, lock's
+	// class, method): ^ and $ are of a field.
+	threads := nameRows{"pool-2-thread-1\x00blocked\x00java.lang.Object\x00com.acme.Cache.get", "pool-2-thread-10\x00running\x00\x00com.acme.Cache.put"}
+	for expr, want := range map[string][]int{`^pool-2-thread-1$`: {0}, `^blocked$`: {0}, `thread-1`: {0, 1}, `Cache\.put$`: {1}} {
+		var tb table
+		if err := tb.setFilter(expr); err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for i := range threads {
+			if tb.match(threads, i) {
+				got = append(got, i)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("threads: /%s matches rows %v, want %v", expr, got, want)
 		}
 	}
 }

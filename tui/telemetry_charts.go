@@ -2,6 +2,8 @@ package tui
 
 import (
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/proftop/proftop/decode"
 )
 
 // The Telemetry pane's charts, on a large pane: a grid of cells, each an
@@ -97,11 +99,13 @@ func (m *Model) chartCell(e *telemetryEntry, w, h int, selected bool) []string {
 	lo, hi := chartRange(e.values, unit)
 	value := unitValue(e.last(), unit)
 	label := inert(e.label(m.cfg.ASCII))
-	// The chart's top (↑) is said when it is not the value shown, and
-	// when the name keeps all its letters beside it: the name is what
-	// the cell is about, its scale is read in its chart's shape too.
+	// The chart's top (↑, its most) is said when it is not the value
+	// shown, and when the name keeps all its letters beside it: the name
+	// is what the cell is about, its scale is read in its chart's shape
+	// too. A share's chart goes to 100% whatever its most: "↑100%" would
+	// read as a peak.
 	top := " ↑" + unitValue(hi, unit)
-	if unitValue(hi, unit) == value || widthOf(label)+1+widthOf(value)+widthOf(top) > w {
+	if unitValue(hi, unit) == value || widthOf(label)+1+widthOf(value)+widthOf(top) > w || unit == decode.UnitPercent {
 		top = ""
 	}
 	scale := m.st.Label.Render(top)

@@ -214,6 +214,7 @@ func TestChartTitleKeepsTheName(t *testing.T) {
 		}
 		return s
 	}
+	percent := func(s state.Series) state.Series { s.Unit = decode.UnitPercent; return s }
 	m := New(Config{Refresh: time.Second}, &fakeSource{st: streamingStatus()}, nil)
 	for _, tc := range []struct {
 		series state.Series
@@ -224,6 +225,7 @@ func TestChartTitleKeepsTheName(t *testing.T) {
 		{series("Live threads", 47, 47), 40, "Live threads 47"},                                            // its top is its value
 		{series("Tasks Waiting for Dependencies", 66, 462, 309), 36, "Tasks Waiting for Dependencies 309"}, // the name, not the top
 		{series("Tasks Waiting for Dependencies", 66, 462, 309), 30, "Tasks … for Dependencies 309"},
+		{percent(series("GC activity", 0, 9, 2)), 40, "GC activity 2.0%"}, // to 100% always: no "↑100%" to read as a peak
 	} {
 		e := telemetryEntries(&state.Snapshot{Telemetry: []state.Series{tc.series}})[0]
 		title := strings.Join(strings.Fields(ansi.Strip(m.chartCell(e, tc.width, 3, false)[0])), " ")
