@@ -217,7 +217,7 @@ func (src *Source) members(now time.Time, sum *Summary) (out []member, release f
 
 	shape, figs := src.Agg.TreeAndShape(false)
 	tree := state.BuildCallTree(shape, nil, figs)
-	span := export.Span{From: snap.Process.Started, To: snap.Clock, Source: status.Source, Sampled: snap.Sampled}
+	span := export.Span{From: snap.TreeSince(), To: snap.Clock, Source: status.Source, Sampled: snap.Sampled}
 	if len(tree.Nodes) > 1 {
 		// Compressed already, and small beside the rest: made once.
 		var prof bytes.Buffer

@@ -122,11 +122,7 @@ func exportTree(path string, s config.Settings) (tree *state.CallTree, span expo
 		return nil, export.Span{}, nil, fmt.Errorf("%s: no stacks or calls to export (the trace has no samples, and no method entries and exits)", path)
 	}
 	snap := agg.Snapshot(time.Now(), state.Query{CallersOf: -1})
-	from := snap.Process.Started
-	if from.IsZero() {
-		from = snap.First // a source that never says when its process started (rbkit): the recording's start
-	}
-	return tree, export.Span{From: from, To: snap.Clock, Source: path, Sampled: snap.Sampled}, runErr, nil
+	return tree, export.Span{From: snap.TreeSince(), To: snap.Clock, Source: path, Sampled: snap.Sampled}, runErr, nil
 }
 
 // writeOut writes to a file, whole or not at all (a full disk leaves

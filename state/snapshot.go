@@ -797,3 +797,13 @@ func (o Objects) MarshalJSON() ([]byte, error) {
 		Classes []any `json:"classes"`
 	}{plain(o), classes})
 }
+
+// TreeSince is when the call tree since the start began: at the first
+// event watched (trace time), which for a JVM attached to long after its
+// start is not when its process started; that, when no event is dated.
+func (s *Snapshot) TreeSince() time.Time {
+	if !s.First.IsZero() {
+		return s.First
+	}
+	return s.Process.Started
+}

@@ -109,8 +109,10 @@ func (m *Model) exportProfile() tea.Cmd {
 }
 
 // profileSpan is what a profile of a snapshot covers, in the trace's
-// time: the window that ended at its latest event, or since the process
-// started (or, when that is unknown, since the first event).
+// time: the window that ended at its latest event, or since watching
+// began (its first event), which is what the call tree since the start
+// holds: not since the process started, long before, which made a 15 s
+// profile read as 0.9% of 213 s.
 func profileSpan(s *state.Snapshot, recent bool) export.Span {
 	to := s.Clock
 	if to.IsZero() {
@@ -118,10 +120,7 @@ func profileSpan(s *state.Snapshot, recent bool) export.Span {
 	}
 	span := export.Span{To: to, Sampled: s.Sampled, From: to.Add(-s.Window)}
 	if !recent {
-		span.From = s.Process.Started
-		if span.From.IsZero() {
-			span.From = s.First
-		}
+		span.From = s.TreeSince()
 	}
 	return span
 }

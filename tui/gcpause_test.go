@@ -78,3 +78,17 @@ func TestCollectorRowsSinceTheTotals(t *testing.T) {
 		t.Errorf("%s", got)
 	}
 }
+
+// A profile since the start covers what the call tree holds: since
+// watching began (the first event), not since the process started.
+func TestProfileSpanSinceWatchingBegan(t *testing.T) {
+	end := time.Date(2026, 11, 27, 12, 41, 13, 0, time.UTC)
+	s := &state.Snapshot{Clock: end, First: end.Add(-15 * time.Second), Window: 10 * time.Second}
+	s.Process.Started = end.Add(-213 * time.Second)
+	if sp := profileSpan(s, false); !sp.From.Equal(s.First) || !sp.To.Equal(end) {
+		t.Errorf("since the start: %v to %v, want %v to %v", sp.From, sp.To, s.First, end)
+	}
+	if sp := profileSpan(s, true); !sp.From.Equal(end.Add(-10 * time.Second)) {
+		t.Errorf("the window: from %v", sp.From)
+	}
+}
