@@ -79,6 +79,9 @@ type fleetDocument struct {
 	BytesPS    float64        `json:"bytesPerSec"`
 	Errors     int64          `json:"decodeErrors"`
 	Summary    *state.Summary `json:"picture"`
+	// Stale says the picture is the last one seen before the connection
+	// was lost: what the JVM does now is not known.
+	Stale bool `json:"pictureStale,omitempty"`
 }
 
 // RenderFleetJSON renders a snapshot of the fleet as one JSON document
@@ -89,7 +92,8 @@ func RenderFleetJSON(srcs FleetSources, snap *state.FleetSnapshot, sts []client.
 		s := &sts[i]
 		doc := fleetDocument{Time: snap.Taken.UTC(), Host: srcs.Label(i), Source: s.Source, State: fleetStateNames[fleetState(s.State)],
 			Connection: s.State.String(), Cause: s.Cause, Attempt: s.Attempt, Events: s.Events, EventsPS: s.EventsPerSec,
-			BytesPS: s.BytesPerSec, Errors: s.DecodeErrors, Summary: &snap.JVMs[i]}
+			BytesPS: s.BytesPerSec, Errors: s.DecodeErrors, Summary: &snap.JVMs[i],
+			Stale: fleetState(s.State) != fleetLive && snap.JVMs[i].HasData()}
 		if s.Format != 0 {
 			doc.Format = s.Format.String()
 		}

@@ -104,6 +104,11 @@ func (r fleetRows) Cell(i, col int) string {
 	if !s.HasData() {
 		return noData
 	}
+	// Of a JVM not connected, what it does now is not known: its CPU, its
+	// threads blocked and its GC share go; what it was seen doing stays.
+	if fleetState(f.status.State) != fleetLive && (col == 3 || col == 5 || col == 7) {
+		return noData
+	}
 	switch col {
 	case 3:
 		if !s.CPUKnown {
@@ -187,7 +192,7 @@ func (r fleetRows) CellStyle(i, col int) cellHint {
 			return hintBlocked
 		}
 	case 5:
-		if r[i].sum.Blocked > 0 {
+		if r[i].sum.Blocked > 0 && fleetState(r[i].status.State) == fleetLive {
 			return hintBlocked
 		}
 	case 6:

@@ -368,11 +368,12 @@ func TestFleetJSON(t *testing.T) {
 		}
 	}
 	type doc struct {
-		Host    string
-		State   string
-		Cause   string
-		Agent   *protocol.Agent
-		Picture struct {
+		Host         string
+		State        string
+		Cause        string
+		Agent        *protocol.Agent
+		PictureStale bool
+		Picture      struct {
 			Threads   int
 			Blocked   int
 			TopMethod string
@@ -394,6 +395,10 @@ func TestFleetJSON(t *testing.T) {
 	}
 	if docs[2].State != "reconnecting" || !strings.Contains(docs[2].Cause, "connection refused") || docs[2].Picture.Deadlocks == nil {
 		t.Fatalf("the refused JVM: %+v", docs[2])
+	}
+	// A JVM no longer connected keeps its last picture, said to be stale.
+	if docs[0].PictureStale || docs[3].State != "gone" || !docs[3].PictureStale || docs[3].Picture.Threads == 0 {
+		t.Fatalf("stale pictures: live %+v, gone %+v", docs[0], docs[3])
 	}
 	if docs[4].Host != "evil\x1b[2J\u202e\u0085" || docs[4].Cause != "bad \x07 cause" {
 		t.Fatalf("the escapes do not decode to the names: %q %q", docs[4].Host, docs[4].Cause)
