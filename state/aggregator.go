@@ -293,8 +293,15 @@ func (a *Aggregator) at(t decode.Ticks) int64 {
 	n := a.clock.Nanos(t)
 	a.eventAt = n
 	if n > a.latest {
+		prev := a.latest
 		a.latest = n
 		if a.opts.TraceTime && (n >= a.methods.dueNs || n >= a.tree.dueNs) {
+			// A recording read at once passes its seconds between two
+			// snapshots: the threads' CPU is marked as they pass, at the
+			// latest event before this one, up to which it is whole.
+			if prev != 0 {
+				a.threads.mark(prev)
+			}
 			a.rotate(time.Unix(0, n))
 		}
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -721,5 +722,20 @@ func TestMonitorsKeepTheBusyLocks(t *testing.T) {
 	a.Reset()
 	if s := a.Snapshot(t0, Query{CallersOf: -1}); s.NotTracked.MonitorsForgotten != 0 {
 		t.Fatalf("after a reset: %d forgotten", s.NotTracked.MonitorsForgotten)
+	}
+}
+
+// A recording read at once (a replay: trace time) has its threads' %CPU
+// at the one snapshot taken at its end, measured over the last marks its
+// trace time passed, not unknown for want of a snapshot before.
+func TestReplayedThreadsHaveTheirCPUShare(t *testing.T) {
+	a := New(Options{TraceTime: true})
+	feed(a, defs()...)
+	for s := range 7 { // a poll a second, thread 1 busy half of each
+		poll(a, 1000*(s+1), polled{id: 1, state: "running", cpu: time.Duration(s+1) * 500 * time.Millisecond})
+	}
+	th := threadByID(a.Snapshot(t0, Query{CallersOf: -1}), 1)
+	if p := float64(th.CPUPercent); math.IsNaN(p) || p < 49 || p > 51 {
+		t.Fatalf("%%CPU %v, want 50", th.CPUPercent)
 	}
 }

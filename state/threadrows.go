@@ -57,6 +57,25 @@ func (tt *threadTable) touch(t *thread) {
 // changedAll marks every row changed.
 func (tt *threadTable) changedAll() { tt.marks.allAt = tt.marks.gen }
 
+// mark takes a mark of every thread's CPU at trace time now, if the
+// latest is cpuWindow old: %CPU is measured between the two latest. A
+// snapshot takes one; so does a recording's trace time passing, which a
+// replay played at once crosses between two snapshots.
+func (tt *threadTable) mark(now int64) {
+	if tt.markAt != 0 && now-tt.markAt < int64(cpuWindow) {
+		return
+	}
+	tt.prevAt, tt.markAt = tt.markAt, now
+	tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
+	for _, t := range tt.all {
+		if t.cpuAtSnap != t.cpuAtPrev || t.samplesAtSnap != t.samplesAtPrev {
+			tt.touch(t) // its %CPU is measured from another figure
+		}
+		t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
+		t.samplesAtPrev, t.samplesAtSnap = t.samplesAtSnap, t.samples
+	}
+}
+
 // rows lists the threads at trace time now, in a table brought up to date
 // from buf (a released one, or none). %CPU is the CPU a thread spent
 // between two marks of the table at least cpuWindow apart in trace time,
@@ -64,17 +83,7 @@ func (tt *threadTable) changedAll() { tt.marks.allAt = tt.marks.gen }
 // (or a simulated clock) reads the same, and no thread exceeds 100%.
 func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names threadNames, buf threadRows) threadRows {
 	m := &tt.marks
-	if tt.markAt == 0 || now-tt.markAt >= int64(cpuWindow) {
-		tt.prevAt, tt.markAt = tt.markAt, now
-		tt.samplesAtPrev, tt.samplesAtSnap = tt.samplesAtSnap, tt.samples
-		for _, t := range tt.all {
-			if t.cpuAtSnap != t.cpuAtPrev || t.samplesAtSnap != t.samplesAtPrev {
-				tt.touch(t) // its %CPU is measured from another figure
-			}
-			t.cpuAtPrev, t.cpuAtSnap = t.cpuAtSnap, t.cpu
-			t.samplesAtPrev, t.samplesAtSnap = t.samplesAtSnap, t.samples
-		}
-	}
+	tt.mark(now)
 	span := now - tt.prevAt
 	made := rowsMade{gen: m.gen, stackOf: stackOf, allStacks: allStacks, renames: mt.renames, cpuSpan: tt.prevAt != 0 && span > 0}
 	out := threadRows{rows: buf.rows, made: made, volatile: buf.volatile[:0]}

@@ -147,8 +147,12 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 
 	var l2 []item
 	if h.refresh == 0 {
-		// A text snapshot says when it was taken.
+		// A text snapshot says when it was taken, and, of a recording
+		// (or a JVM whose clock is not this machine's), its trace's time.
 		l2 = append(l2, item{text: label("at") + " " + value(h.now.Local().Format("2006-01-02 15:04:05"))})
+		if s != nil && !s.Clock.IsZero() && (s.Clock.Sub(h.now) > time.Minute || h.now.Sub(s.Clock) > time.Minute) {
+			l2 = append(l2, item{text: label("trace time") + " " + value(s.Clock.Local().Format("2006-01-02 15:04:05"))})
+		}
 	}
 	switch {
 	case h.moment != "":

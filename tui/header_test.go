@@ -1,6 +1,13 @@
 package tui
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/state"
+)
 
 // A narrow header drops its pieces by their drop, highest first; a piece
 // with a short form takes it instead and stays; drop 0 stays whole.
@@ -19,6 +26,22 @@ func TestJoinItems(t *testing.T) {
 	} {
 		if got := joinItems(items, tc.width, "  "); got != tc.want {
 			t.Errorf("width %d: %q, want %q", tc.width, got, tc.want)
+		}
+	}
+}
+
+// A text snapshot of a recording says its trace's time beside when it was
+// taken; of a live JVM on this machine's clock, only the one.
+func TestBatchHeaderSaysTheTraceTime(t *testing.T) {
+	for _, tc := range []struct {
+		ago  time.Duration
+		says bool
+	}{{time.Hour, true}, {2 * time.Second, false}} {
+		snap := &state.Snapshot{Clock: time.Now().Add(-tc.ago), Window: 10 * time.Second}
+		text := RenderText(snap, client.Status{}, 132, 5, false)
+		want := "trace time " + snap.Clock.Local().Format("2006-01-02 15:04:05")
+		if strings.Contains(text, want) != tc.says {
+			t.Errorf("%v behind: %q said %v:\n%.300s", tc.ago, want, !tc.says, text)
 		}
 	}
 }
