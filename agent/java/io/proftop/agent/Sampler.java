@@ -18,9 +18,11 @@ import jdk.jfr.FlightRecorder;
  * execution and native samples) share d equally, and each distinct stack
  * goes out once with its count and weight. So another recording that
  * samples twice as often changes the counts, not the time, and a thread
- * JFR samples rarely (it samples a few threads per period) still gets its
- * whole CPU time. A thread that spent CPU with no sample taken (in native
- * code JFR did not catch) is charged at the stack the poll saw.
+ * JFR samples rarely (it samples a few threads per period) gets its whole
+ * CPU time of each interval it was sampled in. A thread that spent CPU
+ * with no sample taken (in native code JFR did not catch) is charged at
+ * the stack the poll saw it running at; one the poll did not see running
+ * (a burst between two waits) is charged nowhere: no stack is known.
  *
  * Until JFR's first sample arrives (starting JFR takes a second or more),
  * the agent samples stacks itself, ten times a second: hot methods show
