@@ -92,3 +92,33 @@ func TestProfileSpanSinceWatchingBegan(t *testing.T) {
 		t.Errorf("the window: from %v", sp.From)
 	}
 }
+
+// A narrow GC pane keeps the collections' time since the process started
+// in a shorter form rather than drop it.
+func TestGCHeadlineInANarrowPane(t *testing.T) {
+	st := PlainStyles()
+	s := &state.Snapshot{Window: 10 * time.Second, GC: state.GC{Count: 1569, SinceStart: true, TotalTime: 2720 * time.Millisecond,
+		Collectors: []state.Collector{{Name: "G1 Young Generation", Count: 1569, TotalTime: 2720 * time.Millisecond}}}}
+	for w, want := range map[int]string{60: "collections 1569 since the process started, 2.72s", 46: "collections 1569 since start, 2.72s"} {
+		if got := renderGC(s, w, 10, &st, false)[0]; strings.TrimRight(got, " ") != want {
+			t.Errorf("%d cells: %q, want %q", w, got, want)
+		}
+	}
+}
+
+// The pools' figures stay in one column whatever their names' length.
+func TestPoolColumnsAlign(t *testing.T) {
+	st := PlainStyles()
+	s := &state.Snapshot{Window: 10 * time.Second, GC: state.GC{Count: 1, Pools: []state.Pool{
+		{Name: "G1 Eden Space", Heap: true, Used: 24 << 20, Committed: 512 << 20},
+		{Name: "CodeHeap 'profiled nmethods'", Used: 9 << 20, Committed: 12 << 20}}}}
+	var ends []int
+	for _, l := range renderGC(s, 100, 14, &st, false) {
+		if strings.HasPrefix(l, "  G1 ") || strings.HasPrefix(l, "  CodeHeap") {
+			ends = append(ends, strings.Index(l, " of "))
+		}
+	}
+	if len(ends) != 2 || ends[0] != ends[1] {
+		t.Errorf("the pools' figures end at %v", ends)
+	}
+}

@@ -629,7 +629,11 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	first := []string{fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))}
 	switch {
 	case g.SinceStart && g.TotalTime > 0:
-		first = append(first, label(" since the process started,")+" "+value(dur(g.TotalTime)))
+		since := label(" since the process started,") + " " + value(dur(g.TotalTime))
+		if widthOf(first[0])+widthOf(since) > width {
+			since = label(" since start,") + " " + value(dur(g.TotalTime)) // a count of four figures in a narrow pane
+		}
+		first = append(first, since)
 	case g.SinceStart: // the source counts them, not their time (rbkit's gc_stats)
 		first = append(first, label(" since the process started"))
 	case len(g.Collectors) > 0 && (g.TotalTime > 0 || g.Count == 0):
@@ -706,8 +710,16 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	if poolsBeforeTheHeap(g) {
 		lines = append(lines, label("memory pools, as polled before the last collection:"))
 	}
+	// The pools' and the collectors' names in one column, as wide as the
+	// widest (CodeHeap 'non-profiled nmethods'), within what leaves the
+	// figures room.
+	nameW := 22
 	for _, p := range g.Pools {
-		fields := []string{fmt.Sprintf("  %-22s %9s", inert(p.Name), size(p.Used))}
+		nameW = max(nameW, widthOf(inert(p.Name)))
+	}
+	nameW = min(nameW, max(22, width-30))
+	for _, p := range g.Pools {
+		fields := []string{"  " + padRight(fit(inert(p.Name), nameW, false), nameW) + fmt.Sprintf(" %9s", size(p.Used))}
 		if p.Committed > 0 {
 			fields = append(fields, label(" of ")+size(p.Committed))
 		}
@@ -725,7 +737,7 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 		if c.SinceTotals && c.Name != state.UnnamedCollector {
 			name += " (since the latest totals)"
 		}
-		fields := []string{fmt.Sprintf("  %-22s %s %s", name, value(count(c.Count)), label(collections))}
+		fields := []string{"  " + padRight(name, nameW) + fmt.Sprintf(" %s %s", value(count(c.Count)), label(collections))}
 		// Collections that took no time at all were not timed (rbkit's
 		// gc_stats counts them only): their time is unknown, not 0.
 		if c.TotalTime > 0 || c.Count == 0 {
