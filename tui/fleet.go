@@ -226,7 +226,7 @@ func (f *FleetModel) openMember(i int) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	if m == nil {
 		cfg := f.cfg
-		cfg.Fleet = true
+		cfg.Fleet, cfg.Label = true, f.srcs.Label(i)
 		m = New(cfg, f.srcs.Member(i), f.aggs.Member(i))
 		f.models[i] = m
 		cmd = m.Init()

@@ -23,6 +23,8 @@ type headerInfo struct {
 	// frozen are the event counters of the moment shown while frozen (nil:
 	// live), in place of the source's, which go on counting.
 	frozen *momentCounts
+	// label names the source in place of its address ("" : the address).
+	label string
 	// whole wraps the header instead of cutting or dropping its pieces
 	// at the width: batch text, which has the lines to spare and whose
 	// reader cannot widen the terminal to see the rest.
@@ -111,6 +113,9 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	stt := h.status
 
 	source := inert(stt.Source)
+	if h.label != "" {
+		source = inert(h.label)
+	}
 	l1 := []item{{text: st.Title.Render("proftop")}, {text: value(source)}}
 	// Who is watched, its name and pid, stays whatever the width (its
 	// name shortened); its version, the negotiation and the uptime go first.

@@ -69,7 +69,7 @@ type layout struct {
 // layout works out the frame: the panes together when the terminal is
 // large enough, else one pane with a tab bar.
 func (m *Model) layout() layout {
-	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, mem: m.mem, paused: m.paused, refresh: m.refresh, now: time.Now()}
+	h := headerInfo{status: m.status, commands: m.commands, cpu: m.cpu, mem: m.mem, paused: m.paused, refresh: m.refresh, now: time.Now(), label: m.cfg.Label}
 	if m.trip != nil {
 		h.moment = m.momentText()
 	}

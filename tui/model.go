@@ -19,6 +19,10 @@ type Config struct {
 	ASCII   bool          // an ASCII terminal: no symbols, sparklines or borders beyond ASCII
 	Recent  bool          // start the methods pane on the window rather than cumulative
 	Fleet   bool          // one JVM of a fleet: esc and q at the top go back to the overview
+	// Label names the JVM as the fleet lists it (prod-4/billing), in the
+	// header instead of its connection's address, which the JVMs of one
+	// agent controller share.
+	Label string
 	// History holds the pictures of the last minutes, for time travel
 	// (nil: none kept).
 	History *state.History
