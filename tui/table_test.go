@@ -100,48 +100,41 @@ func (r nameRows) Kind(i int) rowKind            { return rowNormal }
 func (r nameRows) CellStyle(i, col int) cellHint { return hintNone }
 
 // The filter matches a method as the pane shows it, as Java writes it
-// ("wait(J)V" reads "wait(long)"), and as the trace names it.
+// ("wait(J)V" reads "wait(long)"), and as the trace names it; a thread's
+// row field by field (name, state, lock's class, method): ^ and $ are of
+// a field.
 func TestFilterMatchesMethodsAsShown(t *testing.T) {
-	d := nameRows{"java.lang.Object.wait(J)V", "java.lang.Thread.sleep(J)V", "Demo.main([Ljava/lang/String;)V", "Demo.fib"}
-	for expr, want := range map[string][]int{
-		"long":        {0, 1},
-		`\(J\)`:       {0, 1},
-		`main\(Str`:   {2},
-		"!long":       {2, 3},
-		`wait\(long`:  {0},
-		`^Demo\.fib$`: {3},
-		`\(long\)$`:   {0, 1},
+	methods := nameRows{"java.lang.Object.wait(J)V", "java.lang.Thread.sleep(J)V", "Demo.main([Ljava/lang/String;)V", "Demo.fib"}
+	threads := nameRows{"pool-2-thread-1\x00blocked\x00java.lang.Object\x00com.acme.Cache.get", "pool-2-thread-10\x00running\x00\x00com.acme.Cache.put"}
+	for _, tc := range []struct {
+		rows nameRows
+		expr string
+		want []int
+	}{
+		{methods, "long", []int{0, 1}},
+		{methods, `\(J\)`, []int{0, 1}},
+		{methods, `main\(Str`, []int{2}},
+		{methods, "!long", []int{2, 3}},
+		{methods, `wait\(long`, []int{0}},
+		{methods, `^Demo\.fib$`, []int{3}},
+		{methods, `\(long\)$`, []int{0, 1}},
+		{threads, `^pool-2-thread-1$`, []int{0}},
+		{threads, `^blocked$`, []int{0}},
+		{threads, `thread-1`, []int{0, 1}},
+		{threads, `Cache\.put$`, []int{1}},
 	} {
 		var tb table
-		if err := tb.setFilter(expr); err != nil {
+		if err := tb.setFilter(tc.expr); err != nil {
 			t.Fatal(err)
 		}
 		var got []int
-		for i := range d {
-			if tb.match(d, i) {
+		for i := range tc.rows {
+			if tb.match(tc.rows, i) {
 				got = append(got, i)
 			}
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("/%s matches rows %v, want %v", expr, got, want)
-		}
-	}
-	// A thread's row is matched field by field (name, state, lock's
-	// class, method): ^ and $ are of a field.
-	threads := nameRows{"pool-2-thread-1\x00blocked\x00java.lang.Object\x00com.acme.Cache.get", "pool-2-thread-10\x00running\x00\x00com.acme.Cache.put"}
-	for expr, want := range map[string][]int{`^pool-2-thread-1$`: {0}, `^blocked$`: {0}, `thread-1`: {0, 1}, `Cache\.put$`: {1}} {
-		var tb table
-		if err := tb.setFilter(expr); err != nil {
-			t.Fatal(err)
-		}
-		var got []int
-		for i := range threads {
-			if tb.match(threads, i) {
-				got = append(got, i)
-			}
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("threads: /%s matches rows %v, want %v", expr, got, want)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("/%s matches rows %v of %q, want %v", tc.expr, got, tc.rows, tc.want)
 		}
 	}
 }
