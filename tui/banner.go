@@ -124,15 +124,20 @@ func wrapWhole(text string, width int) []string {
 
 // packWords puts words on lines of at most width cells, as many as fit
 // on each, in order; a word wider than a line has one of its own.
-func packWords(words []string, width int) []string {
+func packWords(words []string, width int) []string { return pack(words, width, " ") }
+
+// pack puts items on lines of at most width cells, sep between two on a
+// line, as many as fit on each, in order; an item wider than a line has
+// one of its own.
+func pack(items []string, width int, sep string) []string {
 	var lines []string
 	line := ""
-	for _, w := range words {
+	for _, w := range items {
 		switch {
 		case line == "":
 			line = w
-		case widthOf(line)+1+widthOf(w) <= width:
-			line += " " + w
+		case widthOf(line)+widthOf(sep)+widthOf(w) <= width:
+			line += sep + w
 		default:
 			lines = append(lines, line)
 			line = w

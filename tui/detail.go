@@ -345,7 +345,7 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 		out = append(out, "  "+st.Muted.Render("none known"))
 	}
 	for _, c := range s.Callers {
-		out = append(out, "  "+value(fmt.Sprintf("%8s", count(c.Calls)))+"  "+inert(readableMethod(c.Name))) // padded before it is styled
+		out = append(out, "  "+value(fmt.Sprintf("%8s", count(c.Calls)))+"  "+inert(javaname.Method(c.Name))) // padded before it is styled
 	}
 	return out
 }

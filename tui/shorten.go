@@ -40,10 +40,6 @@ func shortMethod(s string, w int) string {
 	return shortJava(name, w, 2)
 }
 
-// readableMethod is a method's name with its parameters as Java writes
-// them ("wait(J)V" reads "wait(long)"), as the panes show it, whole.
-func readableMethod(s string) string { return javaname.Method(s) }
-
 // shortClass fits "pkg.Outer$Inner" in w cells: the simple name stays.
 func shortClass(s string, w int) string { return shortJava(s, w, 1) }
 

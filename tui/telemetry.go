@@ -399,21 +399,9 @@ func telemetryDetail(e *telemetryEntry, w, h int, st *Styles, ascii bool, window
 // two spaces apart, each whole, as many a line as fit, each line
 // beginning with indent.
 func figureLines(w int, indent string, fields ...string) []string {
-	var lines []string
-	line := ""
-	for _, f := range fields {
-		switch {
-		case line == "":
-			line = indent + f
-		case widthOf(line)+2+widthOf(f) <= w:
-			line += "  " + f
-		default:
-			lines = append(lines, line)
-			line = indent + f
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
+	lines := pack(fields, w-widthOf(indent), "  ")
+	for i := range lines {
+		lines[i] = indent + lines[i]
 	}
 	return lines
 }
