@@ -85,7 +85,7 @@ func RefuseInheritedFlags(cmd *cobra.Command) error {
 }
 
 // Usage writes a command's usage as cobra's does, but with the flags
-// under their headings (config.GroupOf), and only the root's flags that
+// under their headings (config.Groups), and only the root's flags that
 // apply to the command.
 func Usage(cmd *cobra.Command) error {
 	w := cmd.OutOrStderr()

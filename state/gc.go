@@ -78,6 +78,10 @@ type gcState struct {
 	heapAdded, streamHeap int
 }
 
+// beforeReset says a collection that ended at trace time end was of
+// before the latest reset: one reported late counts for nothing after it.
+func (g *gcState) beforeReset(end int64) bool { return g.resetAt > 0 && end <= g.resetAt }
+
 // addHeap adds a heap sample.
 func (g *gcState) addHeap(h HeapSample) {
 	g.heap.add(h)
@@ -97,8 +101,8 @@ const maxPools = 64
 // collection records one collection as the source reported it; seq is its
 // collector's count with it, 0 when unknown.
 func (g *gcState) collection(end, paused int64, by, cause string, before, after, committed, seq int64) {
-	if g.resetAt > 0 && end <= g.resetAt {
-		return // reported late, of before the reset: not among what counts from it
+	if g.beforeReset(end) {
+		return // reported late: not among what counts from the reset
 	}
 	d := max(paused, 0)
 	g.count++
@@ -190,8 +194,8 @@ func (g *gcState) closePoll() {
 func (g *gcState) start(now int64) { g.pending = now }
 
 func (g *gcState) finish(now, used, total int64) {
-	if g.pending != 0 && g.resetAt > 0 && now <= g.resetAt {
-		g.pending = 0 // of before the reset
+	if g.pending != 0 && g.beforeReset(now) {
+		g.pending = 0
 	}
 	if g.pending != 0 {
 		d := max(now-g.pending, 0)
