@@ -136,7 +136,8 @@ final class ThreadPoller {
     Poll take(boolean cpu, boolean witnesses) {
         long[] ids = mx.getAllThreadIds();
         long from = Collector.now();
-        ThreadInfo[] brief = mx.getThreadInfo(ids, 0);
+        Map<Long, Long> blockedBefore = blockedAtLastPoll();
+        ThreadInfo[] brief = lookOutsideHandovers(blockedBefore, List.of(), () -> mx.getThreadInfo(ids, 0));
         List<Long> need = new ArrayList<>();
         Map<Long, ThreadInfo> byId = new HashMap<>();
         for (ThreadInfo info : brief) {
@@ -164,7 +165,8 @@ final class ThreadPoller {
         long[] needed = need.stream().mapToLong(Long::longValue).toArray();
         for (int at = 0; at < needed.length; at += STACKS_PER_SAFEPOINT) {
             long[] chunk = Arrays.copyOfRange(needed, at, Math.min(needed.length, at + STACKS_PER_SAFEPOINT));
-            for (ThreadInfo info : mx.getThreadInfo(chunk, STACK_DEPTH)) {
+            List<OwnerlessMonitors.Brief> besides = blockedBefore.size() < OwnerlessMonitors.MIN_WAITERS ? List.of() : outside(brief, chunk);
+            for (ThreadInfo info : lookOutsideHandovers(blockedBefore, besides, () -> mx.getThreadInfo(chunk, STACK_DEPTH))) {
                 if (info != null) {
                     byId.put(info.getThreadId(), info); // the later look, with its stack, is the truth
                     Seen s = seen(info, -1);
@@ -200,6 +202,79 @@ final class ThreadPoller {
                     cpus == null ? -1 : cpus[i], s.stack(), s.carries()));
         }
         return new Poll(from, to, cpuAt, out, witnesses ? witness(out, new long[0]) : List.of());
+    }
+
+    /** Looks taken again because they fell in a monitor's handover (OwnerlessMonitors), since the poller began. */
+    private long handoverRetries;
+
+    long handoverRetries() {
+        return handoverRetries;
+    }
+
+    /** The monitor each thread was blocked on at the last poll. */
+    private Map<Long, Long> blockedAtLastPoll() {
+        Map<Long, Long> out = new HashMap<>();
+        for (Map.Entry<Long, Known> e : known.entrySet()) {
+            if (e.getValue().state == Thread.State.BLOCKED && e.getValue().lock != 0) {
+                out.put(e.getKey(), e.getValue().lock);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Takes a look, and takes it again a moment later while it falls in the
+     * handover of a monitor the last poll saw threads blocked on, where
+     * ThreadMXBean reads them all running (OwnerlessMonitors); at most
+     * OwnerlessMonitors.RETRIES times, then the last look stands.
+     */
+    private ThreadInfo[] lookOutsideHandovers(Map<Long, Long> blockedBefore, List<OwnerlessMonitors.Brief> besides,
+            java.util.function.Supplier<ThreadInfo[]> look) {
+        ThreadInfo[] infos = look.get();
+        for (int retry = 0; retry < OwnerlessMonitors.RETRIES && inHandover(blockedBefore, besides, infos); retry++) {
+            handoverRetries++;
+            java.util.concurrent.locks.LockSupport.parkNanos(OwnerlessMonitors.RETRY_NANOS);
+            infos = look.get();
+        }
+        return infos;
+    }
+
+    /**
+     * The threads of a look without stacks that a look at chunk leaves out;
+     * they count as that look saw them: one still blocked on a monitor says
+     * the monitor has an owner.
+     */
+    private static List<OwnerlessMonitors.Brief> outside(ThreadInfo[] brief, long[] chunk) {
+        java.util.Set<Long> inChunk = new java.util.HashSet<>();
+        for (long id : chunk) {
+            inChunk.add(id);
+        }
+        List<OwnerlessMonitors.Brief> out = new ArrayList<>();
+        for (OwnerlessMonitors.Brief b : briefs(brief)) {
+            if (!inChunk.contains(b.id())) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    private static boolean inHandover(Map<Long, Long> blockedBefore, List<OwnerlessMonitors.Brief> besides, ThreadInfo[] infos) {
+        if (blockedBefore.size() < OwnerlessMonitors.MIN_WAITERS) {
+            return false; // the common case: nothing to build
+        }
+        List<OwnerlessMonitors.Brief> all = new ArrayList<>(besides);
+        all.addAll(briefs(infos));
+        return OwnerlessMonitors.inHandover(blockedBefore, all);
+    }
+
+    private static List<OwnerlessMonitors.Brief> briefs(ThreadInfo[] infos) {
+        List<OwnerlessMonitors.Brief> out = new ArrayList<>(infos.length);
+        for (ThreadInfo info : infos) {
+            if (info != null) {
+                out.add(new OwnerlessMonitors.Brief(info.getThreadId(), info.getThreadState(), briefLock(info)));
+            }
+        }
+        return out;
     }
 
     /** The stacks of the threads that run now, for sampling; nothing else is read or remembered. */
