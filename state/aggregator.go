@@ -263,6 +263,14 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	}
 }
 
+// applied is how many events have been applied, and whether the windows
+// run on trace time.
+func (a *Aggregator) applied() (events int64, traceTime bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.events, a.opts.TraceTime
+}
+
 // newStream forgets what only made sense in the previous stream (ids,
 // owners, open calls) and keeps every statistic.
 func (a *Aggregator) newStream(stream int) {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -187,5 +188,32 @@ func TestPictureKeepsTheBusiestVirtualGroups(t *testing.T) {
 	got := p.Snap.VirtualGroups
 	if len(got) != 100 || got[0].Count != 300 || len(got[0].Threads) != pictureGroupThreads || len(groups[0].Threads) != 500 {
 		t.Fatalf("kept %d groups, the first of %d with %d threads", len(got), got[0].Count, len(got[0].Threads))
+	}
+}
+
+// A recording read to its end stays at its last moment: a picture a step
+// after that would be the same moment again, and a minute back in the
+// history would land on it. On the wall clock, time passes with or
+// without events (the window empties), and every step is a picture.
+func TestRecordingAtItsEndAddsNoPictures(t *testing.T) {
+	for _, traceTime := range []bool{true, false} {
+		a := New(Options{TraceTime: traceTime})
+		h := NewHistory(HistoryOptions{})
+		r := NewRecorder(a, h)
+		w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0})
+		apply := func(n int) {
+			var b decode.Batch
+			for range n {
+				b.Add(w.Next())
+			}
+			a.Apply(b.Events(), 1, decode.Clock{}, t0)
+		}
+		apply(500)
+		took := []bool{r.Take(t0.Add(time.Second)) != nil, r.Take(t0.Add(2*time.Second)) != nil}
+		apply(1)
+		took = append(took, r.Take(t0.Add(3*time.Second)) != nil)
+		if want := []bool{true, !traceTime, true}; !slices.Equal(took, want) {
+			t.Errorf("trace time %v: pictures taken %v, want %v", traceTime, took, want)
+		}
 	}
 }

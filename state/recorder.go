@@ -12,6 +12,7 @@ type Recorder struct {
 	hist   *History
 	seq    uint64 // the latest call-tree bucket recorded
 	resets uint64
+	events int64 // the events applied as of the latest picture
 }
 
 // NewRecorder returns a recorder of agg into hist.
@@ -19,8 +20,17 @@ func NewRecorder(agg *Aggregator, hist *History) *Recorder {
 	return &Recorder{agg: agg, hist: hist}
 }
 
-// Take takes one picture, at wall-clock time now.
+// Take takes one picture, at wall-clock time now; nil when it would be
+// the latest again: on trace time (a recording), a picture when no event
+// has been applied since the latest is of the same moment, and a replay
+// read to its end would fill the history with it, one a step, until a
+// minute back was the same moment as now.
 func (r *Recorder) Take(now time.Time) *Picture {
+	applied, traceTime := r.agg.applied()
+	if traceTime && applied == r.events && r.hist.latest() != nil {
+		return nil
+	}
+	r.events = applied
 	s := r.agg.Snapshot(now, Query{Recent: true, CallersOf: -1, AllStacks: true})
 	p := NewPicture(s, now, r.hist.opts.Rows)
 	r.agg.Release(s)
