@@ -93,7 +93,9 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 	w := newWatching(src, s, opts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w.record(ctx)
+	if !v.Batch || v.History || v.Bundle != "" {
+		w.record(ctx) // text snapshots alone read no history
+	}
 	if !v.Batch {
 		if !term.IsTerminal(os.Stdout.Fd()) {
 			return errors.New("standard output is not a terminal: use --batch for text snapshots (or --batch --json)")
@@ -103,8 +105,8 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 	}
 	err := runBatch(ctx, w.src, w.agg, s, v, out)
 	if v.History {
-		if w.recorder != nil && w.src.Status().Events > 0 {
-			w.recorder.Take(time.Now()) // the end of the run
+		if w.recorder != nil && !w.traceTime && w.src.Status().Events > 0 {
+			w.recorder.Take(time.Now()) // the end of the run (a recording's end is taken as it is read)
 		}
 		if perr := printHistory(out, w.history); perr != nil && err == nil {
 			err = perr

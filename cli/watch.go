@@ -39,6 +39,9 @@ type watching struct {
 	recorder *state.Recorder // nil when the history was read back
 	bundles  *bundle.Source
 	step     time.Duration
+	// traceTime says the source is a recording read on its own time: its
+	// history is taken as that time passes, not on the wall clock.
+	traceTime bool
 }
 
 // historyOptions are the history's bounds from the settings.
@@ -58,7 +61,7 @@ func newWatching(src client.Source, s config.Settings, opts []WatchOption) *watc
 		// clock's: once it has been read, its end stays in the window.
 		so.TraceTime = true
 	}
-	w := &watching{agg: state.New(so), step: max(s.Refresh, time.Second)}
+	w := &watching{agg: state.New(so), step: max(s.Refresh, time.Second), traceTime: so.TraceTime}
 	var ring *client.StreamRing
 	if s.StreamRing > 0 {
 		ring = client.NewStreamRing(int64(s.StreamRing)<<20, int64(s.StreamRing)<<18)
@@ -75,9 +78,14 @@ func newWatching(src client.Source, s config.Settings, opts []WatchOption) *watc
 	return w
 }
 
-// record takes a picture every step until ctx ends.
+// record takes a picture every step until ctx ends: a step of the wall
+// clock, or of a recording's own time as it is read.
 func (w *watching) record(ctx context.Context) {
-	if w.recorder != nil {
+	switch {
+	case w.recorder == nil:
+	case w.traceTime:
+		w.agg.AfterEachBatch(func(done bool) { w.recorder.OnTraceTime(w.step, done) })
+	default:
 		go w.recorder.Run(ctx, w.step)
 	}
 }

@@ -139,6 +139,8 @@ type Aggregator struct {
 	deadlocksDirty       bool
 	// warmSink keeps what warm read, so that its reads are not left out.
 	warmSink int64
+	// afterBatch is called by Feed after each batch (AfterEachBatch).
+	afterBatch func(done bool)
 	// The deadlocks a snapshot found, and the generation of the locks'
 	// changes (locksGen and the monitors') they were found at: the next
 	// snapshot finds the same while nothing changed.
@@ -263,12 +265,23 @@ func (a *Aggregator) Apply(events []decode.Event, stream int, clock decode.Clock
 	}
 }
 
-// applied is how many events have been applied, and whether the windows
-// run on trace time.
-func (a *Aggregator) applied() (events int64, traceTime bool) {
+// applied is how many events have been applied, whether the windows run
+// on trace time, and the latest event's time (zero before any).
+func (a *Aggregator) applied() (events int64, traceTime bool, clock time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.events, a.opts.TraceTime
+	if a.latest > 0 {
+		clock = time.Unix(0, a.latest)
+	}
+	return a.events, a.opts.TraceTime, clock
+}
+
+// AfterEachBatch has Feed call f on its goroutine after each batch it
+// applies, outside the aggregator's lock, and once more, done, when the
+// source's batches end: a recording's history is taken so, as its own
+// time passes (Recorder.OnTraceTime). Set it before Feed runs.
+func (a *Aggregator) AfterEachBatch(f func(done bool)) {
+	a.afterBatch = f
 }
 
 // newStream forgets what only made sense in the previous stream (ids,
@@ -770,6 +783,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	if a.latest > 0 {
 		s.Clock = time.Unix(0, a.latest)
 	}
+	s.onTraceTime = a.opts.TraceTime
 	if a.first > 0 {
 		s.First = time.Unix(0, a.first)
 	}

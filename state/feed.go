@@ -15,5 +15,11 @@ func (a *Aggregator) Feed(src client.Source) {
 		}
 		a.Apply(b.Events(), b.Stream, b.Clock, time.Now())
 		src.Recycle(b)
+		if a.afterBatch != nil {
+			a.afterBatch(false)
+		}
+	}
+	if a.afterBatch != nil {
+		a.afterBatch(true)
 	}
 }

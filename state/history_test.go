@@ -217,3 +217,38 @@ func TestRecordingAtItsEndAddsNoPictures(t *testing.T) {
 		}
 	}
 }
+
+// A recording read at once keeps a picture a second of its own time,
+// dated by it, and one of its end: not one a second of the reading.
+func TestRecordingKeepsAPictureASecondOfItsOwnTime(t *testing.T) {
+	a := New(Options{TraceTime: true})
+	h := NewHistory(HistoryOptions{})
+	r := NewRecorder(a, h)
+	w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0})
+	var b decode.Batch
+	for w.Now().Before(t0.Add(6 * time.Second)) {
+		b.Add(w.Next())
+		if b.Len() == 1000 {
+			a.Apply(b.Events(), 1, decode.Clock{}, time.Now())
+			b.Reset()
+			r.OnTraceTime(time.Second, false)
+		}
+	}
+	a.Apply(b.Events(), 1, decode.Clock{}, time.Now())
+	r.OnTraceTime(time.Second, false)
+	r.OnTraceTime(time.Second, true)
+	r.OnTraceTime(time.Second, true) // the end taken once
+	pics := h.Pictures()
+	end := a.Snapshot(time.Now(), Query{}).Clock
+	if len(pics) < 5 || len(pics) > 6 || !pics[len(pics)-1].At.Equal(end) {
+		t.Fatalf("%d pictures, the last at %v; the recording ends at %v", len(pics), pics[len(pics)-1].At, end)
+	}
+	for i, p := range pics {
+		if !p.At.Equal(p.Snap.Clock) || p.At.Before(t0) || p.At.After(end) {
+			t.Errorf("picture %d at %v, of trace time %v", i, p.At, p.Snap.Clock)
+		}
+		if i > 0 && i < len(pics)-1 && p.At.Sub(pics[i-1].At) < time.Second {
+			t.Errorf("pictures %d and %d %v apart", i-1, i, p.At.Sub(pics[i-1].At))
+		}
+	}
+}

@@ -491,6 +491,9 @@ type Snapshot struct {
 	// earliest, when the recording began.
 	Clock time.Time `json:"traceTime,omitzero"`
 	First time.Time `json:"-"`
+	// onTraceTime says the picture runs on the trace's own time (a
+	// recording): its moment is Clock, not Taken.
+	onTraceTime bool
 	// Polled says the present (thread states, owners, waiters) is the
 	// source's latest thread poll, taken at PolledAt; else it is derived
 	// from events.
@@ -584,6 +587,16 @@ type Snapshot struct {
 }
 
 // Percent is a method's share of all self time (of its view).
+// Moment is when the picture is of: the trace's time for a recording
+// read on its own time (Clock), else when it was taken. The history's
+// pictures are dated so, and a moment frozen is compared with them.
+func (s *Snapshot) Moment() time.Time {
+	if s.onTraceTime && !s.Clock.IsZero() {
+		return s.Clock
+	}
+	return s.Taken
+}
+
 func (s *Snapshot) Percent(m *Method) float64 {
 	total := s.TotalSelf
 	if m.Sampler {

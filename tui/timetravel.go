@@ -22,6 +22,11 @@ import (
 type travel struct {
 	pics []*state.Picture // the history as of the latest refresh
 	at   int              // the picture shown; -1: the snapshot frozen, which is no picture
+	// newest is the newest picture when the view was frozen: those after
+	// it are of moments after the one frozen (nil: there was none, and
+	// every picture since is after it).
+	newest *state.Picture
+	seen   bool // newest was set
 }
 
 // shown is the picture shown, or nil.
@@ -42,9 +47,17 @@ func (m *Model) refreshTrip() {
 	if m.frozen != nil {
 		// The pictures taken since the freeze are of moments after the
 		// one frozen: → past the newest before it comes back to it, not
-		// on to data gathered since.
+		// on to data gathered since. Told by which pictures there were,
+		// not by their times: a recording's pictures are dated by its
+		// own clock, a bundle's by its run's.
+		if !m.trip.seen {
+			m.trip.seen = true
+			if n := len(m.trip.pics); n > 0 {
+				m.trip.newest = m.trip.pics[n-1]
+			}
+		}
 		n := len(m.trip.pics)
-		for n > 0 && m.trip.pics[n-1].At.After(m.frozen.Taken) {
+		for n > 0 && m.trip.pics[n-1] != m.trip.newest {
 			n--
 		}
 		m.trip.pics = m.trip.pics[:n]
@@ -139,10 +152,10 @@ func (m *Model) travelKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
-// frozenAt is when the snapshot frozen was taken.
+// frozenAt is the moment of the snapshot frozen (Snapshot.Moment).
 func (m *Model) frozenAt() time.Time {
 	if m.frozen != nil {
-		return m.frozen.Taken
+		return m.frozen.Moment()
 	}
 	return time.Now()
 }
@@ -228,7 +241,7 @@ func (m *Model) frozenCounts() *momentCounts {
 			// The snapshot frozen may come a few milliseconds after the
 			// newest picture, with no batch between them: a rate over a
 			// second at least.
-			at = m.before(m.snap.Taken.Add(-time.Second)) + 1
+			at = m.before(m.snap.Moment().Add(-time.Second)) + 1
 		}
 		if at > 0 && at <= len(m.trip.pics) {
 			prev = m.trip.pics[at-1]
@@ -237,7 +250,7 @@ func (m *Model) frozenCounts() *momentCounts {
 	// The picture before must be recent: a reopened bundle's pictures are
 	// of another run than the snapshot frozen, which replays its stream.
 	if prev != nil {
-		if dt := m.snap.Taken.Sub(prev.At); dt > 0 && dt <= maxRateGap && m.snap.Events >= prev.Snap.Events {
+		if dt := m.snap.Moment().Sub(prev.At); dt > 0 && dt <= maxRateGap && m.snap.Events >= prev.Snap.Events {
 			c.perSec = float64(m.snap.Events-prev.Snap.Events) / dt.Seconds()
 		}
 	}
