@@ -87,7 +87,7 @@ func TestReplayRefusesAMalformedSnapshot(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "bad.xml")
 	os.WriteFile(p, []byte("<doc>\n<profile>\n  <thread name=\"t\" cpuTime=\"-5\"/>\n</profile>\n</doc>\n"), 0o644)
 	out, errs, code := run(t, nil, "replay", p, "--batch")
-	if code != 1 || !strings.Contains(errs, "(line 3, column 3): element <thread>: field cpuTime: invalid attribute value") || strings.Contains(out, "THREADS (1") {
+	if code != 1 || !strings.Contains(errs, "(line 3, column 3): element <thread>: field cpuTime: invalid value") || strings.Contains(out, "THREADS (1") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }

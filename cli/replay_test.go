@@ -24,13 +24,13 @@ func TestCheckTraceWhenFollowing(t *testing.T) {
 	}{
 		{"empty", "", true, "stream too short to tell its format: the stream is empty"},
 		{"binary magic cut", "0TB", true, "stream too short to tell its format"},
-		{"Jinsight header cut", "b\x08\x00\x00\x00\x2c\x00\x00\x00\x00", true, "element <header>: stream ends inside a message: 10 of 45 bytes"},
+		{"Jinsight header cut", "b\x08\x00\x00\x00\x2c\x00\x00\x00\x00", true, "offset 0: header: stream ends inside a message: 10 of 45 bytes"},
 		{"XML trace, no event yet", "<?xml version=\"1.0\"?>\n<TRACE>\n", true, "it holds no event"},
 		{"ProfilerJ snapshot cut", string(snapshot[:3000]), true, "the document ends inside <profile>"},
 		{"text", "hello, world", false, "unrecognized stream format"},
 		{"another document", "<?xml version=\"1.0\"?>\n<root>", false, "(line 2, column 1): element #1, <root>"},
 		{"a snapshot with an attribute twice", "<doc><profile><thread name=\"a\" name=\"b\">", false, "attribute name given twice"},
-		{"a snapshot with a value no number", strings.Replace(string(snapshot), `count="`, `count="x`, 1), false, "invalid attribute value"},
+		{"a snapshot with a value no number", strings.Replace(string(snapshot), `count="`, `count="x`, 1), false, "invalid value"},
 		// Two bytes tell rbkit's frames, which many files begin with: no trace.
 		{"a file that begins like rbkit's frames", "\x81\x01\x02\x03\x04", false, "malformed rbkit frame"},
 		{"a binary trace of a version to come", "0TBF\x02\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00", false, "version 2.0, this reader knows 1.x"},

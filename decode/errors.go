@@ -21,7 +21,7 @@ var (
 	ErrTruncated    = errors.New("stream ends inside a message")
 	ErrCharset      = errors.New("unusable charset")
 	ErrSyntax       = errors.New("malformed XML")
-	ErrValue        = errors.New("invalid attribute value")
+	ErrValue        = errors.New("invalid value")
 	ErrUnknownInput = errors.New("unrecognized stream format")
 	ErrTooShort     = errors.New("stream too short to tell its format")
 	ErrNoWireForm   = errors.New("kind has no binary message")
@@ -64,8 +64,10 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": message %sid %d (%s)", ordinal, e.MessageID, e.Element)
 	case e.MessageID != 0:
 		fmt.Fprintf(&b, ": message %sid %d", ordinal, e.MessageID)
-	case e.Element != "":
+	case e.Element != "" && e.Line > 0:
 		fmt.Fprintf(&b, ": element %s<%s>", ordinal, e.Element)
+	case e.Element != "":
+		fmt.Fprintf(&b, ": %s%s", ordinal, e.Element) // a binary record, not an XML element
 	}
 	if e.Field != "" {
 		fmt.Fprintf(&b, ": field %s", e.Field)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // JinsightDecoder maps a Jinsight trace into the event model: threads,
@@ -291,6 +292,83 @@ func (d *JinsightDecoder) thread(id uint32) (*jinsightThread, error) {
 }
 
 func (d *JinsightDecoder) apply(rec Record) error {
+	// A time far from the one before is damage (the trace has no
+	// checksum): taken as that one, so that the record still pairs and
+	// counts, and said after it is applied.
+	var bad error
+	if ticks := recordTicks(rec); ticks != nil {
+		bad = d.plausible(rec, ticks)
+	}
+	if err := d.applyRecord(rec); err != nil {
+		return err
+	}
+	return bad
+}
+
+// maxTicksJump is how far, in time, a record's ticks may be from the
+// record's before: a trace spans hours at most, and one byte of a time
+// damaged (the upper bytes of 8) moves it by days to centuries.
+const maxTicksJump = 24 * time.Hour
+
+// plausible checks a record's ticks against the record's before, and
+// replaces ticks far from them by those.
+func (d *JinsightDecoder) plausible(rec Record, ticks *uint64) error {
+	if d.perMicro <= 0 {
+		return nil
+	}
+	limit := uint64(d.perMicro) * uint64(maxTicksJump/time.Microsecond)
+	was := d.lastTicks
+	if *ticks-was <= limit || was-*ticks <= limit {
+		return nil
+	}
+	jump := "later"
+	if *ticks < was {
+		jump = "earlier"
+	}
+	bad := *ticks
+	*ticks = was
+	return &Error{Err: ErrValue, Offset: d.r.Offset(), Element: rec.Type(), Field: "ticks",
+		Detail: fmt.Sprintf("%d is more than %v %s than the record before (%d): taken as that", bad, maxTicksJump, jump, was)}
+}
+
+// recordTicks is where a record holds its time, nil when it has none.
+func recordTicks(rec Record) *uint64 {
+	switch r := rec.(type) {
+	case *JinsightClassDefine:
+		return &r.Ticks
+	case *JinsightClassLoad:
+		return &r.Ticks
+	case *JinsightMethodEnter:
+		return &r.Ticks
+	case *JinsightMethodLeave:
+		return &r.Ticks
+	case *JinsightObjectDefined:
+		return &r.Ticks
+	case *JinsightObjectCreated:
+		return &r.Ticks
+	case *JinsightObjectReclaimed:
+		return &r.Ticks
+	case *JinsightArrayDefined:
+		return &r.Ticks
+	case *JinsightArrayClassDefined:
+		return &r.Ticks
+	case *JinsightArrayCreated:
+		return &r.Ticks
+	case *JinsightThreadDefine:
+		return &r.Ticks
+	case *JinsightThreadEvent:
+		return &r.Ticks
+	case *JinsightThreadNameChange:
+		return &r.Ticks
+	case *JinsightMoment:
+		return &r.Ticks
+	case *JinsightUserEvent:
+		return &r.Ticks
+	}
+	return nil
+}
+
+func (d *JinsightDecoder) applyRecord(rec Record) error {
 	switch r := rec.(type) {
 	case *JinsightHeader:
 		d.perMicro = int64(r.TicksPerMicrosecond)

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // jinsightRecords decodes every record of a trace, cloned as JSON lines,
@@ -736,7 +739,7 @@ func TestJinsightHeaderErrors(t *testing.T) {
 		want  string
 	}{
 		{"version", func(b []byte) { b[1] = 7 }, "field version: unsupported major version: version 7, this reader knows version 8"},
-		{"platform", func(b []byte) { b[5] = 45 }, "field platform: invalid attribute value: platform 45"},
+		{"platform", func(b []byte) { b[5] = 45 }, "field platform: invalid value: platform 45"},
 		{"tick rate", func(b []byte) { copy(b[21:], []byte{0, 0, 0, 0}) }, "field ticksPerMicrosecond"},
 		{"short", nil, "stream ends inside a message: 20 of 45 bytes"},
 	} {
@@ -804,5 +807,62 @@ func TestSniffJinsight(t *testing.T) {
 	}
 	if _, _, _, err := SniffStream(strings.NewReader("bogus text")); err == nil {
 		t.Fatal("text starting with b is a Jinsight trace")
+	}
+}
+
+// A time damaged in one of its upper bytes (the trace has no checksum)
+// made a call of 359 days out of one of microseconds, with no error. A
+// time more than a day from the record before is now an error naming the
+// record, and is taken as that record's time: the enter still pairs with
+// its leave, and the call lasts what is known of it.
+func TestJinsightDamagedTicks(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		damaged uint64
+		detail  string
+	}{
+		{"the upper byte", 0xff00_0000_0010_0000 + 1_003_000, "is more than 24h0m0s later than the record before (1002000)"},
+		{"the byte below (78 hours at 1000 ticks a µs)", 0x0001_0000_0000_0000 + 1_003_000, "is more than 24h0m0s later than the record before (1002000)"},
+	} {
+		data := smallTrace(44,
+			classLoad(2, "a/B", "outer", "inner"),
+			&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
+			enter(1_001_000, 3, 2, 0),
+			leave(1_002_000, 3),
+			enter(c.damaged, 3, 2, 1),
+			leave(1_004_000, 3),
+		)
+		d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+		var errs []string
+		var calls []string
+		entered := map[int32]Ticks{}
+		for range 100 {
+			ev, err := d.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if IsFatal(err) {
+					t.Fatalf("%s: %v", c.name, err)
+				}
+				errs = append(errs, err.Error())
+				continue
+			}
+			switch e := ev.(type) {
+			case *MethodEntry:
+				entered[e.Ticket] = e.Time
+			case *MethodExit:
+				calls = append(calls, fmt.Sprint(time.Duration(e.Time-entered[e.Ticket])))
+			}
+		}
+		wantErr := fmt.Sprintf("decode: offset %d: WIDE_METHOD_ENTER: field ticks: invalid value: %d %s: taken as that", len(smallTrace(44,
+			classLoad(2, "a/B", "outer", "inner"), &JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
+			enter(1_001_000, 3, 2, 0), leave(1_002_000, 3))), c.damaged, c.detail)
+		if len(errs) != 1 || errs[0] != wantErr {
+			t.Errorf("%s: errors %q, want %q", c.name, errs, wantErr)
+		}
+		if want := []string{"1µs", "2µs"}; !slices.Equal(calls, want) {
+			t.Errorf("%s: calls of %v, want %v", c.name, calls, want)
+		}
 	}
 }
