@@ -323,7 +323,12 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 		st.State, st.Attempt, st.Format, st.Negotiation = StateStreaming, 0, decode.FormatRbkit, OutcomeHandshake
 		stream = st.Streams
 	})
-	s.pump.stream = stream
+	if hs.PID != previous || s.pump.stream == 0 {
+		// Another process: a stream of its own. The same one found again
+		// goes on in the stream it was in: its threads, and the objects
+		// it made before (whose frees are still to come), are the same.
+		s.pump.stream = stream
+	}
 	if s.rec != nil {
 		path, err := s.rec.start(decode.FormatRbkit, stream)
 		if err != nil {

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -360,5 +361,11 @@ func TestRbkitProcessUpSinceTheFirstHandshake(t *testing.T) {
 	}
 	if c.starts[2] <= c.starts[0] {
 		t.Errorf("another process: up since %d, not after the first's %d", c.starts[2], c.starts[0])
+	}
+	// The same process found again goes on in its stream (its threads and
+	// objects are the same: a new stream ended them and forgot the objects
+	// it had made, so their frees lowered no count); another begins its own.
+	if streams := slices.Sorted(maps.Keys(c.streams)); !slices.Equal(streams, []int{1, 3}) {
+		t.Errorf("batches of streams %v, want 1 (pid 5, twice) and 3 (pid 6)", streams)
 	}
 }
