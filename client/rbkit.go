@@ -517,8 +517,11 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				if unanswered++; unanswered >= 2 {
 					return fmt.Errorf("the rbkit server answered neither data nor commands for %v: is the Ruby process stopped or hung?", silent)
 				}
+				// Since a time of day, not for a span: the warning stays up
+				// until the next look, and a span would not grow with it.
+				since := heard.Local().Format("15:04:05")
 				s.track.update(func(st *Status) {
-					st.Warning = fmt.Sprintf("the rbkit server has sent nothing for %v and answers no command: is the Ruby process stopped or hung? Reconnecting if it stays so.", silent)
+					st.Warning = fmt.Sprintf("the rbkit server has sent nothing since %s and answers no command: is the Ruby process stopped or hung? Reconnecting if it stays so.", since)
 				})
 			default:
 				return err

@@ -562,6 +562,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if len(e.Stack.Methods) > 0 {
 			if e.Flags&decode.SampleAggregate == 0 {
 				t.sampleTop = e.Stack.Methods[0]
+				if !a.polled {
+					t.sampled = framesOf(&e.Stack) // a poll's stack is the present, else the latest sample's
+				}
 			}
 			// A snapshot's sampler hits beside its measured call tree are a
 			// second view of the same calls: the call tree keeps the first.

@@ -108,6 +108,22 @@ func TestRubyLabelsAreNotSplitAsDescriptors(t *testing.T) {
 	}
 }
 
+// A thread of a source that polls no stacks (rbkit) shows the stack of its
+// latest sample: its drill-in said "none reported" though every sample
+// carries one. A polled thread keeps its poll's.
+func TestThreadsShowTheirLatestSampledStack(t *testing.T) {
+	a := New(Options{})
+	sample := func(at decode.Ticks, methods ...string) decode.Event {
+		return &decode.Sample{ThreadIDRef: 7, Time: at, Stack: decode.Stack{Methods: methods, Lines: make([]int64, len(methods))}}
+	}
+	a.Apply([]decode.Event{sample(1, "Cruncher#crunch", "block in <main>"), sample(2, "Integer#times", "Cruncher#crunch", "block in <main>")},
+		1, decode.Clock{}, time.Unix(1, 0))
+	s := a.Snapshot(time.Unix(1, 0), Query{CallersOf: -1, StackOf: 7})
+	if len(s.Threads) != 1 || s.Threads[0].StackFrom != "latest stack sample" || len(s.Threads[0].Stack) != 3 || s.Threads[0].Stack[0].Method != "Integer#times" {
+		t.Fatalf("threads %+v", s.Threads)
+	}
+}
+
 // A sampled method's line is its first line when the source says its
 // lines are such (rbkit's); a label seen at two lines (two blocks of one
 // method) has none; a JVM's sampled lines, the lines running, name no method.

@@ -83,8 +83,11 @@ type thread struct {
 	// The contention or wait the source reported begun and not yet over
 	// (polled sources report them for the statistics only).
 	hist histOpen
-	// The method on top of its latest stack sample.
+	// The method on top of its latest stack sample; and, of a source
+	// that polls no stacks, that sample's stack (made anew each time, so
+	// that a snapshot may keep it).
 	sampleTop string
+	sampled   []Frame
 	// Its root in the call tree, plus one (0: none yet).
 	treeRoot int32
 
@@ -311,6 +314,9 @@ func (t *thread) currentStack(mt *methodTable) ([]Frame, string) {
 			out = append(out, Frame{Method: mt.name(slot), Line: mt.stats[slot].line})
 		}
 		return out, "method entries"
+	}
+	if len(t.sampled) > 0 && (t.state == ThreadRunning || len(t.stack) == 0) {
+		return t.sampled, "latest stack sample"
 	}
 	if len(t.stack) > 0 {
 		return t.sharedStack(), "latest monitor event"

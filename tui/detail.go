@@ -155,8 +155,15 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 
 func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	label, value := st.Label.Render, st.Value.Render
+	about := fmt.Sprintf("id %d", t.ID)
+	if t.Group != "" {
+		about += ", group " + inert(t.Group)
+	}
+	if s.Streams > 1 {
+		about += fmt.Sprintf(", stream %d", t.Stream) // which connection or process it is of
+	}
 	out := []string{
-		st.Title.Render("Thread ") + value(inert(t.Name)) + label(fmt.Sprintf(" (id %d, group %s, stream %d)", t.ID, inert(t.Group), t.Stream)),
+		st.Title.Render("Thread ") + value(inert(t.Name)) + label(" ("+about+")"),
 		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("state"), value(t.State.String()), label("CPU"), value(threadCPU(t)),
 			label("blocked"), value(dur(t.Blocked)), label("waiting"), value(dur(t.Waiting)), label("contentions"), value(count(t.Contentions))),
 	}
