@@ -234,7 +234,7 @@ func TestHelpListsTheFlagsThatApply(t *testing.T) {
 		{[]string{"--help"}, []string{"\n  Connection:\n", "\n  Display:\n", "\n  Batch output:\n", "\n  Limits:\n", "--host string", "--pub-port", "--window", "--config"}, []string{"Global Flags"}},
 		{[]string{"replay", "--help"}, []string{"--follow", "proftop's flags that apply here:", "\n  Display:\n", "--window duration", "--batch", "--max-methods", "do not: replay reads a file"}, []string{"--host", "--port", "--token", "--reconnect", "--probe", "Connection:", "Global Flags"}},
 		{[]string{"help", "attach"}, []string{"--agent-options", "--token", "--reconnect", "--probe"}, []string{"--host ", "--hosts", "--port", "--pub-port"}},
-		{[]string{"rbkit", "--help"}, []string{"--host string", "--pub-port", "--record"}, []string{"--hosts", "--port int", "--token", "--probe"}},
+		{[]string{"rbkit", "--help"}, []string{"--host string", "host of the Ruby process", "--pub-port", "--record"}, []string{"--hosts", "--port int", "--token", "--probe", "agent controller", "fleet"}},
 		{[]string{"config", "--help"}, []string{"--host string", "--window", "--tree-nodes"}, []string{"do not:"}},
 		{[]string{"decode", "--help"}, []string{"--stats", "--max-message-size"}, []string{"--batch", "--window", "--config", "apply here", "Global Flags"}},
 		{[]string{"simulate", "--help"}, []string{"--listen"}, []string{"--refresh", "--window", "--max-methods", "apply here"}},

@@ -49,6 +49,14 @@ func NotApplicable(cmd *cobra.Command, why string, names ...string) {
 	annotate(cmd, notHereWhy, why)
 }
 
+// SaysOfFlag gives one of the root's flags the help text it has for cmd,
+// where the root's would mislead (rbkit's --host is no agent controller's).
+func SaysOfFlag(cmd *cobra.Command, name, usage string) {
+	annotate(cmd, flagUsagePrefix+name, usage)
+}
+
+const flagUsagePrefix = "proftop-usage-"
+
 func annotate(cmd *cobra.Command, key, value string) {
 	if cmd.Annotations == nil {
 		cmd.Annotations = map[string]string{}
@@ -110,6 +118,11 @@ func Usage(cmd *cobra.Command) error {
 		var inherited []*pflag.Flag
 		cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
 			if applies(cmd, f) && !f.Hidden {
+				if usage := cmd.Annotations[flagUsagePrefix+f.Name]; usage != "" {
+					said := *f
+					said.Usage = usage
+					f = &said
+				}
 				inherited = append(inherited, f)
 			}
 		})

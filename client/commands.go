@@ -21,6 +21,10 @@ type Command struct {
 	State string
 	// Busy says the command was sent and its reply has not come.
 	Busy bool
+	// Census says what the command asks for comes later, as a census of
+	// the objects (an object-space snapshot): its reply only says it was
+	// asked for.
+	Census bool
 }
 
 // Commander is a source that takes commands.

@@ -654,7 +654,7 @@ func (s *RbkitSource) Commands() []Command {
 		{Key: RbkitKeyClock, Label: "wall/CPU clock", Short: "clock", Toggle: true, On: s.clock == "wall", State: clock, Unknown: unknown,
 			Busy: s.busy == RbkitKeyClock},
 		{Key: RbkitKeyGC, Label: "force a GC", Short: "GC", Busy: s.busy == RbkitKeyGC},
-		{Key: RbkitKeySnapshot, Label: "object-space snapshot", Short: "snapshot", Busy: s.busy == RbkitKeySnapshot},
+		{Key: RbkitKeySnapshot, Label: "object-space snapshot", Short: "snapshot", Busy: s.busy == RbkitKeySnapshot, Census: true},
 	}
 }
 

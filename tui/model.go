@@ -64,6 +64,10 @@ type Model struct {
 	status  client.Status
 	// commands are the source's (none for most), as of the latest snapshot.
 	commands []client.Command
+	// censusAsked is the census shown when a command asked for a new one
+	// (client.Command.Census), until the new one arrives; zero: none asked.
+	censusAsked   time.Time
+	censusPending bool
 	cpu      float64
 	paused   bool
 	recent   bool
@@ -261,6 +265,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.snap = msg.snap
 		}
 		m.release(oldLatest, oldSnap)
+		m.censusArrived(msg.snap)
 		m.ageNotice(time.Now())
 		if m.paused {
 			m.refreshTrip()

@@ -34,7 +34,7 @@ func (c *commandSource) Commands() []client.Command {
 		{Key: "W", Label: "wall/CPU clock", Short: "clock", Toggle: true, State: "CPU clock", Unknown: c.unknown},
 		{Key: "X", Label: "force a GC", Short: "GC"},
 		{Key: "M", Label: "memory profiling", Short: "memory", Toggle: true, On: c.memory, Unknown: c.unknown},
-		{Key: "O", Label: "object-space snapshot", Short: "snapshot"},
+		{Key: "O", Label: "object-space snapshot", Short: "snapshot", Census: true},
 	}
 }
 
@@ -136,6 +136,25 @@ func TestSourceCommandKeys(t *testing.T) {
 	}
 	if cmd := press(m, "Z"); cmd != nil && len(src.done) > 1 {
 		t.Fatal("a key the source does not take ran a command")
+	}
+}
+
+// A command whose answer comes later as a census says so when it has come:
+// its reply's notice ("the census shows when it has arrived") stayed up
+// after it had.
+func TestCommandSaysWhenItsCensusArrived(t *testing.T) {
+	m, agg, _ := rbkitModel(t, 200, 50)
+	before := m.latest.Objects.CensusAt
+	m.Update(press(m, "O")())
+	deliverCommands(m, agg)
+	if !strings.Contains(m.notice, "done: O") {
+		t.Fatalf("before the census: %q", m.notice)
+	}
+	at := decode.Ticks(before.Add(time.Minute).UnixNano())
+	agg.Apply([]decode.Event{&decode.ObjectCensus{Time: at, Census: 9, Class: "Widget", Count: 42, Bytes: 1680, MaxCount: -1}}, 1, decode.Clock{}, t0)
+	deliverCommands(m, agg)
+	if !strings.Contains(m.notice, "census arrived: 42 objects") {
+		t.Fatalf("after the census: %q", m.notice)
 	}
 }
 

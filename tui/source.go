@@ -2,12 +2,14 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/state"
 )
 
 // What a source adds to the interface without forking it: the commands it
@@ -56,8 +58,24 @@ func (m *Model) commandDone(msg commandMsg) tea.Cmd {
 		m.notice = msg.key + ": " + inert(msg.err.Error())
 	} else {
 		m.notice = inert(msg.text)
+		for _, c := range m.commands {
+			if c.Key == msg.key && c.Census && m.latest != nil {
+				m.censusPending, m.censusAsked = true, m.latest.Objects.CensusAt
+			}
+		}
 	}
 	return m.fetch(false)
+}
+
+// censusArrived says so when the census a command asked for has come:
+// the command's notice said it would show when it had.
+func (m *Model) censusArrived(s *state.Snapshot) {
+	if !m.censusPending || !s.Objects.CensusAt.After(m.censusAsked) {
+		return
+	}
+	m.censusPending = false
+	m.notice = fmt.Sprintf("census arrived: %s objects, counted at %s (5: the Objects pane, v: its census)",
+		count(s.Objects.CensusTotal), s.Objects.CensusAt.Local().Format("15:04:05"))
 }
 
 // commandBindings are the source's commands as key bindings, for the help.
