@@ -41,6 +41,9 @@ func checkTrace(path string, s config.Settings, follow bool) error {
 		return nil // its first event is still to be written
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("%s: not a trace (it holds no event)", path)
+	case errors.Is(err, decode.ErrTruncated) && dec.Format() == decode.FormatProfilerJ:
+		// A snapshot is read whole before its first event: cut anywhere.
+		return fmt.Errorf("%s: a %s cut short (%v)", path, dec.Format(), err)
 	case errors.Is(err, decode.ErrTruncated):
 		// A trace of a known format, cut inside its first event.
 		return fmt.Errorf("%s: cut short inside its first event (%s: %v)", path, dec.Format(), err)
