@@ -36,7 +36,7 @@ func RenderFleetText(srcs FleetSources, snap *state.FleetSnapshot, sts []client.
 		n = min(n, top)
 	}
 	b.WriteByte('\n')
-	for _, l := range newTable(fleetCols, 0).render(rows, width, n+1, &st, false) {
+	for _, l := range newTable(fleetColumns(rows, 0), 0).render(rows, width, n+1, &st, false) {
 		line(l)
 	}
 	// The table shortens hosts and errors to its columns; the text's

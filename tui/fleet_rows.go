@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,6 +61,32 @@ var fleetCols = []column{
 	{title: "LAST ERROR", width: 20, grow: 60, text: true, asc: true, drop: 9, name: "error"},
 }
 
+// fleetColError is LAST ERROR's column.
+const fleetColError = 10
+
+// fleetColsNoError are the columns when no JVM has an error to show: the
+// column's cells would all be empty, and its width goes to the others
+// (TOP LOCK was cut to "…amManager@7f3a0048" beside 20 empty cells).
+var fleetColsNoError = func() []column {
+	cols := slices.Clone(fleetCols)
+	cols[fleetColError].off = true
+	return cols
+}()
+
+// fleetColumns are the columns for rows: LAST ERROR only when a row has
+// one, or the table is sorted by it.
+func fleetColumns(rows fleetRows, sortCol int) []column {
+	if sortCol == fleetColError {
+		return fleetCols
+	}
+	for i := range rows {
+		if rows.Cell(i, fleetColError) != "" {
+			return fleetCols
+		}
+	}
+	return fleetColsNoError
+}
+
 // fleetRows is the table's data over one snapshot.
 type fleetRows []fleetRow
 
@@ -95,7 +122,7 @@ func (r fleetRows) Cell(i, col int) string {
 			return noData
 		}
 		return rate(f.status.EventsPerSec)
-	case 10:
+	case fleetColError:
 		if fleetState(f.status.State) == fleetLive {
 			return ""
 		}

@@ -468,3 +468,23 @@ func TestFleetTinyTerminals(t *testing.T) {
 		}
 	}
 }
+
+// LAST ERROR shows when a JVM has one to show (or the table is sorted by
+// it): empty, its 20 cells went to no one while TOP LOCK was cut.
+func TestFleetErrorColumnOnlyWithAnError(t *testing.T) {
+	live := fleetRow{name: "a", status: client.Status{State: client.StateStreaming}}
+	lost := fleetRow{name: "b", status: client.Status{State: client.StateReconnecting, Cause: "connection refused"}}
+	for _, c := range []struct {
+		rows    fleetRows
+		sortCol int
+		shown   bool
+	}{
+		{fleetRows{live, live}, 0, false},
+		{fleetRows{live, lost}, 0, true},
+		{fleetRows{live}, fleetColError, true},
+	} {
+		if got := !fleetColumns(c.rows, c.sortCol)[fleetColError].off; got != c.shown {
+			t.Errorf("rows %v sorted by %d: LAST ERROR shown %v, want %v", c.rows, c.sortCol, got, c.shown)
+		}
+	}
+}

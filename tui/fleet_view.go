@@ -186,6 +186,7 @@ func (f *FleetModel) pane(h int) []string {
 	innerW, innerH := max(f.width-2, 1), max(h-2, 1)
 	var foot []string
 	t := f.table
+	t.cols = fleetColumns(f.rows, t.sortCol)
 	if len(f.rows) > 0 {
 		t.layout(f.rows, max(innerH-3, 1)) // the selection as it now stands
 		if i := t.selected(f.rows); i >= 0 {
