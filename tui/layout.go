@@ -378,6 +378,9 @@ func joinColumns(a, b []string) []string {
 func (m *Model) pane(p paneID, w, h int) []string {
 	focused := p == m.focus
 	key := cacheKey{snap: m.snap, w: w, h: h, focused: focused, sampler: p == paneMethods && m.sampler, census: p == paneObjects && m.census}
+	if p == paneThreads || p == paneObjects {
+		key.lost = m.lostTitle()
+	}
 	if p == paneObjects && m.snap != nil {
 		m.objectRows(m.snap) // the table of the view shown
 	}
@@ -425,6 +428,9 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			title = "Probes · since the start"
 		}
 		title += tableTitle(t, rowCount(d), m.filters[p])
+		if p == paneThreads || p == paneObjects {
+			title += m.lostTitle() // before what may be cut
+		}
 		if p == paneObjects && !m.censusShown() {
 			title += objectsTitleTail(m.snap) // after the count and the sort: the first to be cut
 		}
@@ -435,6 +441,21 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	lines := frame(title, body, w, h, focused, &m.st, m.cfg.ASCII)
 	m.cache[p] = paneCache{key: key, lines: lines}
 	return lines
+}
+
+// lostTitle says, while a live source is not connected, that the
+// threads' states and rates and the objects' rates are the last seen, at
+// the latest event (the process's clock): the process may have gone, and
+// a thread "running 91%" would be a guess. A frozen view shows its
+// moment, whatever the source does since.
+func (m *Model) lostTitle() string {
+	if m.paused || m.snap == nil || (m.status.State != client.StateReconnecting && m.status.State != client.StateDisconnected) {
+		return ""
+	}
+	if m.snap.Clock.IsZero() {
+		return " · as last seen: not connected"
+	}
+	return " · as last seen, " + m.snap.Clock.Local().Format("15:04:05") + ": not connected"
 }
 
 // tableTitle says how many rows, which are shown, the filter and the sort:

@@ -68,13 +68,13 @@ type Model struct {
 	// (client.Command.Census), until the new one arrives; zero: none asked.
 	censusAsked   time.Time
 	censusPending bool
-	cpu      float64
-	paused   bool
-	recent   bool
-	grouped  bool // monitors by class and site
-	sampler  bool // methods: the sampler's view of a source with two
-	views    viewCache
-	census   bool // objects: the census by class and site, not the classes
+	cpu           float64
+	paused        bool
+	recent        bool
+	grouped       bool // monitors by class and site
+	sampler       bool // methods: the sampler's view of a source with two
+	views         viewCache
+	census        bool // objects: the census by class and site, not the classes
 	// The Objects pane's two tables, one a view: tables[paneObjects] is
 	// the one shown (census.go).
 	classTable, censusTable *table
@@ -142,6 +142,7 @@ type cacheKey struct {
 	offset  int
 	sampler bool
 	census  bool
+	lost    string // lostTitle: the source's state changes with the same snapshot shown
 }
 
 // New returns the model for a source whose events feed agg.

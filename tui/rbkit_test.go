@@ -272,3 +272,24 @@ func TestNoCensusSaysWhetherTheSourceTakesOne(t *testing.T) {
 		t.Errorf("a JVM agent's stream: %q", got)
 	}
 }
+
+// A live source not connected: the threads' and objects' panes say their
+// states and rates are the last seen (a killed Ruby process's thread read
+// "running 91%" for as long as proftop tried to reconnect); a frozen view
+// is of its moment, and says nothing of it.
+func TestPanesSayWhenTheSourceIsLost(t *testing.T) {
+	m, agg, src := rbkitModel(t, 200, 50)
+	if screen := ansi.Strip(m.render()); strings.Contains(screen, "as last seen") {
+		t.Fatalf("streaming, yet:\n%s", screen)
+	}
+	src.st.State = client.StateReconnecting
+	deliverCommands(m, agg)
+	screen := ansi.Strip(m.render())
+	if strings.Count(screen, "as last seen, ") != 2 || !strings.Contains(screen, ": not connected") {
+		t.Fatalf("reconnecting:\n%s", screen)
+	}
+	press(m, "space")
+	if screen := ansi.Strip(m.render()); strings.Contains(screen, "as last seen") {
+		t.Fatalf("frozen:\n%s", screen)
+	}
+}
