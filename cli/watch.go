@@ -84,7 +84,7 @@ func (w *watching) record(ctx context.Context) {
 	switch {
 	case w.recorder == nil:
 	case w.traceTime:
-		w.agg.AfterEachBatch(func(done bool) { w.recorder.OnTraceTime(w.step, done) })
+		w.agg.RecordOnTraceTime(w.recorder, w.step)
 	default:
 		go w.recorder.Run(ctx, w.step)
 	}

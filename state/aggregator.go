@@ -139,8 +139,8 @@ type Aggregator struct {
 	deadlocksDirty       bool
 	// warmSink keeps what warm read, so that its reads are not left out.
 	warmSink int64
-	// afterBatch is called by Feed after each batch (AfterEachBatch).
-	afterBatch func(done bool)
+	// onTrace takes a recording's pictures on its own time (RecordOnTraceTime).
+	onTrace *traceRecording
 	// The deadlocks a snapshot found, and the generation of the locks'
 	// changes (locksGen and the monitors') they were found at: the next
 	// snapshot finds the same while nothing changed.
@@ -274,14 +274,6 @@ func (a *Aggregator) applied() (events int64, traceTime bool, clock time.Time) {
 		clock = time.Unix(0, a.latest)
 	}
 	return a.events, a.opts.TraceTime, clock
-}
-
-// AfterEachBatch has Feed call f on its goroutine after each batch it
-// applies, outside the aggregator's lock, and once more, done, when the
-// source's batches end: a recording's history is taken so, as its own
-// time passes (Recorder.OnTraceTime). Set it before Feed runs.
-func (a *Aggregator) AfterEachBatch(f func(done bool)) {
-	a.afterBatch = f
 }
 
 // newStream forgets what only made sense in the previous stream (ids,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/decode"
 )
 
 // Feed applies every batch of a source until its batches end. Run it on
@@ -13,13 +14,72 @@ func (a *Aggregator) Feed(src client.Source) {
 		if b.Restart {
 			a.Restart()
 		}
-		a.Apply(b.Events(), b.Stream, b.Clock, time.Now())
-		src.Recycle(b)
-		if a.afterBatch != nil {
-			a.afterBatch(false)
+		if a.onTrace != nil {
+			a.applyRecorded(b.Events(), b.Stream, b.Clock)
+		} else {
+			a.Apply(b.Events(), b.Stream, b.Clock, time.Now())
 		}
+		src.Recycle(b)
 	}
-	if a.afterBatch != nil {
-		a.afterBatch(true)
+	if a.onTrace != nil {
+		a.onTrace.end()
 	}
 }
+
+// RecordOnTraceTime has Feed take r's pictures as a recording's own time
+// passes, a step of it apart, rather than on the wall clock: a file read
+// in a second keeps a picture a step of the minutes it recorded, not one
+// of the second it took to read. Set it before Feed runs.
+func (a *Aggregator) RecordOnTraceTime(r *Recorder, step time.Duration) {
+	a.onTrace = &traceRecording{r: r, step: step}
+}
+
+// traceRecording is where a recording's pictures are due.
+type traceRecording struct {
+	r    *Recorder
+	step time.Duration
+	due  time.Time // the next picture's moment; zero before the first dated event
+	last time.Time // the latest picture's
+}
+
+// applyRecorded applies a batch in runs, each ending before the event
+// whose time reaches the next picture's moment; the picture is taken
+// there, of what came before: a batch (4,096 events) can hold a whole
+// recording of a quiet JVM, which then kept one picture.
+func (a *Aggregator) applyRecorded(evs []decode.Event, stream int, clock decode.Clock) {
+	tr := a.onTrace
+	from := 0
+	for i, ev := range evs {
+		t, ok := decode.Time(ev)
+		if !ok || t == 0 {
+			continue // a definition: dated by nothing
+		}
+		at := time.Unix(0, clock.Nanos(t))
+		switch {
+		case tr.due.IsZero():
+			tr.due = at.Add(tr.step) // the first picture a step after the first event, as on the wall clock
+		case !at.Before(tr.due) && i > from:
+			a.Apply(evs[from:i], stream, clock, time.Now())
+			from = i
+			tr.take()
+		}
+	}
+	a.Apply(evs[from:], stream, clock, time.Now())
+}
+
+// take takes a picture at the trace's latest time, when that is past the
+// latest picture's (a trace that goes back, a new stream, adds pictures
+// again once it passes it: the history stays in order).
+func (tr *traceRecording) take() {
+	_, _, clock := tr.r.agg.applied()
+	if clock.IsZero() || !clock.After(tr.last) {
+		return
+	}
+	if tr.r.Take(clock) != nil {
+		tr.last = clock
+	}
+	tr.due = clock.Add(tr.step)
+}
+
+// end takes the recording's last picture, of its end.
+func (tr *traceRecording) end() { tr.take() }

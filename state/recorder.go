@@ -13,9 +13,6 @@ type Recorder struct {
 	seq    uint64 // the latest call-tree bucket recorded
 	resets uint64
 	events int64 // the events applied as of the latest picture
-	// due is when, on trace time, the next picture is due (OnTraceTime);
-	// last the latest picture's moment.
-	due, last time.Time
 }
 
 // NewRecorder returns a recorder of agg into hist.
@@ -49,31 +46,6 @@ func (r *Recorder) Take(now time.Time) *Picture {
 	r.seq, r.resets = c.Latest, c.Resets
 	r.hist.Add(p)
 	return p
-}
-
-// OnTraceTime takes a picture of a recording read on its own time when a
-// step of that time has passed since the latest, dated by it: a file read
-// in a second keeps a picture a step of the minutes it recorded, not one
-// of the second it took to read. Call it after each batch applied
-// (Aggregator.AfterEachBatch), done when the batches end: the end of the
-// recording then gets its picture too. A picture is of the end of a
-// batch, so a step may be longer by up to a batch's span. A trace that
-// goes back in time (a new stream) adds pictures again once it passes the
-// latest: the history stays in order.
-func (r *Recorder) OnTraceTime(step time.Duration, done bool) {
-	_, _, clock := r.agg.applied()
-	switch {
-	case clock.IsZero() || !clock.After(r.last):
-		return
-	case r.due.IsZero() && !done:
-		r.due = clock.Add(step) // the first picture a step after the first events, as on the wall clock
-		return
-	case clock.Before(r.due) && !done:
-		return
-	}
-	if r.Take(clock) != nil {
-		r.last, r.due = clock, clock.Add(step)
-	}
 }
 
 // Run takes a picture every step until ctx ends. The first is taken after
