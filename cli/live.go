@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/config"
 	"github.com/proftop/proftop/decode"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 	"github.com/proftop/proftop/tui"
 )
@@ -84,6 +86,9 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 	if err := v.check(); err != nil {
 		return err
 	}
+	if err := recordable(s.Record); err != nil {
+		return err
+	}
 	limitMemory(s.MemoryLimit)
 	if v.Batch && v.Bundle == "" {
 		// No bundle can be written: nothing would read the raw stream
@@ -120,6 +125,29 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 		fmt.Fprintln(os.Stderr, "proftop: "+what)
 	}
 	return err
+}
+
+// recordable refuses a --record path whose directory cannot take the
+// recording, before connecting: found only when the stream began, it was
+// taken for a broken connection, retried for ever, with nothing shown.
+func recordable(base string) error {
+	if base == "" {
+		return nil
+	}
+	dir := filepath.Dir(base)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--record %s: no directory %s to record in", textsafe.Inert(base), textsafe.Inert(dir))
+	}
+	probe, err := os.CreateTemp(dir, ".proftop-record-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the probe's own name says nothing to the user
+		}
+		return fmt.Errorf("--record %s: cannot write in %s: %w", textsafe.Inert(base), textsafe.Inert(dir), err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }
 
 // check refuses options that do not go together.
