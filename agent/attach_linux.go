@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/proftop/proftop/internal/textsafe"
 )
 
 // The ways attaching can fail, for errors.Is.
@@ -413,6 +415,14 @@ func waitForPort(portFile string, timeout time.Duration, pid int) (Attachment, e
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 250*time.Millisecond) {
 		if data, err := readSmallFile(portFile, 4<<10); err == nil {
 			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if lines[0] == "failed" {
+				// The agent did not start, and says why (an option it refused).
+				why := "no reason given"
+				if len(lines) > 1 {
+					why = textsafe.Inert(strings.TrimPrefix(lines[1], "proftop agent: "))
+				}
+				return Attachment{}, fmt.Errorf("process %d: %w: %s", pid, ErrAgentFailed, why)
+			}
 			port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
 			if err != nil || port <= 0 || port > 65535 {
 				return Attachment{}, fmt.Errorf("process %d: the agent's port file holds %q", pid, data)

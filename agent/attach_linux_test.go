@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -186,5 +187,26 @@ func TestReadSmallFileRefusesOthers(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("reading %s blocked", path)
 		}
+	}
+}
+
+// An option the agent refuses is said at once, as the agent words it: it
+// waited ten seconds for a port and said none came (the reason was on the
+// JVM's standard error, not proftop's). The agent did not start, and an
+// attach with good options then starts it.
+func TestRefusedOptionIsSaidAtOnce(t *testing.T) {
+	j := startWorkloadOn(t, "java", 60, nil)
+	for _, c := range []struct{ options, says string }{
+		{"bogus=1", `unknown option "bogus" (known: port, portfile, host`},
+		{"sample=fast", "sample=fast is not a duration like 20ms or 1s"},
+	} {
+		start := time.Now()
+		_, err := Attach(j.cmd.Process.Pid, AttachOptions{AgentOptions: c.options})
+		if took := time.Since(start); err == nil || !errors.Is(err, ErrAgentFailed) || !strings.Contains(err.Error(), c.says) || took > 5*time.Second {
+			t.Fatalf("%s: %v after %v, want %q at once", c.options, err, took.Round(time.Millisecond), c.says)
+		}
+	}
+	if _, err := Attach(j.cmd.Process.Pid, AttachOptions{}); err != nil {
+		t.Fatalf("good options after refused ones: %v\n%s", err, j.stderr)
 	}
 }

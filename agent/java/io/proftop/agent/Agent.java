@@ -57,6 +57,31 @@ public final class Agent {
         } catch (Throwable t) {
             // The application must run on whatever happens to its profiler.
             System.err.println("proftop agent: not started: " + t);
+            tellWhyNot(args, t);
+        }
+    }
+
+    /**
+     * Tells the proftop that attached the agent why it did not start, in
+     * the port file it waits on ("failed", then why): the JVM's standard
+     * error is not where it looks, and it waited ten seconds for a port,
+     * then said only that none came. The file is found in the options as
+     * given, parsed or not (an option may be what failed).
+     */
+    private static void tellWhyNot(String args, Throwable t) {
+        if (args == null) {
+            return;
+        }
+        for (String kv : args.split(",")) {
+            if (kv.startsWith("portfile=") && kv.length() > "portfile=".length()) {
+                try {
+                    String why = String.valueOf(t.getMessage() == null ? t : t.getMessage()).replace('\n', ' ');
+                    Handover.writePrivate(java.nio.file.Path.of(kv.substring("portfile=".length())), "failed\n" + why + "\n");
+                } catch (Throwable ignored) {
+                    // nothing more to tell it with: it waits, then says so
+                }
+                return;
+            }
         }
     }
 }
