@@ -72,7 +72,7 @@ for the JVMs that can be attached.`,
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
-	cmd.Flags().StringVar(&agentOptions, "agent-options", "", "options for the agent: threshold=DURATION (shortest contention recorded, default 0ms), sample=DURATION (sampling period, default 20ms), poll=DURATION (default 1s)")
+	cmd.Flags().StringVar(&agentOptions, "agent-options", "", "options for the agent, comma-separated: threshold=DURATION (shortest monitor contention or wait recorded, default 0ms), park=DURATION (shortest park recorded, default 0ms), sample=DURATION (sampling period, default 20ms), poll=DURATION (thread polls, default 1s), idle=DURATION (a client silent this long before it monitors is dropped, default 60s), backlog=SIZE (a client this far behind is dropped, default 16m); host, token and tokenfile as -javaagent takes them (README)")
 	cmd.Flags().DurationVar(&timeout, "attach-timeout", 10*time.Second, "how long to wait for the JVM to answer and for the agent to listen")
 	// The agent attach loads picks its own loopback port: where to connect
 	// is not the user's to say.
