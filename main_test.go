@@ -467,3 +467,14 @@ func TestErrorTextSaysJoinedErrorsOneALine(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// A speed below 0 (or no number) is refused: it played as fast as possible
+// without a word.
+func TestReplayRefusesABadSpeed(t *testing.T) {
+	for _, speed := range []string{"-2", "NaN", "Inf"} {
+		_, errs, code := run(t, nil, "replay", "testdata/sample.trcbin", "--speed", speed, "--batch", "-n", "1")
+		if code != 1 || !strings.Contains(errs, "--speed") || !strings.Contains(errs, "0 or more") {
+			t.Errorf("--speed %s: exit %d, %q", speed, code, errs)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -96,6 +97,9 @@ it kept, each with its call tree (t); its raw stream of the last minutes is
 played.`,
 		Args: exactlyOne("FILE", "the trace or bundle to replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if speed < 0 || math.IsNaN(speed) || math.IsInf(speed, 0) {
+				return fmt.Errorf("--speed %v: a number of times real time, 0 or more (0: as fast as possible)", speed)
+			}
 			var opts []WatchOption
 			if bundle.IsBundle(args[0]) {
 				b, err := bundle.Read(args[0])
