@@ -69,3 +69,20 @@ func TestSnapshotJSONHasNoSentinels(t *testing.T) {
 		t.Fatalf("deadlocks seen: live %v, recent %v", live, recent)
 	}
 }
+
+// A class known by allocation samples of bytes alone (JFR's) has no count
+// in JSON: "live": 0, "allocated": 0 and a minute of zero live counts said
+// what was never measured.
+func TestSampledClassHasNoCountsInJSON(t *testing.T) {
+	b, err := json.Marshal(ObjectClass{Class: "byte[]", Bytes: 4096, BytesRate: 2048, Sampled: true, History: make([]int64, 60)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `{"class":"byte[]","bytes":4096,"bytesPerSec":2048,"sampled":true}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	b, _ = json.Marshal(ObjectClass{Class: "Widget", Live: 3, Allocs: 5, Frees: 2, Sampled: true})
+	if !strings.Contains(string(b), `"live":3`) || !strings.Contains(string(b), `"allocated":5`) {
+		t.Fatalf("a sampled class with counts (rbkit's) lost them: %s", b)
+	}
+}

@@ -404,18 +404,32 @@ type ObjectClass struct {
 	Counted bool `json:"counted,omitempty"`
 }
 
-// MarshalJSON leaves out what a class known from a census alone does not
-// tell: allocations, frees, bytes, rates, a history of live counts.
+// BySizeOnly says the class is known from allocation samples that gave
+// bytes and no count (JFR's): how many were allocated, freed or live is
+// unknown, not 0.
+func (c *ObjectClass) BySizeOnly() bool { return c.Sampled && c.Allocs == 0 }
+
+// MarshalJSON leaves out what a class does not tell: known from a census
+// alone, allocations, frees, bytes, rates and a history of live counts;
+// known by size only, every count.
 func (c ObjectClass) MarshalJSON() ([]byte, error) {
 	type plain ObjectClass // without this method
-	if !c.Counted {
-		return json.Marshal(plain(c))
+	switch {
+	case c.Counted:
+		return json.Marshal(struct {
+			Class   string `json:"class"`
+			Live    int64  `json:"live"`
+			Counted bool   `json:"counted"`
+		}{c.Class, c.Live, true})
+	case c.BySizeOnly():
+		return json.Marshal(struct {
+			Class     string  `json:"class"`
+			Bytes     int64   `json:"bytes"`
+			BytesRate float64 `json:"bytesPerSec"`
+			Sampled   bool    `json:"sampled"`
+		}{c.Class, c.Bytes, c.BytesRate, true})
 	}
-	return json.Marshal(struct {
-		Class   string `json:"class"`
-		Live    int64  `json:"live"`
-		Counted bool   `json:"counted"`
-	}{c.Class, c.Live, true})
+	return json.Marshal(plain(c))
 }
 
 // CensusRow is one line of a census: the objects of a class allocated at

@@ -86,12 +86,8 @@ func objectColumns(o *state.Objects) []column {
 // allocations reported one by one. A source that samples allocations by
 // size (the JVM agent: JFR) gives bytes only.
 func objectsCounted(o *state.Objects) bool {
-	return len(o.Census) > 0 || slices.ContainsFunc(o.Classes, func(c state.ObjectClass) bool { return !bySizeOnly(&c) })
+	return len(o.Census) > 0 || slices.ContainsFunc(o.Classes, func(c state.ObjectClass) bool { return !c.BySizeOnly() })
 }
-
-// bySizeOnly says a class is known from allocation samples that gave
-// bytes, no count.
-func bySizeOnly(c *state.ObjectClass) bool { return c.Sampled && c.Allocs == 0 }
 
 // objectSortDefault is the column the objects sort by until the user
 // chooses: the live count, or the bytes allocated a second where no
@@ -138,12 +134,12 @@ func (r objectRows) Cell(i, col int) string {
 	case 0:
 		return inert(c.Class)
 	case 1:
-		if bySizeOnly(c) {
+		if c.BySizeOnly() {
 			return "–" // sampled by size: no count
 		}
 		return count(c.Live)
 	case 2:
-		if c.Counted || bySizeOnly(c) {
+		if c.Counted || c.BySizeOnly() {
 			return "–" // known from a census: nothing seen allocated
 		}
 		return rate(c.AllocRate)
@@ -270,7 +266,7 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 			freed, freedRate = count(c.Frees), rate(c.FreeRate)
 		}
 		live, allocs, allocRate := count(c.Live), count(c.Allocs), rate(c.AllocRate)
-		if bySizeOnly(c) {
+		if c.BySizeOnly() {
 			// Allocation samples weigh bytes; how many objects they stand
 			// for is unknown, not 0 (as in the table).
 			live, allocs, allocRate = "–", "–", "–"
@@ -280,7 +276,7 @@ func objectDetail(name string, s *state.Snapshot, st *Styles) []string {
 				label("freed"), value(freed), label("bytes allocated"), value(knownSize(c.Bytes))),
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("new/s"), value(allocRate), label("freed/s"), value(freedRate),
 				label("bytes/s"), value(knownSize(int64(c.BytesRate)))))
-		if bySizeOnly(c) {
+		if c.BySizeOnly() {
 			out = append(out, label("  (from allocation samples: bytes are estimates, counts unknown)"))
 		} else if c.Sampled {
 			out = append(out, label("  (bytes from allocation samples: estimates)"))
