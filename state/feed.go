@@ -13,6 +13,9 @@ func (a *Aggregator) Feed(src client.Source) {
 	for b := range src.Batches() {
 		if b.Restart {
 			a.Restart()
+			if a.onTrace != nil {
+				a.onTrace.restart()
+			}
 		}
 		if a.onTrace != nil {
 			a.applyRecorded(b.Events(), b.Stream, b.Clock)
@@ -58,9 +61,14 @@ func (a *Aggregator) applyRecorded(evs []decode.Event, stream int, clock decode.
 		switch {
 		case tr.due.IsZero():
 			tr.due = at.Add(tr.step) // the first picture a step after the first event, as on the wall clock
-		case !at.Before(tr.due) && i > from:
-			a.Apply(evs[from:i], stream, clock, time.Now())
-			from = i
+		case !at.Before(tr.due):
+			// Also when the event opens its batch: a paced or followed
+			// file sends a batch before each wait, and the event waited
+			// for opens the next.
+			if i > from {
+				a.Apply(evs[from:i], stream, clock, time.Now())
+				from = i
+			}
 			tr.take()
 		}
 	}
@@ -83,3 +91,12 @@ func (tr *traceRecording) take() {
 
 // end takes the recording's last picture, of its end.
 func (tr *traceRecording) end() { tr.take() }
+
+// restart begins the history again with the file: a followed file
+// truncated or replaced starts over, and what it delivered before is void
+// (client.Batch.Restart); its pictures, of another recording's times,
+// would keep the new one's from being taken until its time passed them.
+func (tr *traceRecording) restart() {
+	tr.due, tr.last = time.Time{}, time.Time{}
+	tr.r.hist.Clear()
+}

@@ -162,6 +162,14 @@ func (h *History) Add(p *Picture) {
 	h.trim(p.At)
 }
 
+// Clear drops every picture and deadlock record: the source started over.
+func (h *History) Clear() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pics, h.bytes, h.deadlocks = nil, 0, nil
+	clear(h.live)
+}
+
 // trim drops the pictures older than the span and beyond the bytes.
 func (h *History) trim(now time.Time) {
 	drop := 0

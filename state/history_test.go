@@ -222,9 +222,10 @@ func TestRecordingAtItsEndAddsNoPictures(t *testing.T) {
 // A recording read at once keeps a picture a second of its own time,
 // dated by it, and one of its end: not one a second of the reading, nor
 // one a batch (a quiet JVM's recording of 8 s, 453 events, was one batch,
-// and kept one picture).
+// and kept one picture), nor none where the event that reaches a
+// picture's moment opens its batch (a paced or followed file's batches).
 func TestRecordingKeepsAPictureASecondOfItsOwnTime(t *testing.T) {
-	for _, perBatch := range []int{1000, 1 << 30} {
+	for _, perBatch := range []int{1, 1000, 1 << 30} {
 		a := New(Options{TraceTime: true})
 		h := NewHistory(HistoryOptions{})
 		a.RecordOnTraceTime(NewRecorder(a, h), time.Second)
@@ -256,5 +257,37 @@ func TestRecordingKeepsAPictureASecondOfItsOwnTime(t *testing.T) {
 				t.Errorf("batches of %d: pictures %d and %d %v apart", perBatch, i-1, i, gap)
 			}
 		}
+	}
+}
+
+// A followed file that starts over (truncated, replaced) is another
+// recording: its history begins again with it. Its pictures, of times the
+// old one's had passed, were never taken.
+func TestRecordingStartedOverBeginsItsHistoryAgain(t *testing.T) {
+	a := New(Options{TraceTime: true})
+	h := NewHistory(HistoryOptions{})
+	a.RecordOnTraceTime(NewRecorder(a, h), time.Second)
+	src := &listSource{ch: make(chan *client.Batch)}
+	go func() {
+		for run := range 2 {
+			// The second file was recorded an hour before the first.
+			start := t0.Add(-time.Duration(run) * time.Hour)
+			w := simulator.NewWorld(simulator.Config{Seed: 1, Start: start})
+			b := &client.Batch{Stream: 1, Restart: run == 1}
+			for w.Now().Before(start.Add(4 * time.Second)) {
+				b.Add(w.Next())
+				if b.Len() == 500 {
+					src.ch <- b
+					b = &client.Batch{Stream: 1}
+				}
+			}
+			src.ch <- b
+		}
+		close(src.ch)
+	}()
+	a.Feed(src)
+	pics := h.Pictures()
+	if len(pics) < 3 || len(pics) > 5 || !pics[len(pics)-1].At.Before(t0) {
+		t.Fatalf("%d pictures after the start over, from %v to %v; want those of the second file, an hour before the first", len(pics), pics[0].At, pics[len(pics)-1].At)
 	}
 }

@@ -600,17 +600,21 @@ type Snapshot struct {
 	objectHistories []int64
 }
 
-// Percent is a method's share of all self time (of its view).
 // Moment is when the picture is of: the trace's time for a recording
 // read on its own time (Clock), else when it was taken. The history's
 // pictures are dated so, and a moment frozen is compared with them.
 func (s *Snapshot) Moment() time.Time {
-	if s.onTraceTime && !s.Clock.IsZero() {
+	if s.OnTraceTime() {
 		return s.Clock
 	}
 	return s.Taken
 }
 
+// OnTraceTime says the picture's moment is the trace's own time (a
+// recording's), not the wall clock's.
+func (s *Snapshot) OnTraceTime() bool { return s.onTraceTime && !s.Clock.IsZero() }
+
+// Percent is a method's share of all self time (of its view).
 func (s *Snapshot) Percent(m *Method) float64 {
 	total := s.TotalSelf
 	if m.Sampler {

@@ -47,9 +47,9 @@ func (m *Model) refreshTrip() {
 	if m.frozen != nil {
 		// The pictures taken since the freeze are of moments after the
 		// one frozen: → past the newest before it comes back to it, not
-		// on to data gathered since. Told by which pictures there were,
-		// not by their times: a recording's pictures are dated by its
-		// own clock, a bundle's by its run's.
+		// on to data gathered since. Told by which pictures there were
+		// (a recording's pictures are dated by its own clock, a reopened
+		// bundle's by its run's), and on the wall clock by their times too.
 		if !m.trip.seen {
 			m.trip.seen = true
 			if n := len(m.trip.pics); n > 0 {
@@ -59,6 +59,14 @@ func (m *Model) refreshTrip() {
 		n := len(m.trip.pics)
 		for n > 0 && m.trip.pics[n-1] != m.trip.newest {
 			n--
+		}
+		if !m.frozen.OnTraceTime() {
+			// On the wall clock the recorder's step and the refresh are
+			// out of phase: the newest picture at the freeze may be up to
+			// a step after the snapshot frozen.
+			for n > 0 && m.trip.pics[n-1].At.After(m.frozen.Taken) {
+				n--
+			}
 		}
 		m.trip.pics = m.trip.pics[:n]
 	}
