@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,15 +50,19 @@ type JinsightDecoder struct {
 	startTick uint64
 	perMicro  int64
 
-	threads     map[uint32]*jinsightThread
-	classNames  map[uint16]string
-	arrayNames  map[int64]bool   // pseudo classes of arrays already defined
-	objects     map[uint32]int64 // object -> class
-	byClass     map[int64]int64  // class -> objects of it remembered
-	ticket      int32
-	gcStart     uint64
-	gcOpen      bool
-	lastTicks   uint64
+	threads    map[uint32]*jinsightThread
+	classNames map[uint16]string
+	arrayNames map[int64]bool   // pseudo classes of arrays already defined
+	objects    map[uint32]int64 // object -> class
+	byClass    map[int64]int64  // class -> objects of it remembered
+	ticket     int32
+	gcStart    uint64
+	gcOpen     bool
+	lastTicks  uint64
+	// farTicks is the latest record's time, when it was far from the one
+	// before (far): a record that agrees with it makes it a real jump.
+	farTicks    uint64
+	far         bool
 	censusID    int64
 	censusDirty int // objects defined since the last census
 	finished    bool
@@ -311,16 +316,29 @@ func (d *JinsightDecoder) apply(rec Record) error {
 const maxTicksJump = 24 * time.Hour
 
 // plausible checks a record's ticks against the record's before, and
-// replaces ticks far from them by those.
+// replaces ticks far from them by those. Two records in a row that agree
+// on a time far from the one before are a real jump (a long pause between
+// bursts, a damaged start in the header): the second is taken as it is,
+// and so are those after.
 func (d *JinsightDecoder) plausible(rec Record, ticks *uint64) error {
 	if d.perMicro <= 0 {
 		return nil
 	}
-	limit := uint64(d.perMicro) * uint64(maxTicksJump/time.Microsecond)
+	limit := uint64(math.MaxUint64)
+	if micros := uint64(maxTicksJump / time.Microsecond); uint64(d.perMicro) <= math.MaxUint64/micros {
+		limit = uint64(d.perMicro) * micros
+	}
+	near := func(a, b uint64) bool { return a-b <= limit || b-a <= limit }
 	was := d.lastTicks
-	if *ticks-was <= limit || was-*ticks <= limit {
+	switch {
+	case near(*ticks, was):
+		d.farTicks, d.far = 0, false
+		return nil
+	case d.far && near(*ticks, d.farTicks):
+		d.farTicks, d.far = 0, false
 		return nil
 	}
+	d.farTicks, d.far = *ticks, true
 	jump := "later"
 	if *ticks < was {
 		jump = "earlier"

@@ -866,3 +866,45 @@ func TestJinsightDamagedTicks(t *testing.T) {
 		}
 	}
 }
+
+// A real jump (a pause of more than a day between bursts, a damaged start
+// in the header) is one error: the record after agrees with the time, and
+// it and those after are taken as they are. Before, every record after it
+// was an error, all at the time before the jump.
+func TestJinsightTicksAfterALongPause(t *testing.T) {
+	day := uint64(1000 * 86_400_000_000) // a day at 1000 ticks a µs
+	later := 1_002_000 + day + day/24
+	data := smallTrace(44,
+		classLoad(2, "a/B", "run"),
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
+		enter(1_001_000, 3, 2, 0), leave(1_002_000, 3),
+		enter(later, 3, 2, 0), leave(later+1000, 3),
+		enter(later+2000, 3, 2, 0), leave(later+5000, 3),
+	)
+	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
+	errs := 0
+	entered := map[int32]Ticks{}
+	var calls []string
+	for range 100 {
+		ev, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			errs++
+			continue
+		}
+		switch e := ev.(type) {
+		case *MethodEntry:
+			entered[e.Ticket] = e.Time
+		case *MethodExit:
+			calls = append(calls, fmt.Sprint(time.Duration(e.Time-entered[e.Ticket])))
+		}
+	}
+	// The first record after the pause is taken at the time before it (its
+	// call seems to last the pause); the leave agrees with it, and the
+	// next call is as the trace says.
+	if want := []string{"1µs", "25h0m0.000001s", "3µs"}; errs != 1 || !slices.Equal(calls, want) {
+		t.Fatalf("%d errors, calls %v; want 1 and %v", errs, calls, want)
+	}
+}
