@@ -50,10 +50,11 @@ func TestPollsLookPastAMonitorsHandover(t *testing.T) {
 		t.Fatalf("%v in:\n%s", err, text)
 	}
 	t.Logf("looks reading none of the 16 contenders blocked: ThreadMXBean %d of %d, the poller %d of %d (%d looks taken again)", raw, polls, ours, polls, retries)
-	// ThreadMXBean's looks fall in a handover 1 to 8 times in 100 here; the
-	// poller's, looking again, none in 1,200. Those it still loses must be
-	// a small part of what ThreadMXBean alone would.
-	if ours > raw/20 {
+	// ThreadMXBean's looks fall in a handover 1 to 10 times in 100 here;
+	// the poller's, looking again, none in 1,700, and 2 or 3 in 300 before
+	// it did. Those it still loses must be a small part of what
+	// ThreadMXBean alone would: one, or a twentieth.
+	if ours > max(1, raw/20) {
 		t.Errorf("%d of the poller's %d polls read no contender blocked, against %d of ThreadMXBean's looks alone", ours, polls, raw)
 	}
 }

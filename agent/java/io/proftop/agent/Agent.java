@@ -56,7 +56,7 @@ public final class Agent {
                     + (s.tokenFile() == null ? "" : "; its token is in " + s.tokenFile() + ", for this JVM's user"));
         } catch (Throwable t) {
             // The application must run on whatever happens to its profiler.
-            System.err.println("proftop agent: not started: " + t);
+            System.err.println(server == null ? "proftop agent: not started: " + t : "proftop agent: running on; new options refused: " + t);
             tellWhyNot(args, t);
         }
     }
@@ -75,8 +75,15 @@ public final class Agent {
         for (String kv : args.split(",")) {
             if (kv.startsWith("portfile=") && kv.length() > "portfile=".length()) {
                 try {
+                    java.nio.file.Path file = java.nio.file.Path.of(kv.substring("portfile=".length()));
                     String why = String.valueOf(t.getMessage() == null ? t : t.getMessage()).replace('\n', ' ');
-                    Handover.writePrivate(java.nio.file.Path.of(kv.substring("portfile=".length())), "failed\n" + why + "\n");
+                    if (server != null) {
+                        // Attached again with options it cannot read: it runs on with
+                        // its first ones, and says where, and that these were refused.
+                        server.writePortFile(file, List.of("the agent was already running, with its first options: these were refused: " + why));
+                    } else {
+                        Handover.writePrivate(file, "failed\n" + why + "\n");
+                    }
                 } catch (Throwable ignored) {
                     // nothing more to tell it with: it waits, then says so
                 }

@@ -37,8 +37,11 @@ final class Allocations {
      * after the first: 6.1 GB). Such a thread's first sample counts from
      * before the recording, by an amount nothing tells: it is left out,
      * and what the thread allocated from the recording's start to that
-     * sample (a few milliseconds of a busy allocator's) with it. A thread
-     * started since counts from its start: all of it is in the recording.
+     * sample with it: milliseconds of a thread sampled often, seconds
+     * where hundreds of threads share the throttle's 150 samples a second.
+     * A thread started since counts from its start: all of it is in the
+     * recording. A virtual thread's samples weigh its carrier's
+     * allocation, and a carrier's first one is not told apart.
      */
     private Set<Long> unsampledSinceStart = Set.of();
 

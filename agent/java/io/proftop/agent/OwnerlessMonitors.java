@@ -28,7 +28,7 @@ final class OwnerlessMonitors {
     /** One thread in a look without a stack: its state and the lock it waits for (0: none). */
     record Brief(long id, Thread.State state, long lock) {}
 
-    /** Looks taken again at most, when each falls in a handover. */
+    /** Looks a poll takes again at most, when they fall in a handover. */
     static final int RETRIES = 3;
 
     /** How long to wait before looking again: about what a woken thread needs to get a core and take the lock. */

@@ -137,6 +137,7 @@ final class ThreadPoller {
         long[] ids = mx.getAllThreadIds();
         long from = Collector.now();
         Map<Long, Long> blockedBefore = blockedAtLastPoll();
+        retriesLeft = OwnerlessMonitors.RETRIES;
         ThreadInfo[] brief = lookOutsideHandovers(blockedBefore, List.of(), () -> mx.getThreadInfo(ids, 0));
         List<Long> need = new ArrayList<>();
         Map<Long, ThreadInfo> byId = new HashMap<>();
@@ -207,6 +208,14 @@ final class ThreadPoller {
     /** Looks taken again because they fell in a monitor's handover (OwnerlessMonitors), since the poller began. */
     private long handoverRetries;
 
+    /**
+     * Looks the poll being taken may still take again: a budget for the
+     * whole poll, not for each look, so that contention really over (which
+     * looks the same) costs at most this many looks more, not this many for
+     * every slice of stacks.
+     */
+    private int retriesLeft;
+
     long handoverRetries() {
         return handoverRetries;
     }
@@ -226,12 +235,13 @@ final class ThreadPoller {
      * Takes a look, and takes it again a moment later while it falls in the
      * handover of a monitor the last poll saw threads blocked on, where
      * ThreadMXBean reads them all running (OwnerlessMonitors); at most
-     * OwnerlessMonitors.RETRIES times, then the last look stands.
+     * OwnerlessMonitors.RETRIES times in a poll, then the last look stands.
      */
     private ThreadInfo[] lookOutsideHandovers(Map<Long, Long> blockedBefore, List<OwnerlessMonitors.Brief> besides,
             java.util.function.Supplier<ThreadInfo[]> look) {
         ThreadInfo[] infos = look.get();
-        for (int retry = 0; retry < OwnerlessMonitors.RETRIES && inHandover(blockedBefore, besides, infos); retry++) {
+        while (retriesLeft > 0 && inHandover(blockedBefore, besides, infos)) {
+            retriesLeft--;
             handoverRetries++;
             java.util.concurrent.locks.LockSupport.parkNanos(OwnerlessMonitors.RETRY_NANOS);
             infos = look.get();
