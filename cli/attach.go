@@ -35,6 +35,14 @@ for the JVMs that can be attached.`,
 			if err != nil || pid <= 0 {
 				return fmt.Errorf("%q is not a process id", args[0])
 			}
+			// What Watch would refuse, refused before an agent is loaded
+			// into someone's JVM for nothing.
+			if err := v.check(); err != nil {
+				return err
+			}
+			if err := recordable(s.Record); err != nil {
+				return err
+			}
 			at, err := agent.Attach(pid, agent.AttachOptions{AgentOptions: agentOptions, Timeout: timeout})
 			if err != nil {
 				return err

@@ -292,13 +292,12 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	if err != nil {
 		return false, fmt.Errorf("handshake: %w", err)
 	}
-	previous := s.hs.PID
-	hs, err := s.handshake(reply)
+	hs, another, err := s.handshake(reply)
 	if err != nil {
 		return false, err
 	}
-	if hs.PID != previous {
-		s.firstHandshake = 0 // another process
+	if another {
+		s.firstHandshake = 0
 	}
 	s.mu.Lock()
 	s.up = true
@@ -323,7 +322,7 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 		st.State, st.Attempt, st.Format, st.Negotiation = StateStreaming, 0, decode.FormatRbkit, OutcomeHandshake
 		stream = st.Streams
 	})
-	if hs.PID != previous || s.pump.stream == 0 {
+	if another || s.pump.stream == 0 {
 		// Another process: a stream of its own. The same one found again
 		// goes on in the stream it was in: its threads, and the objects
 		// it made before (whose frees are still to come), are the same.
@@ -362,17 +361,18 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	return true, s.stream(conn, sub, hs, frames)
 }
 
-// handshake checks the reply and takes the server's state from it.
-func (s *RbkitSource) handshake(reply []byte) (decode.RbkitHandshake, error) {
-	hs, err := decode.ParseRbkitHandshake(reply)
+// handshake checks the reply and takes the server's state from it; another
+// says it is not the process of the connection before (sameProcess).
+func (s *RbkitSource) handshake(reply []byte) (hs decode.RbkitHandshake, another bool, err error) {
+	hs, err = decode.ParseRbkitHandshake(reply)
 	if err != nil {
-		return hs, err
+		return hs, false, err
 	}
 	if hs.ProtocolVersion != decode.RbkitProtocol {
-		return hs, &ProtocolError{Got: hs.ProtocolVersion}
+		return hs, false, &ProtocolError{Got: hs.ProtocolVersion}
 	}
 	s.mu.Lock()
-	another := s.hs.PID != hs.PID
+	another = !sameProcess(s.hs, s.cpu, s.memory, hs)
 	s.hs, s.cpu, s.memory, s.clock = hs, hs.CPUProfiling, hs.ObjectTrace, hs.Clock
 	if another {
 		s.resets = 0
@@ -391,7 +391,17 @@ func (s *RbkitSource) handshake(reply []byte) (decode.RbkitHandshake, error) {
 		}
 		s.lostBefore = st.Lost
 	})
-	return hs, nil
+	return hs, another, nil
+}
+
+// sameProcess says a handshake is of the process the one before was of:
+// its pid, name and directory, and the profiling proftop left on (cpu,
+// memory) still on. A process started again under the same pid (pid 1 in
+// a container) has all off, and must not go on in the dead one's stream,
+// its threads running and its objects live for ever.
+func sameProcess(before decode.RbkitHandshake, cpu, memory bool, now decode.RbkitHandshake) bool {
+	return before.PID != 0 && now.PID == before.PID && now.ProcessName == before.ProcessName && now.Pwd == before.Pwd &&
+		(!cpu || now.CPUProfiling) && (!memory || now.ObjectTrace)
 }
 
 // rbkitProcess is who a handshake says the process is, for the header:

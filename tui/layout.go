@@ -449,7 +449,10 @@ func (m *Model) pane(p paneID, w, h int) []string {
 // a thread "running 91%" would be a guess. A frozen view shows its
 // moment, whatever the source does since.
 func (m *Model) lostTitle() string {
-	if m.paused || m.snap == nil || (m.status.State != client.StateReconnecting && m.status.State != client.StateDisconnected) {
+	// Between streams, connecting and negotiating too: a source that has
+	// had one (a file read to its end has ended, not lost its source).
+	st := m.status.State
+	if m.paused || m.snap == nil || m.status.Streams == 0 || st == client.StateStreaming || st == client.StateEnded {
 		return ""
 	}
 	if m.snap.Clock.IsZero() {

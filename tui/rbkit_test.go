@@ -282,11 +282,13 @@ func TestPanesSayWhenTheSourceIsLost(t *testing.T) {
 	if screen := ansi.Strip(m.render()); strings.Contains(screen, "as last seen") {
 		t.Fatalf("streaming, yet:\n%s", screen)
 	}
-	src.st.State = client.StateReconnecting
-	deliverCommands(m, agg)
-	screen := ansi.Strip(m.render())
-	if strings.Count(screen, "as last seen, ") != 2 || !strings.Contains(screen, ": not connected") {
-		t.Fatalf("reconnecting:\n%s", screen)
+	for _, lost := range []client.State{client.StateReconnecting, client.StateConnecting, client.StateNegotiating, client.StateDisconnected} {
+		src.st.State = lost
+		deliverCommands(m, agg)
+		screen := ansi.Strip(m.render())
+		if strings.Count(screen, "as last seen, ") != 2 || !strings.Contains(screen, ": not connected") {
+			t.Fatalf("%v:\n%s", lost, screen)
+		}
 	}
 	press(m, "space")
 	if screen := ansi.Strip(m.render()); strings.Contains(screen, "as last seen") {
