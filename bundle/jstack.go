@@ -40,11 +40,18 @@ func javaState(t *state.Thread) string {
 	return "TERMINATED"
 }
 
+// nativeLine is the line Java gives a native method's frame
+// (StackTraceElement.isNativeMethod), which jstack prints "Native Method".
+const nativeLine = -2
+
 // frameLine is a frame as jstack prints it: the source file is the class's
 // (its outermost class) with .java, which is what javac names it.
 func frameLine(f state.Frame) string {
 	m := tui.Inert(f.Method)
-	if f.Line <= 0 {
+	switch {
+	case f.Line == nativeLine:
+		return "\tat " + m + "(Native Method)"
+	case f.Line <= 0:
 		return "\tat " + m + "(Unknown Source)"
 	}
 	class := m
