@@ -478,3 +478,19 @@ func TestReplayRefusesABadSpeed(t *testing.T) {
 		}
 	}
 }
+
+// A batch run that never received anything writes no bundle: one of
+// nothing (0 pictures, 12 bytes of raw stream) read as a quiet JVM's.
+func TestNoBundleOfNothing(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // refused from now on
+	path := filepath.Join(t.TempDir(), "b.tar.gz")
+	_, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "-n", "2", "--refresh", "200ms", "--bundle", path)
+	if _, statErr := os.Stat(path); code != 1 || !strings.Contains(errs, "no bundle written: nothing was received") || statErr == nil {
+		t.Fatalf("exit %d, bundle %v:\n%s", code, statErr, errs)
+	}
+}

@@ -117,6 +117,12 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 			err = perr
 		}
 	}
+	if v.Bundle != "" && w.src.Status().Events == 0 {
+		// Nothing received: a bundle of nothing would be mistaken for a
+		// picture of a quiet JVM.
+		fmt.Fprintln(os.Stderr, "proftop: no bundle written: nothing was received")
+		return err
+	}
 	if v.Bundle != "" {
 		what, berr := w.writeBundle(v.Bundle, time.Now())
 		if berr != nil {
