@@ -786,6 +786,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)
 	}
 	s.Sampled = a.methods.sampled
+	s.SamplesUntimed = a.methods.samples > 0 && a.methods.samplerSelf == 0
 	s.MethodCPU, s.MethodOwnCPU = a.methods.cpuMeasured, a.methods.ownCPUMeasured
 	s.threadRows = a.threads.rows(nowNS, q.StackOf, q.AllStacks, &a.methods, threadNames{a.ownerName, a.mountedName}, reuse(&a.freeThreads))
 	s.Threads = s.threadRows.rows

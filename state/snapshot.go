@@ -515,6 +515,10 @@ type Snapshot struct {
 	PolledAt time.Time `json:"polledAt,omitzero"`
 	// Sampled says the method figures come from stack samples.
 	Sampled bool `json:"sampled,omitempty"`
+	// SamplesUntimed says the samples stand for no known time (rbkit's):
+	// of every sample since the start, none has: SELF and TOTAL count
+	// samples, also while the window holds none.
+	SamplesUntimed bool `json:"samplesUntimed,omitempty"`
 	// ThreadCPU says the source measures threads' CPU time (some thread's
 	// is known).
 	ThreadCPU bool `json:"threadCpu,omitempty"`

@@ -318,7 +318,9 @@ func newMethodRows(s *state.Snapshot) methodRows {
 				r.totalSamples += s.Methods[i].Samples
 			}
 		}
-		r.bySamples = r.totalSamples > 0
+		// Untimed samples keep their columns while the window is empty:
+		// they switched to calls' (MIN, MAX, LINE gone) and back.
+		r.bySamples = r.totalSamples > 0 || s.SamplesUntimed
 	}
 	return r
 }
@@ -372,6 +374,9 @@ func (r methodRows) Cell(i, col int) string {
 		return dur(m.Self)
 	case 4:
 		if r.bySamples {
+			if r.totalSamples == 0 {
+				return "0" // no sample in the window
+			}
 			return pct(100 * float64(m.Samples) / float64(r.totalSamples))
 		}
 		if r.total <= 0 {
@@ -779,7 +784,7 @@ func methodsTitle(s *state.Snapshot) string {
 		t = "Hot methods · last " + dur(s.Window)
 	}
 	switch {
-	case s != nil && s.Sampled && s.TotalSelf <= 0 && s.MethodCount() > 0:
+	case s != nil && s.Sampled && s.TotalSelf <= 0 && (s.MethodCount() > 0 || s.SamplesUntimed):
 		t += " · sampled: SELF and TOTAL in samples"
 	case s != nil && s.Sampled:
 		t += " · sampled CPU"

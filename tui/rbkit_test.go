@@ -295,3 +295,17 @@ func TestPanesSayWhenTheSourceIsLost(t *testing.T) {
 		t.Fatalf("frozen:\n%s", screen)
 	}
 }
+
+// rbkit's samples stand for no time: the methods' title and columns say
+// so also when the window holds none (it read "sampled CPU · 0", its
+// LINE column gone and MIN there, until samples came again).
+func TestUntimedSamplesKeepTheirViewWhenTheWindowEmpties(t *testing.T) {
+	m, agg, _ := rbkitModel(t, 200, 50)
+	press(m, "2", "c") // the hot methods, over the last 10 s
+	m.fetched++
+	m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(time.Unix(0, 1795251590000000000).Add(time.Hour), m.query()), status: m.src.Status(), commands: commandsOf(m.src)})
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "Hot methods · last 10s · sampled: SELF and TOTAL in samples · 0") || strings.Contains(screen, "sampled CPU") {
+		t.Fatalf("an empty window:\n%s", screen)
+	}
+}
