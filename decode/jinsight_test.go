@@ -832,29 +832,7 @@ func TestJinsightDamagedTicks(t *testing.T) {
 			enter(c.damaged, 3, 2, 1),
 			leave(1_004_000, 3),
 		)
-		d := NewJinsightDecoder(bytes.NewReader(data), Options{})
-		var errs []string
-		var calls []string
-		entered := map[int32]Ticks{}
-		for range 100 {
-			ev, err := d.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				if IsFatal(err) {
-					t.Fatalf("%s: %v", c.name, err)
-				}
-				errs = append(errs, err.Error())
-				continue
-			}
-			switch e := ev.(type) {
-			case *MethodEntry:
-				entered[e.Ticket] = e.Time
-			case *MethodExit:
-				calls = append(calls, fmt.Sprint(time.Duration(e.Time-entered[e.Ticket])))
-			}
-		}
+		calls, errs := jinsightCalls(t, data)
 		wantErr := fmt.Sprintf("decode: offset %d: WIDE_METHOD_ENTER: field ticks: invalid value: %d %s: taken as that", len(smallTrace(44,
 			classLoad(2, "a/B", "outer", "inner"), &JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
 			enter(1_001_000, 3, 2, 0), leave(1_002_000, 3))), c.damaged, c.detail)
@@ -881,17 +859,31 @@ func TestJinsightTicksAfterALongPause(t *testing.T) {
 		enter(later, 3, 2, 0), leave(later+1000, 3),
 		enter(later+2000, 3, 2, 0), leave(later+5000, 3),
 	)
+	calls, errs := jinsightCalls(t, data)
+	// The first record after the pause is taken at the time before it (its
+	// call seems to last the pause); the leave agrees with it, and the
+	// next call is as the trace says.
+	if want := []string{"1µs", "25h0m0.000001s", "3µs"}; len(errs) != 1 || !slices.Equal(calls, want) {
+		t.Fatalf("errors %q, calls %v; want 1 and %v", errs, calls, want)
+	}
+}
+
+// jinsightCalls decodes a trace into its calls' durations and its
+// non-fatal errors; a fatal one fails the test.
+func jinsightCalls(t *testing.T, data []byte) (calls, errs []string) {
+	t.Helper()
 	d := NewJinsightDecoder(bytes.NewReader(data), Options{})
-	errs := 0
 	entered := map[int32]Ticks{}
-	var calls []string
-	for range 100 {
+	for range 1000 {
 		ev, err := d.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			errs++
+			if IsFatal(err) {
+				t.Fatal(err)
+			}
+			errs = append(errs, err.Error())
 			continue
 		}
 		switch e := ev.(type) {
@@ -901,10 +893,5 @@ func TestJinsightTicksAfterALongPause(t *testing.T) {
 			calls = append(calls, fmt.Sprint(time.Duration(e.Time-entered[e.Ticket])))
 		}
 	}
-	// The first record after the pause is taken at the time before it (its
-	// call seems to last the pause); the leave agrees with it, and the
-	// next call is as the trace says.
-	if want := []string{"1µs", "25h0m0.000001s", "3µs"}; errs != 1 || !slices.Equal(calls, want) {
-		t.Fatalf("%d errors, calls %v; want 1 and %v", errs, calls, want)
-	}
+	return calls, errs
 }

@@ -232,15 +232,7 @@ func TestRecordingKeepsAPictureASecondOfItsOwnTime(t *testing.T) {
 		w := simulator.NewWorld(simulator.Config{Seed: 1, Start: t0})
 		src := &listSource{ch: make(chan *client.Batch)}
 		go func() {
-			b := &client.Batch{Stream: 1}
-			for w.Now().Before(t0.Add(6 * time.Second)) {
-				b.Add(w.Next())
-				if b.Len() == perBatch {
-					src.ch <- b
-					b = &client.Batch{Stream: 1}
-				}
-			}
-			src.ch <- b
+			sendSeconds(src.ch, w, t0.Add(6*time.Second), perBatch, false)
 			close(src.ch)
 		}()
 		a.Feed(src)
@@ -273,15 +265,7 @@ func TestRecordingStartedOverBeginsItsHistoryAgain(t *testing.T) {
 			// The second file was recorded an hour before the first.
 			start := t0.Add(-time.Duration(run) * time.Hour)
 			w := simulator.NewWorld(simulator.Config{Seed: 1, Start: start})
-			b := &client.Batch{Stream: 1, Restart: run == 1}
-			for w.Now().Before(start.Add(4 * time.Second)) {
-				b.Add(w.Next())
-				if b.Len() == 500 {
-					src.ch <- b
-					b = &client.Batch{Stream: 1}
-				}
-			}
-			src.ch <- b
+			sendSeconds(src.ch, w, start.Add(4*time.Second), 500, run == 1)
 		}
 		close(src.ch)
 	}()
@@ -290,4 +274,18 @@ func TestRecordingStartedOverBeginsItsHistoryAgain(t *testing.T) {
 	if len(pics) < 3 || len(pics) > 5 || !pics[len(pics)-1].At.Before(t0) {
 		t.Fatalf("%d pictures after the start over, from %v to %v; want those of the second file, an hour before the first", len(pics), pics[0].At, pics[len(pics)-1].At)
 	}
+}
+
+// sendSeconds sends the simulated service's events until end, in batches
+// of perBatch; the first says the source started over when restart.
+func sendSeconds(ch chan<- *client.Batch, w *simulator.World, end time.Time, perBatch int, restart bool) {
+	b := &client.Batch{Stream: 1, Restart: restart}
+	for w.Now().Before(end) {
+		b.Add(w.Next())
+		if b.Len() == perBatch {
+			ch <- b
+			b = &client.Batch{Stream: 1}
+		}
+	}
+	ch <- b
 }
