@@ -138,7 +138,9 @@ final class ThreadPoller {
         long from = Collector.now();
         Map<Long, Long> blockedBefore = blockedAtLastPoll();
         retriesLeft = OwnerlessMonitors.RETRIES;
-        ThreadInfo[] brief = lookOutsideHandovers(blockedBefore, List.of(), () -> mx.getThreadInfo(ids, 0));
+        ThreadInfo[] brief = lookOutsideHandovers(blockedBefore, Map.of(), () -> mx.getThreadInfo(ids, 0));
+        // The stacks' looks see some threads again: the others count as this look saw them.
+        Map<Long, OwnerlessMonitors.Brief> briefSeen = seenOf(blockedBefore, Map.of(), brief);
         List<Long> need = new ArrayList<>();
         Map<Long, ThreadInfo> byId = new HashMap<>();
         for (ThreadInfo info : brief) {
@@ -166,8 +168,7 @@ final class ThreadPoller {
         long[] needed = need.stream().mapToLong(Long::longValue).toArray();
         for (int at = 0; at < needed.length; at += STACKS_PER_SAFEPOINT) {
             long[] chunk = Arrays.copyOfRange(needed, at, Math.min(needed.length, at + STACKS_PER_SAFEPOINT));
-            List<OwnerlessMonitors.Brief> besides = blockedBefore.size() < OwnerlessMonitors.MIN_WAITERS ? List.of() : outside(brief, chunk);
-            for (ThreadInfo info : lookOutsideHandovers(blockedBefore, besides, () -> mx.getThreadInfo(chunk, STACK_DEPTH))) {
+            for (ThreadInfo info : lookOutsideHandovers(blockedBefore, briefSeen, () -> mx.getThreadInfo(chunk, STACK_DEPTH))) {
                 if (info != null) {
                     byId.put(info.getThreadId(), info); // the later look, with its stack, is the truth
                     Seen s = seen(info, -1);
@@ -236,11 +237,14 @@ final class ThreadPoller {
      * handover of a monitor the last poll saw threads blocked on, where
      * ThreadMXBean reads them all running (OwnerlessMonitors); at most
      * OwnerlessMonitors.RETRIES times in a poll, then the last look stands.
+     * seen is what an earlier look of the poll saw of the threads this one
+     * may leave out: one still blocked on a monitor says it has an owner.
      */
-    private ThreadInfo[] lookOutsideHandovers(Map<Long, Long> blockedBefore, List<OwnerlessMonitors.Brief> besides,
+    private ThreadInfo[] lookOutsideHandovers(Map<Long, Long> blockedBefore, Map<Long, OwnerlessMonitors.Brief> seen,
             java.util.function.Supplier<ThreadInfo[]> look) {
         ThreadInfo[] infos = look.get();
-        while (retriesLeft > 0 && inHandover(blockedBefore, besides, infos)) {
+        while (retriesLeft > 0 && blockedBefore.size() >= OwnerlessMonitors.MIN_WAITERS
+                && OwnerlessMonitors.inHandover(blockedBefore, List.copyOf(seenOf(blockedBefore, seen, infos).values()))) {
             retriesLeft--;
             handoverRetries++;
             java.util.concurrent.locks.LockSupport.parkNanos(OwnerlessMonitors.RETRY_NANOS);
@@ -250,38 +254,16 @@ final class ThreadPoller {
     }
 
     /**
-     * The threads of a look without stacks that a look at chunk leaves out;
-     * they count as that look saw them: one still blocked on a monitor says
-     * the monitor has an owner.
+     * The threads blocked at the last poll as a look saw them, over what
+     * was seen of them before (seen): none of the others matters to a
+     * handover.
      */
-    private static List<OwnerlessMonitors.Brief> outside(ThreadInfo[] brief, long[] chunk) {
-        java.util.Set<Long> inChunk = new java.util.HashSet<>();
-        for (long id : chunk) {
-            inChunk.add(id);
-        }
-        List<OwnerlessMonitors.Brief> out = new ArrayList<>();
-        for (OwnerlessMonitors.Brief b : briefs(brief)) {
-            if (!inChunk.contains(b.id())) {
-                out.add(b);
-            }
-        }
-        return out;
-    }
-
-    private static boolean inHandover(Map<Long, Long> blockedBefore, List<OwnerlessMonitors.Brief> besides, ThreadInfo[] infos) {
-        if (blockedBefore.size() < OwnerlessMonitors.MIN_WAITERS) {
-            return false; // the common case: nothing to build
-        }
-        List<OwnerlessMonitors.Brief> all = new ArrayList<>(besides);
-        all.addAll(briefs(infos));
-        return OwnerlessMonitors.inHandover(blockedBefore, all);
-    }
-
-    private static List<OwnerlessMonitors.Brief> briefs(ThreadInfo[] infos) {
-        List<OwnerlessMonitors.Brief> out = new ArrayList<>(infos.length);
+    private static Map<Long, OwnerlessMonitors.Brief> seenOf(Map<Long, Long> blockedBefore, Map<Long, OwnerlessMonitors.Brief> seen,
+            ThreadInfo[] infos) {
+        Map<Long, OwnerlessMonitors.Brief> out = new HashMap<>(seen);
         for (ThreadInfo info : infos) {
-            if (info != null) {
-                out.add(new OwnerlessMonitors.Brief(info.getThreadId(), info.getThreadState(), briefLock(info)));
+            if (info != null && blockedBefore.containsKey(info.getThreadId())) {
+                out.put(info.getThreadId(), new OwnerlessMonitors.Brief(info.getThreadId(), info.getThreadState(), briefLock(info)));
             }
         }
         return out;
