@@ -64,7 +64,7 @@ type Model struct {
 	status  client.Status
 	// commands are the source's (none for most), as of the latest snapshot.
 	commands []client.Command
-	// censusAsked is the census shown when a command asked for a new one
+	// censusAsked is the census shown when a command asking for a new one was sent
 	// (client.Command.Census), until the new one arrives; zero: none asked.
 	censusAsked   time.Time
 	censusPending bool

@@ -158,6 +158,23 @@ func TestCommandSaysWhenItsCensusArrived(t *testing.T) {
 	}
 }
 
+// The census may come in a snapshot before the command's reply does: it
+// is still said to have arrived (it was compared with the census shown at
+// the reply, which was already the new one).
+func TestCensusBeforeTheReplyIsSaidToHaveArrived(t *testing.T) {
+	m, agg, _ := rbkitModel(t, 200, 50)
+	before := m.latest.Objects.CensusAt
+	cmd := press(m, "O")
+	at := decode.Ticks(before.Add(time.Minute).UnixNano())
+	agg.Apply([]decode.Event{&decode.ObjectCensus{Time: at, Census: 9, Class: "Widget", Count: 42, Bytes: 1680, MaxCount: -1}}, 1, decode.Clock{}, t0)
+	deliverCommands(m, agg)
+	m.Update(cmd())
+	deliverCommands(m, agg)
+	if !strings.Contains(m.notice, "census arrived: 42 objects") {
+		t.Fatalf("census before the reply: %q", m.notice)
+	}
+}
+
 // rbkit's samples say nothing of the time they stand for: the call tree
 // counts them, and its title says so.
 func TestRbkitCallTree(t *testing.T) {

@@ -43,6 +43,11 @@ func (m *Model) runCommand(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			continue
 		}
 		m.notice = cmd.Label + ": sent, waiting for the reply…"
+		if cmd.Census && m.latest != nil {
+			// The census shown now, not at the reply: the new one may come
+			// in a snapshot before the reply does.
+			m.censusAsked = m.latest.Objects.CensusAt
+		}
 		k := cmd.Key
 		return func() tea.Msg {
 			text, err := c.Do(context.Background(), k)
@@ -59,8 +64,8 @@ func (m *Model) commandDone(msg commandMsg) tea.Cmd {
 	} else {
 		m.notice = inert(msg.text)
 		for _, c := range m.commands {
-			if c.Key == msg.key && c.Census && m.latest != nil {
-				m.censusPending, m.censusAsked = true, m.latest.Objects.CensusAt
+			if c.Key == msg.key && c.Census {
+				m.censusPending = true
 			}
 		}
 	}
