@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -289,17 +290,26 @@ func (m *Model) pause() {
 	}
 }
 
-// momentText says which moment is shown: how long before the newest
-// picture (a second ago, live; the end of a bundle reopened), and its time
-// of day ("-2m14s, 03:12:05").
+// momentText says which moment is shown: how long before the moment
+// frozen (else the newest picture: the end of a bundle reopened), and its
+// time of day ("-2m14s, 03:12:05"). Less than a second back it says the
+// tenths ("-0.4s"): the first step back from a freeze is often that far,
+// and "-0s" read as no step at all.
 func (m *Model) momentText() string {
 	p := m.trip.shown()
 	if p == nil {
 		return ""
 	}
-	newest := m.trip.pics[len(m.trip.pics)-1].At
-	ago := newest.Sub(p.At).Round(time.Second)
-	return fmt.Sprintf("-%s, %s", agoText(ago), p.At.Local().Format("15:04:05"))
+	from := m.trip.pics[len(m.trip.pics)-1].At
+	if m.frozen != nil && m.frozen.Moment().After(from) {
+		from = m.frozen.Moment()
+	}
+	ago := from.Sub(p.At)
+	text := agoText(ago.Round(time.Second))
+	if ago > 0 && ago < 950*time.Millisecond {
+		text = fmt.Sprintf("%.1fs", math.Ceil(ago.Seconds()*10)/10)
+	}
+	return fmt.Sprintf("-%s, %s", text, p.At.Local().Format("15:04:05"))
 }
 
 // agoText renders a span back in time: 0s, 14s, 2m14s, 1h02m.

@@ -287,3 +287,21 @@ func TestCallTreeKeys(t *testing.T) {
 		t.Fatal("esc did not close the tree")
 	}
 }
+
+// The first step back from a freeze lands on the newest picture, often
+// less than a second before the moment frozen: the header says how much
+// less, not "-0s", which read as no step at all.
+func TestFirstStepBackSaysTheTenths(t *testing.T) {
+	m, agg := historyModel(t, 200, 60)
+	at := t0.Add(20*time.Second + 400*time.Millisecond)
+	m.fetched++
+	m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(at, m.query()), status: m.src.Status()})
+	run(m, "space", "left")
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "PAST -0.4s, 09:00:20") {
+		t.Fatalf("the first step back:\n%s", screen)
+	}
+	run(m, "left")
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "PAST -1s, 09:00:19") {
+		t.Fatalf("the second step back:\n%s", screen)
+	}
+}
