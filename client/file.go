@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/proftop/proftop/decode"
@@ -32,6 +33,7 @@ type FileSource struct {
 	dec      decode.Decoder // of the current pass, for its notes
 	restarts int
 	restart  string // why and when the latest start over
+	skipNote string // what the pacing passed over (pacer.skipNote)
 }
 
 // NewFileSource plays path. speed 0 plays as fast as possible; speed N
@@ -146,6 +148,7 @@ func (f *FileSource) play(ctx context.Context) error {
 		st.State, st.Cause, st.Waiting, st.Format, st.Negotiation, st.Streams, st.Still = StateStreaming, "", waiting, dec.Format(), OutcomeFile, f.stream, still
 	})
 	pacer := newPacer(f.speed)
+	f.skipNote = ""
 	began := false // an event beyond the definitions has come
 	lossy, _ := dec.(lossCounter)
 	var lost int64
@@ -206,7 +209,13 @@ func (f *FileSource) play(ctx context.Context) error {
 		// pacing them would wait those minutes before the first event.
 		began = began || !isDefinition(ev)
 		if t, ok := decode.Time(ev); ok && began {
-			if wait := pacer.wait(dec.Clock(), t); wait > 0 {
+			skips := pacer.skips
+			wait := pacer.wait(dec.Clock(), t)
+			if pacer.skips != skips {
+				f.skipNote = pacer.skipNote()
+				f.updateNotes()
+			}
+			if wait > 0 {
 				if err := f.pump.flush(ctx); err != nil {
 					return nil
 				}
@@ -286,6 +295,9 @@ func (f *FileSource) updateNotes() {
 	if d, ok := f.dec.(decode.Describer); ok {
 		notes = append(notes, d.Notes()...)
 	}
+	if f.skipNote != "" {
+		notes = append(notes, f.skipNote)
+	}
 	if f.Follow {
 		notes = append(notes, "following the file (like tail -f)")
 	}
@@ -309,14 +321,25 @@ type pacer struct {
 	latest    decode.Ticks
 	wallStart time.Time
 	started   bool
+	// skips counts the quiet stretches passed over (longer than
+	// pacedQuietLimit at the speed played), skipped their trace time.
+	skips   int
+	skipped time.Duration
 }
+
+// pacedQuietLimit is the longest a paced replay waits for its next event:
+// a stretch of the recording with nothing in it for longer is passed over,
+// as a player of terminal recordings cuts idle time, so that a recording
+// idle for an hour (or whose clock jumps by years) goes on at once.
+const pacedQuietLimit = 10 * time.Second
 
 func newPacer(speed float64) *pacer { return &pacer{speed: speed} }
 
 // wait returns how long to wait before an event at t is due. Timestamps
-// that step backwards (they do, by a few milliseconds) never mean a wait.
+// that step backwards (they do, by a few milliseconds) never mean a wait;
+// nor does a time of 0, which is a time the event did not carry.
 func (p *pacer) wait(c decode.Clock, t decode.Ticks) time.Duration {
-	if p.speed <= 0 {
+	if p.speed <= 0 || t == 0 {
 		return 0
 	}
 	if !p.started {
@@ -326,7 +349,41 @@ func (p *pacer) wait(c decode.Clock, t decode.Ticks) time.Duration {
 	if t <= p.latest {
 		return 0
 	}
+	gap := c.Duration(t - p.latest)
 	p.latest = t
 	due := p.wallStart.Add(time.Duration(float64(c.Duration(t-p.first)) / p.speed))
-	return time.Until(due)
+	wait := time.Until(due)
+	if wait > pacedQuietLimit {
+		// Passed over: the trace's clock goes on from here, as if the
+		// stretch had lasted no time.
+		p.wallStart = p.wallStart.Add(-wait)
+		p.skips++
+		p.skipped += gap
+		return 0
+	}
+	return wait
+}
+
+// skipNote says what the pacing passed over, "" when nothing.
+func (p *pacer) skipNote() string {
+	if p.skips == 0 {
+		return ""
+	}
+	stretches := "a quiet stretch"
+	if p.skips > 1 {
+		stretches = strconv.Itoa(p.skips) + " quiet stretches"
+	}
+	return fmt.Sprintf("paced: passed over %s of the recording longer than %s each (%s of trace time in all)",
+		stretches, pacedQuietLimit, longSpan(p.skipped))
+}
+
+// longSpan renders a span that may be of years: 42s, 59m59s, 3h00m, 20454d.
+func longSpan(d time.Duration) string {
+	switch {
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	case d < 100*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }

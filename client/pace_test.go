@@ -99,3 +99,51 @@ func TestFastAndPacedPlaysHandOverTheSameEvents(t *testing.T) {
 		t.Fatalf("%d events played fast, %d paced; equal: %v", len(fast), len(paced), slices.Equal(fast, paced))
 	}
 }
+
+// A paced replay passes over a stretch with nothing in it for longer than
+// pacedQuietLimit (a recording idle for an hour, a clock that jumps by
+// years), and an event that carries no time (0) does not set its clock:
+// the replay goes on at once and says what it passed over.
+func TestPacingPassesOverQuietStretches(t *testing.T) {
+	clock := decode.Clock{}
+	start := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) decode.Ticks { return clock.FromTime(start.Add(d)) }
+	var b bytes.Buffer
+	enc := decode.NewEncoder(&b, decode.EncoderOptions{})
+	for _, ev := range []decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: at(0)},
+		&decode.ObjAlloc{ObjID: 7, ClassIDRef: 1}, // no time: 0
+		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(0)},
+		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(100 * time.Millisecond)},
+		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(time.Hour)},
+		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(time.Hour + 100*time.Millisecond)},
+		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(3 * time.Hour)},
+	} {
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc.Flush()
+	path := filepath.Join(t.TempDir(), "idle.trcbin")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	src := NewFileSource(path, 1, decode.Options{})
+	go func() {
+		for b := range src.Batches() {
+			src.Recycle(b)
+		}
+	}()
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := src.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// 200 ms of events apart from the two quiet stretches.
+	if took := time.Since(began); took < 150*time.Millisecond || took > 30*time.Second {
+		t.Fatalf("played in %v", took)
+	}
+	want := "paced: passed over 2 quiet stretches of the recording longer than 10s each (2h59m of trace time in all)"
+	if notes := src.Status().Notes; !slices.Contains(notes, want) {
+		t.Fatalf("notes %q, want %q", notes, want)
+	}
+}
