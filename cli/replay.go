@@ -87,7 +87,8 @@ file with --json). The format is told from the content, not the name: TPTP
 binary or XML traces (zipped too), JinsightLive .trc traces, ProfilerJ
 snapshots (a still picture). By default it plays as fast as possible;
 --speed N paces events by their timestamps at N times real time (1 is real
-time). --follow reads a file that is still being written, like tail -f:
+time), passing over any stretch with nothing in it that would take more
+than 10 s (the notes say so). --follow reads a file that is still being written, like tail -f:
 what is there, then what is added as it comes; a file truncated,
 replaced or rewritten in place is read again from its start.
 
