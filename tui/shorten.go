@@ -18,7 +18,7 @@ import (
 // as Java writes them, simple type names and no return type
 // ("(Ljava/awt/Graphics;I)V" reads "(Graphics,int)", whether it fits or
 // not, so that overloads look alike), and they lose their last types
-// before the class loses its simple name: "JTextField.-init-(Document,…)".
+// before the class loses its simple name: "JTextField.<init>(Document,…)".
 func shortMethod(s string, w int) string {
 	name, params, ok := javaname.Split(s)
 	if !ok {

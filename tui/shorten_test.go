@@ -17,11 +17,11 @@ func TestShorten(t *testing.T) {
 		{shortMethod, "com.acme.billing.Ledger.post(J)V", 22, "…Ledger.post(long)"},
 		// Overloads: the parameters read as Java writes them and lose their
 		// last types before the class loses its simple name.
-		{shortMethod, "javax.swing.JTextField.-init-(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 60, "javax.swing.JTextField.-init-(Document,String,int)"},
-		{shortMethod, "javax.swing.JTextField.-init-(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 40, "…JTextField.-init-(Document,String,int)"},
-		{shortMethod, "javax.swing.JTextField.-init-(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 30, "…JTextField.-init-(Document,…)"},
-		{shortMethod, "javax.swing.JTextField.-init-(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 24, "j.s.JTextField.-init-(…)"},
-		{shortMethod, "javax.swing.JTextField.-init-(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 16, "…extField.-init-"},
+		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 60, "javax.swing.JTextField.<init>(Document,String,int)"},
+		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 40, "…JTextField.<init>(Document,String,int)"},
+		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 30, "…JTextField.<init>(Document,…)"},
+		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 24, "j.s.JTextField.<init>(…)"},
+		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 16, "…extField.<init>"},
 		{shortMethod, "CH.ifa.draw.standard.AbstractFigure.getAttribute(LCH/ifa/draw/framework/FigureAttributeConstant;)Ljava/lang/Object;", 60,
 			"C.i.d.s.AbstractFigure.getAttribute(FigureAttributeConstant)"},
 		{shortMethod, "CH.ifa.draw.standard.AbstractFigure.getAttribute(Ljava/lang/String;)Ljava/lang/Object;", 60,

@@ -114,3 +114,17 @@ func javaTypeName(s string) bool {
 	}
 	return true
 }
+
+// Special is a constructor's or class initializer's name as the JVM
+// writes it: TPTP's XML traces write "<init>" and "<clinit>" as "-init-"
+// and "-clinit-" (angle brackets are markup there), which would otherwise
+// name the same method differently from every other source.
+func Special(name string) string {
+	switch name {
+	case "-init-":
+		return "<init>"
+	case "-clinit-":
+		return "<clinit>"
+	}
+	return name
+}

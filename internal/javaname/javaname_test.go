@@ -34,3 +34,18 @@ func TestMethod(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecial(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"-init-", "<init>"},
+		{"-clinit-", "<clinit>"},
+		{"<init>", "<init>"},
+		{"init", "init"},
+		{"-init-x", "-init-x"},
+		{"", ""},
+	} {
+		if got := Special(tc.in); got != tc.want {
+			t.Errorf("Special(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
