@@ -18,7 +18,9 @@ import (
 // as Java writes them, simple type names and no return type
 // ("(Ljava/awt/Graphics;I)V" reads "(Graphics,int)", whether it fits or
 // not, so that overloads look alike), and they lose their last types
-// before the class loses its simple name: "JTextField.<init>(Document,…)".
+// before the class loses its simple name: "JTextField.<init>(Document,…)";
+// then the class loses its beginning, and the first type stays while the
+// method's name fits beside it.
 func shortMethod(s string, w int) string {
 	name, params, ok := javaname.Split(s)
 	if !ok {
@@ -31,12 +33,25 @@ func shortMethod(s string, w int) string {
 	if full := name + params; widthOf(full) <= w || w <= 0 {
 		return full
 	}
-	for _, p := range fewerParams(params) {
+	// "(…)" alone tells no overloads apart: the forms keep a type at least.
+	forms := fewerParams(params)
+	if len(forms) > 1 && forms[len(forms)-1] == "(…)" {
+		forms = forms[:len(forms)-1]
+	}
+	for _, p := range forms {
 		if out, ok := fitJava(name, p, w, 2); ok {
 			return out
 		}
 	}
-	// "(…)" alone tells nothing apart: the name has the room.
+	// Then the class's simple name loses its beginning before the
+	// parameters go: "…ttributeConstant.getConstant(int)" and
+	// "…ttributeConstant.getConstant(String)", not the same name twice.
+	method := lastSegments(name, 1)
+	for _, p := range forms {
+		if widthOf("…."+method+p) <= w {
+			return tail(lastSegments(name, 2)+p, w)
+		}
+	}
 	return shortJava(name, w, 2)
 }
 

@@ -20,7 +20,11 @@ func TestShorten(t *testing.T) {
 		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 60, "javax.swing.JTextField.<init>(Document,String,int)"},
 		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 40, "…JTextField.<init>(Document,String,int)"},
 		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 30, "…JTextField.<init>(Document,…)"},
-		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 24, "j.s.JTextField.<init>(…)"},
+		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 24, "…ield.<init>(Document,…)"},
+		// Two overloads in a narrow column stay two names: the class is cut
+		// before the parameters go.
+		{shortMethod, "CH.ifa.draw.standard.FigureAttributeConstant.getConstant(I)LCH/ifa/draw/standard/FigureAttributeConstant;", 33, "…tributeConstant.getConstant(int)"},
+		{shortMethod, "CH.ifa.draw.standard.FigureAttributeConstant.getConstant(Ljava/lang/String;)LCH/ifa/draw/standard/FigureAttributeConstant;", 33, "…buteConstant.getConstant(String)"},
 		{shortMethod, "javax.swing.JTextField.<init>(Ljavax/swing/text/Document;Ljava/lang/String;I)V", 16, "…extField.<init>"},
 		{shortMethod, "CH.ifa.draw.standard.AbstractFigure.getAttribute(LCH/ifa/draw/framework/FigureAttributeConstant;)Ljava/lang/Object;", 60,
 			"C.i.d.s.AbstractFigure.getAttribute(FigureAttributeConstant)"},
