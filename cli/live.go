@@ -163,6 +163,14 @@ func (v View) check() error {
 		return errors.New("--history prints the history as JSON lines: use it with --batch --json")
 	case v.Bundle != "" && !v.Batch:
 		return errors.New("--bundle writes a bundle when a --batch run ends; in the interface, w writes one")
+	// The batch output's options mean nothing to the interface: taken
+	// silently, they left a user waiting for output that never came.
+	case v.JSON && !v.Batch:
+		return errors.New("--json prints the snapshots as JSON: use it with --batch")
+	case v.Count != 0 && !v.Batch:
+		return errors.New("-n (--iterations) counts the snapshots --batch prints: use it with --batch; the interface runs until q")
+	case v.Top != 0 && !v.Batch:
+		return errors.New("--top is the rows per table --batch prints: use it with --batch; the interface shows what fits")
 	}
 	return nil
 }
