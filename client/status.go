@@ -231,5 +231,10 @@ func (t *tracker) snapshot() Status {
 	st.Notes = append([]string(nil), t.st.Notes...)
 	st.Events, st.Bytes, st.DecodeErrors = ev, by, t.errs.Load()
 	st.EventsPerSec, st.BytesPerSec = t.eventsPerSec, t.bytesPer
+	if st.State == StateEnded {
+		// Nothing more comes: a rate over the last seconds, falling as
+		// they pass, read as a stream still flowing.
+		st.EventsPerSec, st.BytesPerSec = 0, 0
+	}
 	return st
 }

@@ -36,3 +36,23 @@ func TestRatesOverBursts(t *testing.T) {
 		t.Fatalf("quiet for 4 s: %.0f events/s, %.0f B/s", st.EventsPerSec, st.BytesPerSec)
 	}
 }
+
+// A source that has ended reads 0/s at once: a rate falling over the
+// seconds after the end of a file read as a stream still flowing.
+func TestRatesOfAnEndedSource(t *testing.T) {
+	tr := newTracker("file.trcbin")
+	now := time.Unix(1_000_000, 0)
+	tr.clock = func() time.Time { return now }
+	tr.readings = []rateReading{{at: now}}
+	now = now.Add(time.Second)
+	tr.addEvents(5000)
+	tr.addBytes(400_000)
+	if st := tr.snapshot(); st.EventsPerSec < 4000 {
+		t.Fatalf("streaming: %.0f events/s", st.EventsPerSec)
+	}
+	tr.setState(StateEnded, "end of file")
+	now = now.Add(500 * time.Millisecond)
+	if st := tr.snapshot(); st.EventsPerSec != 0 || st.BytesPerSec != 0 || st.Events != 5000 {
+		t.Fatalf("ended: %d events, %.0f events/s, %.0f B/s", st.Events, st.EventsPerSec, st.BytesPerSec)
+	}
+}
