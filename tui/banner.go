@@ -72,24 +72,56 @@ func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
 			out = append(out, st.Deadlock.Render(fit(" "+l, width, false)))
 		}
 	}
-	if len(s.RecentDeadlocks) > 0 && len(s.Deadlocks) == 0 {
-		p := s.RecentDeadlocks[0]
-		if s.Clock.IsZero() || s.Clock.Sub(p.Until) < recentDeadlockFor {
-			names := strings.Join(p.Names, " ⇄ ")
-			seen, before := "", ""
-			if p.FirstSeen {
-				seen = "seen "
-			}
-			if p.BeforeWatching {
-				before = "; formed before proftop attached"
-			}
-			line := fmt.Sprintf("last deadlock: %s, %s%s–%s (%s%s)", inert(names), seen, p.Since.Local().Format("15:04:05"),
-				p.Until.Local().Format("15:04:05"), dur(p.Until.Sub(p.Since).Round(time.Second)), before)
-			out = append(out, clip(st.Warn.Render(line), width))
-		}
+	if len(s.Deadlocks) == 0 {
+		out = append(out, recentDeadlockLines(s, width, st)...)
 	}
 	return out
 }
+
+// maxRecentDeadlockLines is how many cleared deadlocks the banner lists.
+const maxRecentDeadlockLines = 3
+
+// recentDeadlockLines says when the deadlocks that cleared lately were:
+// the latest, and those that cleared with it (a JVM that exits takes every
+// deadlock with it at once), a line each; of those the process's exit
+// ended, that it did: they did not clear.
+func recentDeadlockLines(s *state.Snapshot, width int, st *Styles) []string {
+	var out []string
+	for i, p := range s.RecentDeadlocks {
+		if !s.Clock.IsZero() && s.Clock.Sub(p.Until) >= recentDeadlockFor {
+			break // newest first: the rest are older still
+		}
+		if i > 0 && p.Until.Before(s.RecentDeadlocks[0].Until.Add(-time.Second)) {
+			break // cleared before the latest: the history has it
+		}
+		if len(out) == maxRecentDeadlockLines {
+			out[len(out)-1] += st.Warn.Render(fmt.Sprintf("  (and %d more)", len(s.RecentDeadlocks)-i))
+			break
+		}
+		seen, after := "", ""
+		if p.FirstSeen {
+			seen = "seen "
+		}
+		if p.BeforeWatching {
+			after = "; formed before proftop attached"
+		}
+		if ex := s.Process.Exited; !ex.IsZero() && !p.Until.Before(ex.Add(-exitedWithin)) {
+			after += "; the process exited with it unresolved"
+		}
+		line := fmt.Sprintf("last deadlock: %s, %s%s–%s (%s%s)", inert(strings.Join(p.Names, " ⇄ ")), seen,
+			p.Since.Local().Format("15:04:05"), p.Until.Local().Format("15:04:05"), dur(p.Until.Sub(p.Since).Round(time.Second)), after)
+		out = append(out, st.Warn.Render(line))
+	}
+	for i := range out {
+		out[i] = clip(out[i], width)
+	}
+	return out
+}
+
+// exitedWithin is how long before the process's exit a deadlock last
+// seen counts as ended by it: the threads are looked at once a second,
+// and the snapshot after the last look may come a refresh later.
+const exitedWithin = 5 * time.Second
 
 // deadlockAge says how long a deadlock has lasted at clock: " (for 4s)"
 // from when it formed; when it formed unseen, how long it has been seen

@@ -83,3 +83,40 @@ func TestWrapWords(t *testing.T) {
 		t.Errorf("wrapWhole: %q, want %q", got, want)
 	}
 }
+
+// The deadlocks that cleared with the latest are listed, not the latest
+// alone (a JVM that exits takes them all at once), and those the
+// process's exit ended say so: they did not clear. One that cleared
+// before them is left to the history.
+func TestDeadlocksClearedTogetherAreAllListed(t *testing.T) {
+	time.Local = time.UTC
+	st := PlainStyles()
+	clock := time.Date(2026, 11, 27, 9, 1, 0, 0, time.UTC)
+	exited := clock.Add(-10 * time.Second)
+	past := func(a, b string, since, until time.Duration) state.PastDeadlock {
+		return state.PastDeadlock{Deadlock: state.Deadlock{Names: []string{a, b}}, Since: clock.Add(since), Until: clock.Add(until)}
+	}
+	s := &state.Snapshot{Clock: clock, Process: state.Process{Exited: exited}, RecentDeadlocks: []state.PastDeadlock{
+		past("juc-1", "juc-2", -50*time.Second, -11*time.Second),
+		past("mon-1", "mon-2", -49*time.Second, -11*time.Second),
+		past("old-1", "old-2", -40*time.Second, -30*time.Second),
+	}}
+	lines := renderDeadlocks(s, 200, &st)
+	want := []string{
+		"last deadlock: juc-1 ⇄ juc-2, 09:00:10–09:00:49 (39s; the process exited with it unresolved)",
+		"last deadlock: mon-1 ⇄ mon-2, 09:00:11–09:00:49 (38s; the process exited with it unresolved)",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	for i := range want {
+		if got := strings.TrimRight(lines[i], " "); got != want[i] {
+			t.Errorf("line %d:\n%q\nwant\n%q", i+1, got, want[i])
+		}
+	}
+	// Without an exit, the same deadlocks cleared.
+	s.Process.Exited = time.Time{}
+	if text := strings.Join(renderDeadlocks(s, 200, &st), "\n"); strings.Contains(text, "exited") {
+		t.Fatalf("no exit:\n%s", text)
+	}
+}
