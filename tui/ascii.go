@@ -2,13 +2,17 @@ package tui
 
 import "strings"
 
-// asciiGlyphs are the interface's own symbols and what an ASCII terminal
-// shows instead.
-var asciiGlyphs = strings.NewReplacer(
-	"●", "*", "·", "-", "…", "~", "▼", "v", "▲", "^", "■", "#", "→", "->", "⇄", "<->", "×", "x",
-	"–", "-", "—", "-", "⚠", "!", "ⓘ", "i", "≈", "~", "−", "-", "↑", "^", "↓", "v", "←", "<-", "µ", "u", "┤", "|",
+// asciiStandIns are the interface's own symbols, each followed by what an
+// ASCII terminal shows instead: one cell for one, as the frame was laid
+// out with the symbols.
+var asciiStandIns = []string{
+	"●", "*", "·", "-", "…", "~", "▼", "v", "▲", "^", "■", "#", "→", ">", "⇄", "&", "×", "x",
+	"–", "-", "—", "-", "⚠", "!", "ⓘ", "i", "≈", "~", "−", "-", "↑", "^", "↓", "v", "←", "<", "µ", "u", "┤", "|",
 	"╭", "+", "╮", "+", "╰", "+", "╯", "+", "─", "-", "│", "|",
-)
+	"▏", "|", "├", "|", "▸", ">", "▾", "v",
+}
+
+var asciiGlyphs = strings.NewReplacer(asciiStandIns...)
 
 // toASCII makes a frame printable on a terminal that shows ASCII only:
 // the interface's symbols become ASCII ones, anything else not ASCII (a

@@ -133,10 +133,7 @@ func unitValue(v float64, unit string) string {
 	}
 	switch unit {
 	case decode.UnitPercent:
-		if v < 10 {
-			return neg + strconv.FormatFloat(v, 'f', 1, 64) + "%"
-		}
-		return neg + strconv.FormatFloat(v, 'f', 0, 64) + "%"
+		return neg + percent(v)
 	case decode.UnitBytes:
 		return neg + size(int64(v))
 	case decode.UnitMicroseconds:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -103,13 +104,20 @@ func size(n int64) string {
 	return three(float64(n)/(1<<30)) + "GiB"
 }
 
-// pct renders a percentage in at most 5 cells.
+// pct renders a percentage in at most 5 cells; nothing is a bare "0".
 func pct(v float64) string {
-	switch {
-	case v <= 0:
+	if v <= 0 {
 		return "0"
-	case v < 10:
-		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + "%"
+	return percent(v)
+}
+
+// percent renders v ≥ 0 with a tenth below 10%, whole from there. It
+// rounds (half away from zero) before it chooses, so that 9.96 reads
+// "10%", not "10.0%".
+func percent(v float64) string {
+	if tenths := math.Round(v * 10); tenths < 100 {
+		return strconv.FormatFloat(tenths/10, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(math.Round(v), 'f', 0, 64) + "%"
 }
