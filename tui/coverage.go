@@ -40,12 +40,35 @@ func (r coverageRows) Text(i, col int) string {
 	return r.s[i].Class
 }
 
-// covered is the share of a class's lines that ran, in per mille.
+// covered is the share of a class's lines that ran, in per mille, to sort by.
 func covered(c *state.CoverageClass) int64 {
 	if c.Lines == 0 {
 		return 0
 	}
 	return 1000 * c.Hit / c.Lines
+}
+
+// coveredText is the share of lines that ran, as every coverage figure
+// shows it: from the counts themselves, rounded once, to the nearest.
+func coveredText(hit, lines int64) string {
+	switch {
+	case lines <= 0:
+		return "–"
+	case hit <= 0:
+		return "0%"
+	case hit >= lines:
+		return "100%"
+	}
+	// Rounded to the nearest, but never to what is not so: a line left
+	// out is not 100%, a line run is not 0.0%.
+	switch share := 100 * float64(hit) / float64(lines); {
+	case share >= 99.5:
+		return ">99%"
+	case share < 0.05:
+		return "<0.1%"
+	default:
+		return pct(share)
+	}
 }
 
 func (r coverageRows) Cell(i, col int) string {
@@ -64,10 +87,7 @@ func (r coverageRows) Cell(i, col int) string {
 	case 5:
 		return count(c.Hit)
 	case 6:
-		if c.Lines == 0 {
-			return "–"
-		}
-		return pct(float64(covered(c)) / 10)
+		return coveredText(c.Hit, c.Lines)
 	case 7:
 		return count(c.Lines - c.Hit)
 	}
@@ -102,7 +122,7 @@ func coverageTitle(s *state.Snapshot) string {
 	}
 	t := "Coverage"
 	if lines > 0 {
-		t += fmt.Sprintf(" · %s of %s lines ran", pct(100*float64(hit)/float64(lines)), count(lines))
+		t += fmt.Sprintf(" · %s of %s lines ran", coveredText(hit, lines), count(lines))
 	}
 	return t
 }
@@ -130,13 +150,7 @@ func coverageDetail(c *state.CoverageClass, st *Styles) []string {
 			out = append(out, "    "+st.Bad.Render("its line counts could not be read"))
 			continue
 		}
-		share := "–"
-		switch {
-		case m.Lines > 0 && m.Hit == 0:
-			share = "0%"
-		case m.Lines > 0:
-			share = pct(100 * float64(m.Hit) / float64(m.Lines))
-		}
+		share := coveredText(m.Hit, m.Lines)
 		out = append(out, fmt.Sprintf("    %s %s  %s %s %s %s %s",
 			label("invoked"), value(count(m.Count)), label("lines hit"), value(count(m.Hit)), label("of"), value(count(m.Lines)), label("("+share+")")))
 		switch {
