@@ -33,6 +33,9 @@ func checkTrace(path string, s config.Settings, follow bool) error {
 	if follow && decode.MoreMayCome(err) {
 		return nil
 	}
+	if errors.Is(err, decode.ErrZipDamaged) {
+		return fmt.Errorf("%s: %v", path, err) // a zip, told by its first bytes: damaged, not no trace
+	}
 	if err != nil {
 		return fmt.Errorf("%s: not a trace (%v)", path, err)
 	}

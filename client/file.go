@@ -110,15 +110,25 @@ func (f *FileSource) play(ctx context.Context) error {
 	var follow *followReader
 	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
 		opts.Modified = st.ModTime()
-		_, zipped, _, _ := decode.SniffStream(io.NewSectionReader(file, 0, st.Size()))
+		_, zipped, whole, _ := decode.SniffStream(io.NewSectionReader(file, 0, st.Size()))
+		gzipped := false
+		if zipped {
+			// A gzip is inflated as it is read, so it can be followed;
+			// a zip is read from its directory, at its end.
+			head := make([]byte, 2)
+			io.ReadFull(whole, head)
+			gzipped = decode.IsGzip(head)
+		}
 		switch {
-		case zipped && f.Follow:
+		case zipped && !gzipped && f.Follow:
 			err := fmt.Errorf("%s: a zip archive cannot be followed (its directory is written last): replay it once complete", f.path)
 			f.track.setState(StateEnded, err.Error())
 			return err
+		case f.Follow: // read through the follower, below
 		case zipped:
 			f.track.addBytes(st.Size()) // read in place: count it whole
 		default:
+			opts.InputSize = st.Size()
 			in = countingReader{file, f.track}
 		}
 	}

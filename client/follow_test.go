@@ -1,8 +1,10 @@
 package client
 
 import (
+	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
 	"path/filepath"
@@ -232,6 +234,77 @@ func TestFollowRefusesAZip(t *testing.T) {
 	err := src.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "a zip archive cannot be followed") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A zip that arrives in a file already followed is refused too, not read
+// to an end that never comes (its directory would be waited for).
+func TestFollowRefusesAZipWrittenLater(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "later.trcxml")
+	os.WriteFile(path, nil, 0o644)
+	src, c, cancel, ran := followed(t, path)
+	defer func() { cancel(); <-ran; <-c.done }()
+	waitFor(t, "the wait to be said", 20*time.Second, func() bool { return src.Status().Waiting != "" })
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, _ := zw.Create("a.trcxml")
+	w.Write([]byte("<TRACE>"))
+	zw.Close()
+	appendTo(t, path, b.Bytes())
+	waitFor(t, "the zip refused", 20*time.Second, func() bool {
+		st := src.Status()
+		return st.State == StateEnded && strings.Contains(st.Cause, "a zip archive cannot be followed")
+	})
+}
+
+// A gzipped trace, and a bundle (a gzipped tar), are inflated as they are
+// read, so they are followed as any trace is: what is there, what comes,
+// and the end of the compressed stream is the end of the trace. (What is
+// there is more than the 263 bytes that tell a tar.)
+func TestFollowAGzip(t *testing.T) {
+	long := strings.Repeat("b", 300)
+	first, rest := traceOf(t, true, "a", long), traceOf(t, false, "c")
+	for _, tc := range []struct {
+		name   string
+		tarred bool
+	}{
+		{"gzip", false},
+		{"tar.gz", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			var tw *tar.Writer
+			if tc.tarred {
+				tw = tar.NewWriter(zw)
+				tw.WriteHeader(&tar.Header{Name: "stream.trcbin", Mode: 0o644, Size: int64(len(first) + len(rest)), Typeflag: tar.TypeReg})
+				tw.Write(first)
+			} else {
+				zw.Write(first)
+			}
+			zw.Flush()
+			path := filepath.Join(t.TempDir(), "trace.gz")
+			os.WriteFile(path, b.Bytes(), 0o644)
+			written := b.Len()
+			src, c, cancel, ran := followed(t, path)
+			defer func() { cancel(); <-ran; <-c.done }()
+			waitFor(t, "what was there", 20*time.Second, func() bool { return c.seen() == "a "+long })
+			if st := src.Status(); st.State != StateStreaming {
+				t.Fatalf("status %+v", st)
+			}
+			if tw != nil {
+				tw.Write(rest)
+				tw.Close()
+			} else {
+				zw.Write(rest)
+			}
+			zw.Close()
+			appendTo(t, path, b.Bytes()[written:])
+			waitFor(t, "the end of the trace", 20*time.Second, func() bool {
+				st := src.Status()
+				return c.seen() == "a "+long+" c" && st.State == StateEnded && strings.Contains(st.Cause, "following the file for a new one")
+			})
+		})
 	}
 }
 

@@ -19,15 +19,25 @@ import (
 
 const gzipMagic = "\x1f\x8b"
 
+var errZipGrowing = errors.New("a zip archive cannot be followed (its directory is written last): replay it once complete")
+
 // openArchive opens a zip, or a gzipped trace or tar.
 func openArchive(orig, whole io.Reader, opts Options) (Decoder, error) {
 	br := bufio.NewReader(whole)
 	if head, _ := br.Peek(2); string(head) != gzipMagic {
+		if opts.Growing {
+			return nil, errZipGrowing // its directory would be waited for forever
+		}
 		return openZip(orig, br, opts)
 	}
 	gz, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "gzip: " + err.Error()}
+	}
+	if opts.Growing {
+		// Else the end of the compressed stream would wait for another to
+		// follow it, holding back the last bytes inflated.
+		gz.Multistream(false)
 	}
 	in := bufio.NewReaderSize(&gzipErrors{r: gz}, 1024)
 	if head, _ := in.Peek(263); len(head) == 263 && string(head[257:262]) == "ustar" {

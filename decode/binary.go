@@ -33,6 +33,11 @@ type Options struct {
 	// DefaultMaxString, a negative value no bound (proftop decode, which
 	// prints what the trace holds and keeps nothing).
 	MaxString int
+	// InputSize is how many bytes the input holds from where decoding
+	// starts (a regular file's rest), 0 when unknown (a socket, a followed
+	// file): a message declaring more than the maximum is then told apart
+	// from one declaring more than the file holds, a damaged size.
+	InputSize int64
 }
 
 // DefaultMaxMessageSize is the default limit on one message (16 MiB).
@@ -172,6 +177,11 @@ func (d *BinaryDecoder) next() (Event, error) {
 			Field: "size", Detail: fmt.Sprintf("size %d", size)})
 	}
 	if uint64(size) > uint64(d.maxSize) {
+		if left := d.opts.InputSize - start; d.opts.InputSize > 0 && int64(size) > left {
+			// Not a message too large for the limit: a size no message has.
+			return nil, d.fail(&Error{Err: ErrPastEnd, Offset: start, MessageID: id, Element: wireName(id), Field: "size",
+				Detail: fmt.Sprintf("it declares %d bytes but only %d are left in the file: the file is damaged or not what it seems", size, max(left, 0))})
+		}
 		return nil, d.fail(&Error{Err: ErrTooLarge, Offset: start, MessageID: id, Element: wireName(id),
 			Field: "size", Detail: fmt.Sprintf("size %d, maximum %d", size, d.maxSize)})
 	}

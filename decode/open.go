@@ -48,16 +48,39 @@ const maxSniff = 256
 // returns a decoder for it. A zip archive is opened transparently and every
 // trace document in it is decoded in turn. r may be an *os.File, in which
 // case a zip is read in place; other readers holding a zip are read into
-// memory first, since a zip's directory sits at its end.
+// memory first, since a zip's directory sits at its end. Of a regular
+// file not being followed, Open sets opts.InputSize to what is left of it.
 func Open(r io.Reader, opts Options) (Decoder, error) {
+	if opts.InputSize == 0 && !opts.Growing {
+		opts.InputSize = fileRest(r)
+	}
 	f, zipped, whole, err := SniffStream(r)
 	if err != nil {
 		return nil, err
 	}
 	if zipped {
+		opts.InputSize = 0 // the entries' sizes are their own
 		return openArchive(r, whole, opts)
 	}
 	return NewDecoder(f, whole, opts), nil
+}
+
+// fileRest is how many bytes a regular file holds past its read position,
+// 0 for any other reader.
+func fileRest(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	at, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || at >= st.Size() {
+		return 0
+	}
+	return st.Size() - at
 }
 
 // SniffStream reads the first bytes of r, as few as tell its format, and
@@ -181,6 +204,11 @@ func openZip(orig io.Reader, all io.Reader, opts Options) (Decoder, error) {
 		ra, size = bytes.NewReader(data), int64(len(data))
 	}
 	zr, err := zip.NewReader(ra, size)
+	if errors.Is(err, zip.ErrFormat) {
+		// It begins as a zip does, so it is one: its end is what is wrong.
+		return nil, &Error{Err: ErrZipDamaged, Fatal: true,
+			Detail: fmt.Sprintf("its directory, at the end of its %d bytes, is missing or unreadable", size)}
+	}
 	if err != nil {
 		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "zip archive: " + err.Error()}
 	}
