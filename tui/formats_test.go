@@ -202,3 +202,19 @@ func TestBatchTextWrapsNotes(t *testing.T) {
 		}
 	}
 }
+
+// A pane the source has nothing for has no tab, as the grid leaves it out
+// (a TPTP trace without allocations, a file without telemetry): its key
+// says why instead.
+func TestNoTabForAPaneTheSourceCannotFill(t *testing.T) {
+	m, agg := fileModel(t, fixtures.Path(t, jinsightTrace), 80, 24)
+	deliver(m, agg)
+	bar := ansi.Strip(m.tabBar())
+	if !strings.Contains(bar, "5 Objects") || strings.Contains(bar, "Telemetry") {
+		t.Fatalf("a Jinsight trace (a census, no series): %q", bar)
+	}
+	press(m, "7")
+	if m.focus == paneTelemetry || !strings.Contains(m.notice, "no telemetry") {
+		t.Fatalf("7: focus %v, notice %q", m.focus, m.notice)
+	}
+}

@@ -103,22 +103,35 @@ func (m *Model) switchView() tea.Cmd {
 	return nil
 }
 
-// paneShown says a pane has its tab: Coverage only when there is some;
-// Probes when there are some, or the source can be asked for them.
+// paneShown says a pane has its tab, as the grid shows it: Coverage only
+// when there is some; Objects when the source reports objects; Telemetry
+// when it has series (or could not read some asked for); Probes when
+// there are some, or the source can be asked for them. A pane shown keeps
+// its tab.
 func (m *Model) paneShown(p paneID) bool {
+	s := m.snap
 	switch p {
 	case paneCoverage:
-		return m.snap != nil && len(m.snap.Coverage) > 0
+		return s != nil && len(s.Coverage) > 0
+	case paneObjects:
+		return m.focus == paneObjects || s == nil || s.HasObjects
+	case paneTelemetry:
+		return m.focus == paneTelemetry || s == nil || len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0
 	case paneProbes:
-		return m.focus == paneProbes || m.status.Probing || m.snap != nil && len(m.snap.Probes) > 0
+		return m.focus == paneProbes || m.status.Probing || s != nil && len(s.Probes) > 0
 	}
 	return true
 }
 
 // paneWhyNot says why a pane has no tab.
 func paneWhyNot(p paneID) string {
-	if p == paneProbes {
+	switch p {
+	case paneProbes:
 		return "this source has no probes: --probe asks proftop's JVM agent for them"
+	case paneObjects:
+		return "this source reports no objects (allocations, frees or a census)"
+	case paneTelemetry:
+		return "this source sends no telemetry series"
 	}
 	return "this source reports no line coverage"
 }
