@@ -297,7 +297,7 @@ func (s *Session) attach(c *control) (protocol.Agent, error) {
 		return protocol.Agent{}, fmt.Errorf("attach to agent %s: %w", agent.ID, err)
 	}
 	c.dest = protocol.AgentEndpoint(agent.ID)
-	s.track.update(func(st *Status) { st.Agent, st.Probing = agent, true })
+	s.track.update(func(st *Status) { st.Agent, st.Probing, st.ProbeSpecs = agent, true, s.cfg.Probes })
 	return agent, nil
 }
 

@@ -101,6 +101,9 @@ type Status struct {
 	// session with an agent controller. Other sources have probes only
 	// when their data holds some (a recording of such a session).
 	Probing bool
+	// ProbeSpecs are the probes asked for (--probe): the problems found
+	// with them are theirs, among the telemetry's.
+	ProbeSpecs []string
 }
 
 // Fact is one thing a source knows of the process it watches.
@@ -229,6 +232,7 @@ func (t *tracker) snapshot() Status {
 	st.Agents = append([]protocol.Agent(nil), t.st.Agents...)
 	st.Facts = append([]Fact(nil), t.st.Facts...)
 	st.Notes = append([]string(nil), t.st.Notes...)
+	st.ProbeSpecs = append([]string(nil), t.st.ProbeSpecs...)
 	st.Events, st.Bytes, st.DecodeErrors = ev, by, t.errs.Load()
 	st.EventsPerSec, st.BytesPerSec = t.eventsPerSec, t.bytesPer
 	if st.State == StateEnded {

@@ -405,7 +405,7 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		body = m.renderTelemetry(innerW, innerH, focused)
 		title = telemetryTitle(m.snap, t, len(m.entries.of(m.snap)), m.filters[p])
 	case p == paneProbes && len(m.snap.Probes) == 0:
-		body = noProbes(&m.st)
+		body = noProbes(m.snap, m.status.ProbeSpecs, innerW, innerH, &m.st)
 	default:
 		d := m.rows(p, m.snap)
 		body = t.render(d, innerW, innerH, &m.st, focused)

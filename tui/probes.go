@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,8 +100,20 @@ func (r probeRows) Num(i, col int) int64 {
 	return 0
 }
 
-// noProbes says how to get probes.
-func noProbes(st *Styles) []string {
+// noProbes says why no probe has recorded anything: what went wrong with
+// those asked for (the agent's reasons, said in the telemetry's pane
+// too), else how to get probes.
+func noProbes(s *state.Snapshot, asked []string, w, h int, st *Styles) []string {
+	var problems []state.TelemetryProblem
+	for _, p := range s.TelemetryProblems {
+		if slices.Contains(asked, p.Spec) {
+			problems = append(problems, p)
+		}
+	}
+	if len(problems) > 0 {
+		out := []string{st.Muted.Render("No probe has recorded anything:")}
+		return append(out, problemLines(problems, w, max(h-1, 1), st)...)
+	}
 	return []string{
 		st.Muted.Render("No probe has recorded anything. Watching a JVM through proftop's agent,"),
 		st.Muted.Render("--probe jfr:EVENT#FIELD records the application's JFR duration events by"),
