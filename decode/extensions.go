@@ -162,10 +162,19 @@ type ThreadPoll struct {
 const PollComplete int32 = 1
 
 // MemoryPool is one memory pool's usage at a poll, in bytes (-1: undefined).
+// The kinds of memory pool (MemoryPool.Heap): the JVM's heap and non-heap
+// memory, and the memory of a runtime that has neither (rbkit's memsize of
+// all objects, which is more than its object heap and not apart from it).
+const (
+	PoolNonHeap byte = 0
+	PoolHeap    byte = 1
+	PoolOther   byte = 2
+)
+
 type MemoryPool struct {
 	Time      Ticks  `tptp:"time"`
 	Name      string `tptp:"name"` // "G1 Eden Space", "Metaspace"
-	Heap      byte   `tptp:"heap"` // 1: part of the heap
+	Heap      byte   `tptp:"heap"` // PoolHeap, PoolNonHeap or PoolOther
 	Used      int64  `tptp:"used"`
 	Committed int64  `tptp:"committed"`
 	Max       int64  `tptp:"max"`

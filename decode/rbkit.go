@@ -312,10 +312,10 @@ func (m *rbkitMapper) gcStats(stats []rbStat, t Ticks) {
 		if hasSize {
 			committed = size
 		}
-		m.emit(&MemoryPool{Time: t, Name: RbkitObjectHeap, Heap: 1, Used: live * slot, Committed: committed, Max: -1})
+		m.emit(&MemoryPool{Time: t, Name: RbkitObjectHeap, Heap: PoolHeap, Used: live * slot, Committed: committed, Max: -1})
 	}
 	if n, ok := v["total_memsize"]; ok {
-		m.emit(&MemoryPool{Time: t, Name: RbkitMemsize, Used: n, Committed: -1, Max: -1})
+		m.emit(&MemoryPool{Time: t, Name: RbkitMemsize, Heap: PoolOther, Used: n, Committed: -1, Max: -1})
 	}
 }
 

@@ -584,8 +584,8 @@ func (a *Aggregator) apply(ev decode.Event) {
 		a.gc.collectorTotals(a.at(e.Time), e.Collector, e.Count, int64(a.clock.Duration(e.TotalTime)))
 	case *decode.MemoryPool:
 		at := a.at(e.Time)
-		a.gc.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed, e.Max)
-		a.telemetry.pool(at, e.Name, e.Heap != 0, e.Used, e.Committed)
+		a.gc.pool(at, e.Name, e.Heap == decode.PoolHeap, e.Used, e.Committed, e.Max)
+		a.telemetry.pool(at, e.Name, e.Heap, e.Used, e.Committed)
 	case *decode.TelemetrySeries:
 		a.telemetry.declare(e)
 	case *decode.TelemetryValue:

@@ -35,6 +35,8 @@ const (
 	heapCommittedPrefix    = "Heap committed ("
 	nonHeapUsedPrefix      = "Non-heap used ("
 	nonHeapCommittedPrefix = "Non-heap committed ("
+	memoryUsedPrefix       = "Memory used ("
+	memoryCommittedPrefix  = "Memory committed ("
 )
 
 type point struct{ at, v int64 }
@@ -150,11 +152,15 @@ func (tt *telemetryTable) derive(at int64, name, unit string, v int64) {
 	}
 }
 
-// pool derives a memory pool's two series: used and committed bytes.
-func (tt *telemetryTable) pool(at int64, name string, heap bool, used, committed int64) {
-	usedPrefix, committedPrefix := heapUsedPrefix, heapCommittedPrefix
-	if !heap {
-		usedPrefix, committedPrefix = nonHeapUsedPrefix, nonHeapCommittedPrefix
+// pool derives a memory pool's two series: used and committed bytes,
+// named by its kind (decode.PoolHeap…).
+func (tt *telemetryTable) pool(at int64, name string, kind byte, used, committed int64) {
+	usedPrefix, committedPrefix := nonHeapUsedPrefix, nonHeapCommittedPrefix
+	switch kind {
+	case decode.PoolHeap:
+		usedPrefix, committedPrefix = heapUsedPrefix, heapCommittedPrefix
+	case decode.PoolOther:
+		usedPrefix, committedPrefix = memoryUsedPrefix, memoryCommittedPrefix
 	}
 	if used >= 0 {
 		tt.derive(at, usedPrefix+name+")", decode.UnitBytes, used)

@@ -87,6 +87,7 @@ func TestPoolSeriesAreDerived(t *testing.T) {
 			&decode.MemoryPool{Time: sec(i), Name: "G1 Eden Space", Heap: 1, Used: int64(i+1) << 20, Committed: 64 << 20, Max: -1},
 			&decode.MemoryPool{Time: sec(i), Name: "G1 Old Gen", Heap: 1, Used: 300 << 20, Committed: 512 << 20, Max: 1 << 30},
 			&decode.MemoryPool{Time: sec(i), Name: "Metaspace", Used: 40 << 20, Committed: -1, Max: -1},
+			&decode.MemoryPool{Time: sec(i), Name: "memsize of all objects", Heap: decode.PoolOther, Used: 3 << 20, Committed: -1, Max: -1},
 		}, 1, decode.Clock{}, tel0)
 	}
 	s := a.Snapshot(tel0, Query{CallersOf: -1})
@@ -98,7 +99,8 @@ func TestPoolSeriesAreDerived(t *testing.T) {
 		}
 	}
 	want := []string{"Heap used (G1 Eden Space)/Heap used", "Heap committed (G1 Eden Space)/Heap committed",
-		"Heap used (G1 Old Gen)/Heap used", "Heap committed (G1 Old Gen)/Heap committed", "Non-heap used (Metaspace)/"}
+		"Heap used (G1 Old Gen)/Heap used", "Heap committed (G1 Old Gen)/Heap committed", "Non-heap used (Metaspace)/",
+		"Memory used (memsize of all objects)/"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("%q", names)
 	}
