@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -486,5 +487,48 @@ func TestFleetErrorColumnOnlyWithAnError(t *testing.T) {
 		if got := !fleetColumns(c.rows, c.sortCol)[fleetColError].off; got != c.shown {
 			t.Errorf("rows %v sorted by %d: LAST ERROR shown %v, want %v", c.rows, c.sortCol, got, c.shown)
 		}
+	}
+}
+
+// The fleet's deadlock banner wraps as the single JVM's does: on a
+// small terminal the host, every thread and lock of the cycle and its
+// end are said, on lines of at most the width (it was cut to one line,
+// at the first lock's id).
+func TestFleetDeadlockBannerWraps(t *testing.T) {
+	for _, w := range []int{80, 200} {
+		f, _ := newTestFleet(t, w, 24)
+		d := f.rows[0].sum.Deadlocks[0]
+		lines := f.banner()
+		var text []string
+		for _, l := range lines {
+			plain := ansi.Strip(l)
+			if n := ansi.StringWidth(plain); n > w {
+				t.Errorf("%d columns: a line of %d cells: %q", w, n, plain)
+			}
+			text = append(text, strings.Fields(plain)...)
+		}
+		said := strings.Join(text, " ")
+		if !strings.HasPrefix(said, "DEADLOCK on prod-1: ") || !strings.Contains(said, "→ back to "+d.Names[0]) {
+			t.Errorf("%d columns: the banner lacks its host or the end of the cycle:\n%s", w, strings.Join(lines, "\n"))
+		}
+		for i := range d.Threads {
+			if lock := fmt.Sprintf("@%x", d.Monitors[i]); !strings.Contains(said, d.Names[i]) || !strings.Contains(said, lock) {
+				t.Errorf("%d columns: the banner lacks %s or its lock %s:\n%s", w, d.Names[i], lock, strings.Join(lines, "\n"))
+			}
+		}
+		if w == 80 && (len(lines) < 2 || len(lines) > 4) {
+			t.Errorf("80 columns: %d lines", len(lines))
+		}
+	}
+}
+
+// On a wide terminal the errors are said whole when there is room: TOP
+// METHOD no longer takes it all ("prod-4:10002 closed the co…" beside a
+// method padded with blanks).
+func TestFleetWideErrorsAreWhole(t *testing.T) {
+	f, _ := newTestFleet(t, 200, 50)
+	screen := ansi.Strip(f.render())
+	if !strings.Contains(screen, "prod-4:10002 closed the connection ") {
+		t.Fatalf("the error is cut:\n%s", screen)
 	}
 }

@@ -124,8 +124,8 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// banner is a line for each deadlocked JVM: the host first, then who
-// waits for what, as the single JVM's banner says it. A small terminal
+// banner describes each deadlocked JVM: the host first, then who waits
+// for what, as the single JVM's banner says it. A small terminal
 // describes one and names the others.
 func (f *FleetModel) banner() []string {
 	describe := 3
@@ -136,7 +136,8 @@ func (f *FleetModel) banner() []string {
 }
 
 // renderFleetDeadlocks describes the deadlocks of the first describe
-// deadlocked JVMs, a line each, and names the rest on one more line.
+// deadlocked JVMs, each wrapped as the single JVM's banner wraps
+// (renderDeadlocks), and names the rest on one more line.
 func renderFleetDeadlocks(rows fleetRows, width, describe int, st *Styles) []string {
 	var out, more []string
 	for i := range rows {
@@ -148,21 +149,36 @@ func renderFleetDeadlocks(rows fleetRows, width, describe int, st *Styles) []str
 			more = append(more, inert(r.name))
 			continue
 		}
-		d := &r.sum.Deadlocks[0]
-		// One line a JVM: brief when the whole does not fit.
-		text := "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d, lockClassWhole), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock)
-		if widthOf(text)+1 > width {
-			text = "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d, lockClassInitials), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock)
+		for j, l := range fleetDeadlockLines(r, width) {
+			if j > 0 {
+				l = "  " + l
+			}
+			out = append(out, st.Deadlock.Render(fit(" "+l, width, false)))
 		}
-		if n := len(r.sum.Deadlocks); n > 1 {
-			text += fmt.Sprintf(" (and %d more)", n-1)
-		}
-		out = append(out, st.Deadlock.Render(fit(" "+text, width, false)))
 	}
 	if len(more) > 0 {
 		out = append(out, st.Deadlock.Render(fit(" DEADLOCK also on "+strings.Join(more, ", "), width, false)))
 	}
 	return out
+}
+
+// fleetDeadlockLines says a JVM's first deadlock on up to three lines of
+// width-2 cells, four when even its locks' simple names take more: the
+// locks' packages go first, not the host nor the end of the cycle.
+func fleetDeadlockLines(r *fleetRow, width int) []string {
+	d := &r.sum.Deadlocks[0]
+	var others string
+	if n := len(r.sum.Deadlocks); n > 1 {
+		others = fmt.Sprintf(" (and %d more)", n-1)
+	}
+	var lines []string
+	for naming := lockClassWhole; naming <= lockClassSimple; naming++ {
+		text := "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d, naming), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock) + others
+		if lines = wrapWords(text, width-2, 4); len(lines) <= 3 {
+			break
+		}
+	}
+	return lines
 }
 
 // elsewhere is the line over a JVM's panes that names the other JVMs

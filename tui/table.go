@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -20,7 +21,7 @@ type column struct {
 	// (OutputStreamManager.write): columns that may go go, in their
 	// order, until it has it.
 	want  int
-	grow  int  // the most cells a fixed column grows by on a wide terminal
+	grow  int  // the most cells a fixed column grows by when its cells need them
 	right bool // right-aligned (numbers)
 	text  bool // sorts by its text, else by a number
 	asc   bool // sorts ascending by default (names, ids); figures sort descending
@@ -79,6 +80,12 @@ type table struct {
 	invert     bool            // the filter selects the rows that do not match
 	matches    map[string]bool // filter results by name
 	shown      []bool          // the columns the last render showed
+	// needs are the widest cells on screen lately (measure), met last
+	// at needMet, for the columns needsOf and the width needsWidth.
+	needs      []int
+	needMet    []time.Time
+	needsOf    *column
+	needsWidth int
 
 	selID  int64
 	hasSel bool
@@ -393,7 +400,8 @@ type blankColumns interface {
 }
 
 // widths fits the columns into width cells, dropping columns when narrow,
-// and more while the flexible column has less than it wants.
+// and more while the flexible column has less than it wants. The rows on
+// screen (t.order: lay out first) say what the names need.
 func (t *table) widths(width int, d rows) []int {
 	gone := make([]bool, len(t.cols))
 	if b, ok := d.(blankColumns); ok {
@@ -401,7 +409,8 @@ func (t *table) widths(width int, d rows) []int {
 			gone[i] = c.drop > 0 && b.Blank(i)
 		}
 	}
-	w := t.fit(width, gone)
+	t.measure(width, d)
+	w := t.fit(width, gone, d)
 	flex := slices.IndexFunc(t.cols, func(c column) bool { return c.width == 0 })
 	if flex < 0 || w[flex] < 0 || t.cols[flex].want == 0 {
 		return w
@@ -415,7 +424,7 @@ func (t *table) widths(width int, d rows) []int {
 			break
 		}
 		gone[worst] = true
-		w = t.fit(width, gone)
+		w = t.fit(width, gone, d)
 	}
 	return w
 }
@@ -433,9 +442,53 @@ func (t *table) worst(gone []bool, skip int) int {
 	return worst
 }
 
+// elastic says whether a column's width follows its cells: the flexible
+// one, and those that grow on a wide terminal.
+func (c *column) elastic() bool { return c.width == 0 || c.grow > 0 }
+
+// needHold is how long a column keeps the width its cells needed once
+// they need less: a column that narrowed and widened as rows came and
+// went would shift every column after it at each refresh.
+const needHold = 10 * time.Second
+
+// measure notes the widest cell of each elastic column among the rows on
+// screen (t.order).
+func (t *table) measure(width int, d rows) {
+	if len(t.needs) != len(t.cols) || t.needsWidth != width || len(t.cols) > 0 && t.needsOf != &t.cols[0] {
+		t.needs, t.needMet = make([]int, len(t.cols)), make([]time.Time, len(t.cols))
+		t.needsWidth = width
+		if len(t.cols) > 0 {
+			t.needsOf = &t.cols[0]
+		}
+	}
+	now := time.Now()
+	for i := range t.cols {
+		c := &t.cols[i]
+		if !c.elastic() || c.width == 0 && !c.text {
+			continue // a flexible column not of text (a sparkline, as long as its history) takes what is left
+		}
+		need := 0
+		for _, r := range t.order {
+			need = max(need, widthOf(d.Cell(r, i)))
+		}
+		if need >= t.needs[i] || now.Sub(t.needMet[i]) > needHold {
+			t.needs[i], t.needMet[i] = need, now
+		}
+	}
+}
+
+// titleWidth is the cells of column i's title, with the sort's arrow.
+func (t *table) titleWidth(i int) int {
+	w := widthOf(t.cols[i].title)
+	if i == t.sortCol {
+		w++
+	}
+	return w
+}
+
 // fit lays the columns not gone out in width cells, dropping more when
 // they do not fit; a gone column's width is -1.
-func (t *table) fit(width int, gone []bool) []int {
+func (t *table) fit(width int, gone []bool, d rows) []int {
 	w := make([]int, len(t.cols))
 	for i, c := range t.cols {
 		if gone[i] || c.off {
@@ -443,13 +496,12 @@ func (t *table) fit(width int, gone []bool) []int {
 		}
 	}
 	for {
-		used, flex := 0, -1
+		used := 0
 		for i, c := range t.cols {
 			if w[i] < 0 {
 				continue
 			}
 			if c.width == 0 {
-				flex = i
 				used += c.min
 			} else {
 				used += c.width
@@ -457,28 +509,12 @@ func (t *table) fit(width int, gone []bool) []int {
 			used++ // the gap
 		}
 		if used-1 <= width {
-			left := width - (used - 1)
 			for i, c := range t.cols {
 				if w[i] >= 0 {
 					w[i] = c.width
 				}
 			}
-			// A wide terminal widens the names too, once the flexible
-			// column (the method, the lock) has room to spare.
-			room := 40
-			if flex >= 0 {
-				room = max(room, t.cols[flex].want-t.cols[flex].min)
-			}
-			for i, c := range t.cols {
-				if w[i] > 0 && c.grow > 0 && left > room {
-					g := min(c.grow, (left-room)/2)
-					w[i] += g
-					left -= g
-				}
-			}
-			if flex >= 0 {
-				w[flex] = t.cols[flex].min + left
-			}
+			t.share(w, width-(used-1), d)
 			return w
 		}
 		gone := make([]bool, len(t.cols))
@@ -502,10 +538,141 @@ func (t *table) fit(width int, gone []bool) []int {
 	}
 }
 
+// share hands the elastic columns shown in w (the flexible one at 0) the
+// room of their usual widths plus left: what their cells need, the
+// narrowest served first, so that the widest are the ones cut; a fixed
+// column keeps its usual width unless its cells need less, the flexible
+// one has its want first (widths drops columns for it). A flexible column
+// still cut then takes cells from fixed ones wider than it, down to their
+// titles. Room to spare gives the fixed columns their usual widths back,
+// and the rest widens the flexible column.
+func (t *table) share(w []int, left int, d rows) {
+	var cols []int
+	floor, target := make([]int, len(t.cols)), make([]int, len(t.cols))
+	flex, room := -1, left
+	for i := range t.cols {
+		c := &t.cols[i]
+		if w[i] < 0 || !c.elastic() {
+			continue
+		}
+		cols = append(cols, i)
+		need := t.needs[i]
+		if need > 0 {
+			need = max(need, t.titleWidth(i))
+		}
+		if c.width == 0 {
+			flex, room = i, room+c.min
+			target[i] = max(c.min, need)
+			floor[i] = min(max(c.min, c.want), target[i])
+			continue
+		}
+		room += c.width
+		if need == 0 { // no row on screen says
+			floor[i], target[i] = c.width, c.width
+			continue
+		}
+		floor[i], target[i] = min(c.width, need), min(need, c.width+c.grow)
+	}
+	level := func(l int) int {
+		n := 0
+		for _, i := range cols {
+			n += min(max(l, floor[i]), target[i])
+		}
+		return n
+	}
+	if flex >= 0 && level(0) > room {
+		floor[flex] = t.cols[flex].min // its want does not fit beside the others' needs
+	}
+	l, top := 0, 0
+	for _, i := range cols {
+		top = max(top, target[i])
+	}
+	for l < top && level(l+1) <= room {
+		l++
+	}
+	room -= level(l)
+	for _, i := range cols {
+		w[i] = min(max(l, floor[i]), target[i])
+	}
+	// What the level left, a cell each, first to those it makes whole.
+	byShortfall := slices.Clone(cols)
+	slices.SortStableFunc(byShortfall, func(a, b int) int { return (target[a] - w[a]) - (target[b] - w[b]) })
+	for _, i := range byShortfall {
+		if room > 0 && w[i] < target[i] {
+			w[i]++
+			room--
+		}
+	}
+	if flex >= 0 && w[flex] < target[flex] {
+		t.even(w, cols, flex, target[flex], d)
+	}
+	for _, i := range cols {
+		if c := &t.cols[i]; c.width > w[i] && room > 0 {
+			g := min(room, c.width-w[i])
+			w[i] += g
+			room -= g
+		}
+	}
+	if flex >= 0 {
+		w[flex] += room
+	}
+}
+
+// even widens the flexible column flex, cut, with cells of the fixed
+// columns in cols wider than it, down to their titles, until it is about
+// as wide as they or has target. What its names, shortened, then leave
+// unused goes back: a name shortens by steps ("jfr:a.TaskState#state"
+// fits 21 to 27 cells alike).
+func (t *table) even(w, cols []int, flex, target int, d rows) {
+	before := slices.Clone(w)
+	for w[flex] < target {
+		widest := -1
+		for _, i := range cols {
+			if i != flex && w[i] > w[flex]+1 && w[i] > t.titleWidth(i) && (widest < 0 || w[i] > w[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		w[widest]--
+		w[flex]++
+	}
+	unused := w[flex] - max(before[flex], t.widestShortened(d, flex, w[flex]))
+	for ; unused > 0; unused-- {
+		most := -1
+		for _, i := range cols {
+			if before[i]-w[i] > 0 && (most < 0 || before[i]-w[i] > before[most]-w[most]) {
+				most = i
+			}
+		}
+		if most < 0 {
+			break
+		}
+		w[most]++
+		w[flex]--
+	}
+}
+
+// widestShortened is the widest of column col's cells on screen once
+// shortened to w cells.
+func (t *table) widestShortened(d rows, col, w int) int {
+	n := 0
+	for _, r := range t.order {
+		s := d.Cell(r, col)
+		if sh := t.cols[col].shorten; sh != nil {
+			s = sh(s, w)
+		}
+		n = max(n, min(widthOf(s), w))
+	}
+	return n
+}
+
 // render draws the header and the visible rows into exactly height lines
 // of width cells.
 func (t *table) render(d rows, width, height int, st *Styles, focused bool) []string {
 	lines := make([]string, 0, height)
+	t.layout(d, height-1) // the rows on screen say what the columns need
 	ws := t.widths(width, d)
 	t.shown = t.shown[:0]
 	for _, w := range ws {
@@ -532,7 +699,6 @@ func (t *table) render(d rows, width, height int, st *Styles, focused bool) []st
 		hb.WriteString(style.Render(fit(title, ws[i], c.right)))
 	}
 	lines = append(lines, clip(hb.String(), width))
-	t.layout(d, height-1)
 	for _, r := range t.order {
 		var b strings.Builder
 		first := true

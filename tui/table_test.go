@@ -2,9 +2,14 @@ package tui
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/state"
 )
 
 // numRows is a one-column table of numbers for the table's own tests.
@@ -135,6 +140,124 @@ func TestFilterMatchesMethodsAsShown(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("/%s matches rows %v of %q, want %v", tc.expr, got, tc.rows, tc.want)
+		}
+	}
+}
+
+// textRows is a table of names, a row a slice of cells.
+type textRows [][]string
+
+func (r textRows) Len() int                      { return len(r) }
+func (r textRows) ID(i int) int64                { return int64(i) }
+func (r textRows) Cell(i, col int) string        { return r[i][col] }
+func (r textRows) Num(i, col int) int64          { return int64(i) }
+func (r textRows) Text(i, col int) string        { return r[i][col] }
+func (r textRows) Name(i int) string             { return r[i][0] }
+func (r textRows) Kind(i int) rowKind            { return rowNormal }
+func (r textRows) CellStyle(i, col int) cellHint { return hintNone }
+
+// Room is shared by what the cells need: a fixed column wider than its
+// names gives the rest to a column that cuts them, spare room widens a
+// cut column before the flexible one takes more than its names need, and
+// when all cannot be whole the widest is the one cut.
+func TestColumnsShareTheRoomByWhatTheirCellsNeed(t *testing.T) {
+	cols := []column{
+		{title: "ID", width: 6, grow: 10, right: true},
+		{title: "ERROR", width: 10, grow: 40, text: true},
+		{title: "NAME", min: 8, text: true},
+	}
+	rows := textRows{
+		{"7", "connection refused by 10.0.0.7", "OrderService.find"},
+		{"12", "no such host", "Cache.get"},
+	}
+	for _, tc := range []struct {
+		width int
+		want  []int
+	}{
+		// ID keeps its usual 6; ERROR (30) and NAME (17) are whole; NAME takes the rest.
+		{80, []int{6, 30, 42}},
+		// Not all whole: ID gives up what "12" does not need, NAME is whole, ERROR cut.
+		{44, []int{2, 23, 17}},
+		// Narrower: the two cut evenly.
+		{30, []int{2, 13, 13}},
+	} {
+		tb := newTable(cols, 2)
+		tb.layout(rows, 5)
+		if got := tb.widths(tc.width, rows); !slices.Equal(got, tc.want) {
+			t.Errorf("%d cells: widths %v, want %v", tc.width, got, tc.want)
+		}
+	}
+}
+
+// A column keeps the width its cells needed for a while after the long
+// name has gone off screen, so that the columns after it do not shift at
+// each refresh; then it gives it back.
+func TestColumnWidthsHoldAWhile(t *testing.T) {
+	cols := []column{{title: "NAME", width: 10, grow: 30, text: true}, {title: "METHOD", min: 10, text: true}}
+	long := textRows{{"http-nio-8080-exec-12", "Cache.get"}}
+	short := textRows{{"main", "Cache.get"}}
+	tb := newTable(cols, 1)
+	tb.render(long, 60, 3, &Styles{}, false)
+	if w := tb.widths(60, long); w[0] != 21 {
+		t.Fatalf("NAME %d cells for a name of 21", w[0])
+	}
+	tb.render(short, 60, 3, &Styles{}, false)
+	if w := tb.widths(60, short); w[0] != 21 {
+		t.Errorf("NAME narrowed at once to %d", w[0])
+	}
+	tb.needMet[0] = tb.needMet[0].Add(-needHold - time.Second)
+	tb.render(short, 60, 3, &Styles{}, false)
+	if w := tb.widths(60, short); w[0] != 10 {
+		t.Errorf("NAME still %d cells once the long name is long gone, want its usual 10", w[0])
+	}
+}
+
+// On a wide terminal the threads' ID keeps its usual width: the room goes
+// to the names and the method (the ID was padded to 16 cells).
+func TestWideThreadsDoNotPadTheID(t *testing.T) {
+	m, _, _ := newTestModel(t, 200, 30)
+	for _, l := range strings.Split(ansi.Strip(m.render()), "\n") {
+		if i := strings.Index(l, "ID NAME"); i >= 0 {
+			if pad := strings.Index(l, "ID") - len("│"); pad > 4 {
+				t.Fatalf("the ID column is %d cells wide for ids of two digits:\n%s", pad+2, l)
+			}
+			return
+		}
+	}
+	t.Fatal("no threads table on screen")
+}
+
+// At 80 columns the probe's name keeps its event ("jfr:Ta…tate#state"
+// said neither) while GROUP, wider, gives it cells.
+func TestNarrowProbesKeepTheEventName(t *testing.T) {
+	m, agg := longRunModel(t, 80, 24, false)
+	press(m, "8")
+	deliver(m, agg)
+	screen := ansi.Strip(m.View().Content)
+	if !strings.Contains(screen, "TaskState#state") {
+		t.Fatalf("the probe's event is cut:\n%s", screen)
+	}
+}
+
+// Batch text has room for a series' whole name beside its figures: the
+// sparkline, as long as the window, does not take it ("Non-… committed
+// (CodeHeap 'non-nmethods')" at 132 columns).
+func TestBatchTelemetryKeepsSeriesNames(t *testing.T) {
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	var series []state.Series
+	names := []string{"Heap used (G1 Eden Space)", "Non-heap committed (CodeHeap 'non-nmethods')",
+		"Non-heap used (CodeHeap 'non-profiled nmethods')", "Live threads"}
+	for _, name := range names {
+		var points []state.Point
+		for i := range 300 {
+			points = append(points, state.Point{At: at.Add(time.Duration(i) * time.Second), Value: int64(1000 + i%7)})
+		}
+		series = append(series, state.Series{Name: name, Unit: "bytes", Divisor: 1, Points: points, Min: 1000, Max: 1006})
+	}
+	text := RenderText(&state.Snapshot{Telemetry: series, TelemetryWindow: 5 * time.Minute}, client.Status{}, 132, 0, false)
+	for _, name := range names {
+		if !strings.Contains(text, name+" ") {
+			t.Errorf("%q is cut:\n%s", name, text)
 		}
 	}
 }
