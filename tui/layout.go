@@ -434,6 +434,9 @@ func (m *Model) pane(p paneID, w, h int) []string {
 		if p == paneObjects && !m.censusShown() {
 			title += objectsTitleTail(m.snap) // after the count and the sort: the first to be cut
 		}
+		if p == paneThreads {
+			title += unlistedThreads(m.snap) // the first to be cut
+		}
 		if nt := notTracked(m.snap, p); nt != "" {
 			title += " · " + nt
 		}
@@ -441,6 +444,19 @@ func (m *Model) pane(p paneID, w, h int) []string {
 	lines := frame(title, body, w, h, focused, &m.st, m.cfg.ASCII)
 	m.cache[p] = paneCache{key: key, lines: lines}
 	return lines
+}
+
+// unlistedThreads says how many threads the JVM has that the pane does
+// not list: the agent's own and JDK Flight Recorder's, which the JVM's
+// thread count (the telemetry's "Live threads") and jstack include.
+func unlistedThreads(s *state.Snapshot) string {
+	if s == nil || s.AgentCost == nil {
+		return ""
+	}
+	if n := s.AgentCost.AgentThreads + s.AgentCost.JFRThreads; n > 0 {
+		return fmt.Sprintf(" · %d of proftop's and JFR's not listed", n)
+	}
+	return ""
 }
 
 // lostTitle says, while a live source is not connected, that the

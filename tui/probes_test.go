@@ -34,3 +34,20 @@ func TestProbesPaneSaysWhyAProbeFailed(t *testing.T) {
 		t.Fatalf("the probes pane:\n%s", screen)
 	}
 }
+
+// The threads the pane does not list, the agent's own and JFR's, are
+// counted in its title: the telemetry's "Live threads" and jstack count
+// them, and the two numbers disagreed with nothing to say why.
+func TestThreadsTitleCountsTheUnlisted(t *testing.T) {
+	agg := state.New(state.Options{})
+	agg.Apply([]decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: decode.Ticks(t0.UnixNano())},
+		&decode.AgentCost{Time: decode.Ticks(t0.UnixNano()), AgentThreads: 7, JFRThreads: 2, ProcessCPU: -1},
+	}, 1, decode.Clock{}, t0)
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	deliver(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Threads · 1 · by") || !strings.Contains(screen, "· 9 of proftop's and JFR's not listed") {
+		t.Fatalf("the threads' title:\n%s", screen)
+	}
+}
