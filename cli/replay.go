@@ -29,11 +29,11 @@ func checkTrace(path string, s config.Settings, follow bool) error {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return fmt.Errorf("%s: not a trace (a directory)", path)
 	}
-	dec, err := decode.Open(f, decode.Options{MaxMessageSize: s.MaxMessageSize})
+	dec, err := decode.Open(f, decode.Options{MaxMessageSize: s.MaxMessageSize, Growing: follow})
 	if follow && decode.MoreMayCome(err) {
 		return nil
 	}
-	if errors.Is(err, decode.ErrZipDamaged) {
+	if errors.Is(err, decode.ErrZipDamaged) || errors.Is(err, decode.ErrZipGrowing) {
 		return fmt.Errorf("%s: %v", path, err) // a zip, told by its first bytes: damaged, not no trace
 	}
 	if err != nil {

@@ -331,8 +331,9 @@ type pacer struct {
 	latest    decode.Ticks
 	wallStart time.Time
 	started   bool
-	// skips counts the quiet stretches passed over (longer than
-	// pacedQuietLimit at the speed played), skipped their trace time.
+	// skips counts the stretches passed over (nothing for longer than
+	// pacedQuietLimit at the speed played, or a clock set back), skipped
+	// their trace time.
 	skips   int
 	skipped time.Duration
 }
@@ -343,35 +344,52 @@ type pacer struct {
 // idle for an hour (or whose clock jumps by years) goes on at once.
 const pacedQuietLimit = 10 * time.Second
 
+// pacedBackLimit is how far back a paced replay's clock may step and
+// still be the same clock: events of a few threads come out of order by
+// milliseconds; a clock set back by more would play unpaced until it
+// caught up.
+const pacedBackLimit = time.Second
+
 func newPacer(speed float64) *pacer { return &pacer{speed: speed} }
 
 // wait returns how long to wait before an event at t is due. Timestamps
-// that step backwards (they do, by a few milliseconds) never mean a wait;
-// nor does a time of 0, which is a time the event did not carry.
+// that step backwards by a little (they do, by a few milliseconds) never
+// mean a wait; nor does a time of 0, which is a time the event did not
+// carry. A stretch passed over, forwards (nothing for longer than
+// pacedQuietLimit at the speed played) or backwards (a clock set back),
+// starts the pacing again from the event after it.
 func (p *pacer) wait(c decode.Clock, t decode.Ticks) time.Duration {
 	if p.speed <= 0 || t == 0 {
 		return 0
 	}
 	if !p.started {
-		p.started, p.first, p.latest, p.wallStart = true, t, t, time.Now()
+		p.restart(t)
 		return 0
 	}
+	limit := time.Duration(float64(pacedQuietLimit) * p.speed)
 	if t <= p.latest {
+		if back := c.Duration(p.latest - t); back > pacedBackLimit {
+			p.skips++
+			p.skipped += back
+			p.restart(t)
+		}
 		return 0
 	}
 	gap := c.Duration(t - p.latest)
-	p.latest = t
-	due := p.wallStart.Add(time.Duration(float64(c.Duration(t-p.first)) / p.speed))
-	wait := time.Until(due)
-	if wait > pacedQuietLimit {
-		// Passed over: the trace's clock goes on from here, as if the
-		// stretch had lasted no time.
-		p.wallStart = p.wallStart.Add(-wait)
+	if gap > limit {
 		p.skips++
 		p.skipped += gap
+		p.restart(t)
 		return 0
 	}
-	return wait
+	p.latest = t
+	due := p.wallStart.Add(time.Duration(float64(c.Duration(t-p.first)) / p.speed))
+	return time.Until(due)
+}
+
+// restart paces from the event at t, due now.
+func (p *pacer) restart(t decode.Ticks) {
+	p.started, p.first, p.latest, p.wallStart = true, t, t, time.Now()
 }
 
 // skipNote says what the pacing passed over, "" when nothing.
@@ -379,21 +397,25 @@ func (p *pacer) skipNote() string {
 	if p.skips == 0 {
 		return ""
 	}
-	stretches := "a quiet stretch"
+	stretches := "a stretch of the recording with nothing in it for longer than " + pacedQuietLimit.String() + ", or its clock set back"
 	if p.skips > 1 {
-		stretches = strconv.Itoa(p.skips) + " quiet stretches"
+		stretches = strconv.Itoa(p.skips) + " stretches of the recording with nothing in them for longer than " + pacedQuietLimit.String() + ", or its clock set back"
 	}
-	return fmt.Sprintf("paced: passed over %s of the recording longer than %s each (%s of trace time in all)",
-		stretches, pacedQuietLimit, longSpan(p.skipped))
+	return fmt.Sprintf("paced: passed over %s (%s of trace time in all)", stretches, longSpan(p.skipped))
 }
 
-// longSpan renders a span that may be of years: 42s, 59m59s, 3h00m, 20454d.
+// longSpan renders a span that may be of years, rounded to what it
+// shows: 42s, 12m00s, 3h00m, 20454d.
 func longSpan(d time.Duration) string {
 	switch {
-	case d < time.Hour:
-		return d.Round(time.Second).String()
-	case d < 100*time.Hour:
+	case d < time.Minute-time.Second/2:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
+	case d < time.Hour-time.Second/2:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	case d < 100*time.Hour-time.Minute/2:
+		d = d.Round(time.Minute)
 		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 	}
-	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	return fmt.Sprintf("%dd", int(d.Round(24*time.Hour)/(24*time.Hour)))
 }

@@ -420,3 +420,24 @@ func readShared(t *testing.T, rel string) []byte {
 	}
 	return data
 }
+
+// A gzip of two members (cat a.gz b.gz) is followed through both: the
+// first member's end was taken for the trace's, cut inside a message.
+func TestFollowAGzipOfTwoMembers(t *testing.T) {
+	long := strings.Repeat("b", 300)
+	first, rest := traceOf(t, true, "a", long), traceOf(t, false, "c")
+	var b bytes.Buffer
+	for _, part := range [][]byte{first, rest} {
+		zw := gzip.NewWriter(&b)
+		zw.Write(part)
+		zw.Close()
+	}
+	path := filepath.Join(t.TempDir(), "members.gz")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	src, c, cancel, ran := followed(t, path)
+	defer func() { cancel(); <-ran; <-c.done }()
+	waitFor(t, "both members", 20*time.Second, func() bool {
+		st := src.Status()
+		return c.seen() == "a "+long+" c" && st.State == StateEnded && st.DecodeErrors == 0
+	})
+}

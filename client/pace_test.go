@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,8 +143,58 @@ func TestPacingPassesOverQuietStretches(t *testing.T) {
 	if took := time.Since(began); took < 150*time.Millisecond || took > 30*time.Second {
 		t.Fatalf("played in %v", took)
 	}
-	want := "paced: passed over 2 quiet stretches of the recording longer than 10s each (2h59m of trace time in all)"
+	want := "paced: passed over 2 stretches of the recording with nothing in them for longer than 10s, or its clock set back (3h00m of trace time in all)"
 	if notes := src.Status().Notes; !slices.Contains(notes, want) {
 		t.Fatalf("notes %q, want %q", notes, want)
+	}
+}
+
+// After a stretch passed over, and after a clock set back, the events are
+// paced again from there: with the pacing anchored at the far time, every
+// event after it played at once.
+func TestPacingGoesOnAfterAJump(t *testing.T) {
+	clock := decode.Clock{}
+	start := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		jump time.Duration // where the clock goes after the sixth event
+	}{
+		{"a year ahead", 365 * 24 * time.Hour},
+		{"an hour back", -time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			enc := decode.NewEncoder(&b, decode.EncoderOptions{})
+			enc.Encode(&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: clock.FromTime(start)})
+			for i := range 12 {
+				at := start.Add(time.Duration(i) * 100 * time.Millisecond)
+				if i >= 6 {
+					at = at.Add(tc.jump)
+				}
+				enc.Encode(&decode.ThreadCPU{ThreadIDRef: 1, Time: clock.FromTime(at)})
+			}
+			enc.Flush()
+			path := filepath.Join(t.TempDir(), "jump.trcbin")
+			os.WriteFile(path, b.Bytes(), 0o644)
+			src := NewFileSource(path, 1, decode.Options{})
+			go func() {
+				for b := range src.Batches() {
+					src.Recycle(b)
+				}
+			}()
+			began := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if err := src.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// 0.5 s before the jump, 0.5 s after it: paced on both sides.
+			if took := time.Since(began); took < 900*time.Millisecond {
+				t.Fatalf("played in %v: the events after the jump were not paced", took)
+			}
+			if notes := src.Status().Notes; len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "passed over a stretch") {
+				t.Fatalf("notes %q", notes)
+			}
+		})
 	}
 }

@@ -19,27 +19,32 @@ import (
 
 const gzipMagic = "\x1f\x8b"
 
-var errZipGrowing = errors.New("a zip archive cannot be followed (its directory is written last): replay it once complete")
+// ErrZipGrowing refuses to follow a zip archive: it is read from its
+// directory, written last.
+var ErrZipGrowing = errors.New("a zip archive cannot be followed (its directory is written last): replay it once complete")
 
 // openArchive opens a zip, or a gzipped trace or tar.
 func openArchive(orig, whole io.Reader, opts Options) (Decoder, error) {
 	br := bufio.NewReader(whole)
 	if head, _ := br.Peek(2); string(head) != gzipMagic {
 		if opts.Growing {
-			return nil, errZipGrowing // its directory would be waited for forever
+			return nil, ErrZipGrowing // its directory would be waited for forever
 		}
 		return openZip(orig, br, opts)
 	}
 	gz, err := gzip.NewReader(br)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		// Its header is not all there: a file still being written, or cut.
+		return nil, &Error{Err: ErrTruncated, Fatal: true, Detail: "gzip header cut short"}
+	}
 	if err != nil {
 		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "gzip: " + err.Error()}
 	}
+	var inflated io.Reader = gz
 	if opts.Growing {
-		// Else the end of the compressed stream would wait for another to
-		// follow it, holding back the last bytes inflated.
-		gz.Multistream(false)
+		inflated = newGzipMembers(gz, br)
 	}
-	in := bufio.NewReaderSize(&gzipErrors{r: gz}, 1024)
+	in := bufio.NewReaderSize(&gzipErrors{r: inflated}, 1024)
 	if head, _ := in.Peek(263); len(head) == 263 && string(head[257:262]) == "ustar" {
 		return openTar(in, opts)
 	}
@@ -106,6 +111,43 @@ func IsGzip(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(gzipMagi
 // checksum that does not match. The decoder above it would pass on
 // "unexpected EOF", which says neither that the archive is at fault nor
 // where.
+// gzipMembers reads a gzip file that is still being written, and the
+// members after the first that are there already (cat a.gz b.gz). The
+// gzip reader's own way to go on reads the next member's header before
+// it returns the last bytes of the one before, which, the file not
+// holding that header yet, held them back for as long as the writer
+// paused; and a member's end is where a followed trace ends (proftop then
+// watches the file for a new one), unless the next one's bytes have come.
+type gzipMembers struct {
+	gz    *gzip.Reader
+	src   *bufio.Reader
+	ended bool // a member ended and another follows: the next read starts it
+}
+
+func newGzipMembers(gz *gzip.Reader, src *bufio.Reader) *gzipMembers {
+	gz.Multistream(false)
+	return &gzipMembers{gz: gz, src: src}
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	if g.ended {
+		if err := g.gz.Reset(g.src); err != nil {
+			return 0, err
+		}
+		g.gz.Multistream(false)
+		g.ended = false
+	}
+	n, err := g.gz.Read(p)
+	if err == io.EOF && g.src.Buffered() > 0 {
+		g.ended = true
+		if n == 0 {
+			return g.Read(p)
+		}
+		return n, nil
+	}
+	return n, err
+}
+
 type gzipErrors struct {
 	r        io.Reader
 	inflated int64

@@ -326,3 +326,31 @@ func TestUntimedSamplesKeepTheirViewWhenTheWindowEmpties(t *testing.T) {
 		t.Fatalf("an empty window:\n%s", screen)
 	}
 }
+
+// O pressed twice before the first census came: the first is announced
+// once, and the second when it comes, not the first again.
+func TestTwoCensusesAskedAreEachAnnouncedOnce(t *testing.T) {
+	m, agg, _ := rbkitModel(t, 200, 50)
+	before := m.latest.Objects.CensusAt
+	census := func(id int64, after time.Duration, count int64) {
+		at := decode.Ticks(before.Add(after).UnixNano())
+		agg.Apply([]decode.Event{&decode.ObjectCensus{Time: at, Census: id, Class: "Widget", Count: count, Bytes: 40 * count, MaxCount: -1}}, 1, decode.Clock{}, t0)
+	}
+	m.Update(press(m, "O")())
+	second := press(m, "O")
+	census(9, time.Minute, 42)
+	deliverCommands(m, agg)
+	if !strings.Contains(m.notice, "census arrived: 42 objects") {
+		t.Fatalf("the first census: %q", m.notice)
+	}
+	m.Update(second())
+	deliverCommands(m, agg)
+	if strings.Contains(m.notice, "census arrived") {
+		t.Fatalf("the first census announced again: %q", m.notice)
+	}
+	census(10, 2*time.Minute, 43)
+	deliverCommands(m, agg)
+	if !strings.Contains(m.notice, "census arrived: 43 objects") {
+		t.Fatalf("the second census: %q", m.notice)
+	}
+}

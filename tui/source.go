@@ -78,7 +78,9 @@ func (m *Model) censusArrived(s *state.Snapshot) {
 	if !m.censusPending || !s.Objects.CensusAt.After(m.censusAsked) {
 		return
 	}
-	m.censusPending = false
+	// The census announced is the one a further ask is compared with: a
+	// second O before it came would else announce it twice.
+	m.censusPending, m.censusAsked = false, s.Objects.CensusAt
 	m.notice = fmt.Sprintf("census arrived: %s objects, counted at %s (5: the Objects pane, v: its census)",
 		count(s.Objects.CensusTotal), s.Objects.CensusAt.Local().Format("15:04:05"))
 }
