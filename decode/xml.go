@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/proftop/proftop/internal/javaname"
 	"io"
 	"math"
 	"strconv"
@@ -427,7 +428,7 @@ func (d *XMLDecoder) frame(sp *kindSpec, t *xmlTag) error {
 			if err != nil {
 				return d.valueErr(frameElement, frameMethod, t.start+int64(a.at), err.Error())
 			}
-			method = d.intern.bytes(v)
+			method = javaname.SpecialFrame(d.intern.bytes(v))
 		case frameLine:
 			n, ok := parseInt(a.value, math.MinInt64, math.MaxInt64)
 			if !ok {

@@ -280,3 +280,18 @@ func TestNestedZipIsRefusedCheaply(t *testing.T) {
 		t.Fatalf("allocated %d bytes to refuse it", m.bytes)
 	}
 }
+
+// TPTP's XML writes a constructor "-init-" (angle brackets are markup
+// there): a frame names it as the JVM does, as its methodDef's name is
+// read (state takes "-init-" there).
+func TestXMLFramesNameConstructorsAsTheJVM(t *testing.T) {
+	doc := `<TRACE><monWait threadIdRef="3" time="5.5" objIdRef="9" timeout="100" stackDepth="2">` +
+		`<frame method="java.util.ArrayList.-init-" line="132"/><frame method="a.B.-clinit-" line="1"/></monWait></TRACE>`
+	ev, err := NewXMLDecoder(strings.NewReader(doc), Options{}).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ev.(*MonWait).Stack; len(st.Methods) != 2 || st.Methods[0] != "java.util.ArrayList.<init>" || st.Methods[1] != "a.B.<clinit>" {
+		t.Fatalf("%q", st.Methods)
+	}
+}

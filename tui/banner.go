@@ -86,16 +86,20 @@ const maxRecentDeadlockLines = 3
 // deadlock with it at once), a line each; of those the process's exit
 // ended, that it did: they did not clear.
 func recentDeadlockLines(s *state.Snapshot, width int, st *Styles) []string {
-	var out []string
+	// Newest first: those listed are the first that are recent and
+	// cleared with the latest (the history has those before).
+	listed := 0
 	for i, p := range s.RecentDeadlocks {
-		if !s.Clock.IsZero() && s.Clock.Sub(p.Until) >= recentDeadlockFor {
-			break // newest first: the rest are older still
+		if !s.Clock.IsZero() && s.Clock.Sub(p.Until) >= recentDeadlockFor ||
+			i > 0 && p.Until.Before(s.RecentDeadlocks[0].Until.Add(-time.Second)) {
+			break
 		}
-		if i > 0 && p.Until.Before(s.RecentDeadlocks[0].Until.Add(-time.Second)) {
-			break // cleared before the latest: the history has it
-		}
+		listed++
+	}
+	var out []string
+	for i, p := range s.RecentDeadlocks[:listed] {
 		if len(out) == maxRecentDeadlockLines {
-			out[len(out)-1] += st.Warn.Render(fmt.Sprintf("  (and %d more)", len(s.RecentDeadlocks)-i))
+			out[len(out)-1] += st.Warn.Render(fmt.Sprintf("  (and %d more)", listed-i))
 			break
 		}
 		seen, after := "", ""

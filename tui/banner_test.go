@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,7 @@ func TestWrapWords(t *testing.T) {
 // process's exit ended say so: they did not clear. One that cleared
 // before them is left to the history.
 func TestDeadlocksClearedTogetherAreAllListed(t *testing.T) {
+	defer func(l *time.Location) { time.Local = l }(time.Local)
 	time.Local = time.UTC
 	st := PlainStyles()
 	clock := time.Date(2026, 11, 27, 9, 1, 0, 0, time.UTC)
@@ -118,5 +120,23 @@ func TestDeadlocksClearedTogetherAreAllListed(t *testing.T) {
 	s.Process.Exited = time.Time{}
 	if text := strings.Join(renderDeadlocks(s, 200, &st), "\n"); strings.Contains(text, "exited") {
 		t.Fatalf("no exit:\n%s", text)
+	}
+}
+
+// Beyond three lines, the deadlocks that cleared with the latest are
+// counted, not the older ones the history has.
+func TestDeadlocksClearedTogetherBeyondThreeLines(t *testing.T) {
+	st := PlainStyles()
+	clock := time.Date(2026, 11, 27, 9, 1, 0, 0, time.UTC)
+	var recent []state.PastDeadlock
+	for i := range 4 {
+		recent = append(recent, state.PastDeadlock{Deadlock: state.Deadlock{Names: []string{fmt.Sprint("a", i), fmt.Sprint("b", i)}},
+			Since: clock.Add(-time.Minute), Until: clock.Add(-10 * time.Second)})
+	}
+	recent = append(recent, state.PastDeadlock{Deadlock: state.Deadlock{Names: []string{"old-1", "old-2"}},
+		Since: clock.Add(-2 * time.Minute), Until: clock.Add(-90 * time.Second)})
+	lines := renderDeadlocks(&state.Snapshot{Clock: clock, RecentDeadlocks: recent}, 200, &st)
+	if len(lines) != 3 || !strings.HasSuffix(strings.TrimRight(lines[2], " "), "(and 1 more)") {
+		t.Fatalf("%d lines:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 }

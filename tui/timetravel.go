@@ -307,7 +307,7 @@ func (m *Model) momentText() string {
 	ago := from.Sub(p.At)
 	text := agoText(ago.Round(time.Second))
 	if ago > 0 && ago < 950*time.Millisecond {
-		text = fmt.Sprintf("%.1fs", math.Ceil(ago.Seconds()*10)/10)
+		text = fmt.Sprintf("%.1fs", max(math.Round(ago.Seconds()*10)/10, 0.1))
 	}
 	return fmt.Sprintf("-%s, %s", text, p.At.Local().Format("15:04:05"))
 }

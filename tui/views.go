@@ -3,6 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/state"
 )
 
@@ -103,20 +104,21 @@ func (m *Model) switchView() tea.Cmd {
 	return nil
 }
 
-// paneShown says a pane has its tab, as the grid shows it: Coverage only
-// when there is some; Objects when the source reports objects; Telemetry
-// when it has series (or could not read some asked for); Probes when
-// there are some, or the source can be asked for them. A pane shown keeps
-// its tab.
+// paneShown says a pane has its tab: Coverage only when there is some;
+// Probes when there are some, or the source can be asked for them; of a
+// file, or a source that has ended, Objects and Telemetry only when it
+// has some (a live source's may be on their way: an agent's first poll,
+// a census asked of rbkit). A pane shown keeps its tab.
 func (m *Model) paneShown(p paneID) bool {
 	s := m.snap
+	mayCome := s == nil || m.status.Negotiation != client.OutcomeFile && m.status.State != client.StateEnded
 	switch p {
 	case paneCoverage:
 		return s != nil && len(s.Coverage) > 0
 	case paneObjects:
-		return m.focus == paneObjects || s == nil || s.HasObjects
+		return m.focus == paneObjects || mayCome || s.HasObjects
 	case paneTelemetry:
-		return m.focus == paneTelemetry || s == nil || len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0
+		return m.focus == paneTelemetry || mayCome || len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0
 	case paneProbes:
 		return m.focus == paneProbes || m.status.Probing || s != nil && len(s.Probes) > 0
 	}

@@ -115,6 +115,21 @@ func javaTypeName(s string) bool {
 	return true
 }
 
+// SpecialFrame is a stack frame's method ("pkg.C.-init-", maybe with its
+// descriptor after it) with a constructor's or class initializer's name
+// as the JVM writes it (Special).
+func SpecialFrame(frame string) string {
+	name, rest := frame, ""
+	if i := strings.IndexByte(frame, '('); i >= 0 {
+		name, rest = frame[:i], frame[i:]
+	}
+	dot := strings.LastIndexByte(name, '.')
+	if special := Special(name[dot+1:]); special != name[dot+1:] {
+		return name[:dot+1] + special + rest
+	}
+	return frame
+}
+
 // Special is a constructor's or class initializer's name as the JVM
 // writes it: TPTP's XML traces write "<init>" and "<clinit>" as "-init-"
 // and "-clinit-" (angle brackets are markup there), which would otherwise

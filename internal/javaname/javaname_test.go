@@ -49,3 +49,19 @@ func TestSpecial(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecialFrame(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"java.util.ArrayList.-init-", "java.util.ArrayList.<init>"},
+		{"java.util.ArrayList.-init-(Ljava/util/Collection;)V", "java.util.ArrayList.<init>(Ljava/util/Collection;)V"},
+		{"a.B.-clinit-", "a.B.<clinit>"},
+		{"-init-", "<init>"},
+		{"a.B.init", "a.B.init"},
+		{"a.B.get(I)V", "a.B.get(I)V"},
+		{"", ""},
+	} {
+		if got := SpecialFrame(tc.in); got != tc.want {
+			t.Errorf("SpecialFrame(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
