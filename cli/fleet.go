@@ -75,11 +75,14 @@ func splitHosts(list string) []string {
 
 // WatchFleet watches several JVMs at once: the overview, or batch snapshots.
 func WatchFleet(ctx context.Context, targets []client.Target, s config.Settings, v View, out io.Writer) error {
+	switch {
+	case v.History:
+		return errors.New("--history is of one JVM: it cannot be used with several hosts: watch that one JVM for it")
+	case v.Bundle != "":
+		return errors.New("--bundle is of one JVM: it cannot be used with several hosts: watch that one JVM for it")
+	}
 	if err := v.check(); err != nil {
 		return err
-	}
-	if v.History || v.Bundle != "" {
-		return errors.New("--history and --bundle are of one JVM: they cannot be used with several hosts: watch that one JVM for them")
 	}
 	if s.Record != "" {
 		return errors.New("--record writes one JVM's stream: it cannot be used with several hosts (record each with its own proftop)")

@@ -17,14 +17,16 @@ func TestBatchOptionsWithoutBatchAreRefused(t *testing.T) {
 		name string
 		v    View
 		want string // "" accepted
+		// fleet is what a fleet says, when not want
+		fleet string
 	}{
-		{"json", View{JSON: true}, "--json prints the snapshots as JSON: use it with --batch"},
-		{"iterations", View{Count: 3}, "-n (--iterations) counts the snapshots --batch prints"},
-		{"top", View{Top: 5}, "--top is the rows per table --batch prints"},
-		{"bundle", View{Bundle: "b.tar.gz"}, "--bundle writes a bundle when a --batch run ends"},
-		{"history", View{History: true, Batch: true}, "--history prints the history as JSON lines"},
-		{"batch json", View{Batch: true, JSON: true, Count: 2, Top: 5}, ""},
-		{"interface", View{}, ""},
+		{"json", View{JSON: true}, "--json prints the snapshots as JSON: use it with --batch", ""},
+		{"iterations", View{Count: 3}, "-n (--iterations) counts the snapshots --batch prints", ""},
+		{"top", View{Top: 5}, "--top is the rows per table --batch prints", ""},
+		{"bundle", View{Bundle: "b.tar.gz"}, "--bundle writes a bundle when a --batch run ends", "--bundle is of one JVM"},
+		{"history", View{History: true, Batch: true}, "--history prints the history as JSON lines", "--history is of one JVM"},
+		{"batch json", View{Batch: true, JSON: true, Count: 2, Top: 5}, "", ""},
+		{"interface", View{}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.v.check()
@@ -38,14 +40,18 @@ func TestBatchOptionsWithoutBatchAreRefused(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
 			targets := []client.Target{{Host: "127.0.0.1", Port: 1}, {Host: "127.0.0.1", Port: 2}}
-			if err := WatchFleet(context.Background(), targets, config.Settings{}, tc.v, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("the fleet: got %v, want %q", err, tc.want)
+			want := tc.want
+			if tc.fleet != "" {
+				want = tc.fleet
+			}
+			if err := WatchFleet(context.Background(), targets, config.Settings{}, tc.v, nil); err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("the fleet: got %v, want %q", err, want)
 			}
 		})
 	}
 	targets := []client.Target{{Host: "127.0.0.1", Port: 1}, {Host: "127.0.0.1", Port: 2}}
-	v := View{Batch: true, Bundle: "b.tar.gz"}
-	if err := WatchFleet(context.Background(), targets, config.Settings{}, v, nil); err == nil || !strings.Contains(err.Error(), "of one JVM") {
+	v := View{Batch: true, JSON: true, History: true}
+	if err := WatchFleet(context.Background(), targets, config.Settings{}, v, nil); err == nil || err.Error() != "--history is of one JVM: it cannot be used with several hosts: watch that one JVM for it" {
 		t.Fatalf("a fleet's bundle: %v", err)
 	}
 }
