@@ -91,9 +91,10 @@ binary or XML traces (zipped too), JinsightLive .trc traces, ProfilerJ
 snapshots (a still picture). By default it plays as fast as possible;
 --speed N paces events by their timestamps at N times real time (1 is real
 time), passing over any stretch with nothing in it that would take more
-than 10 s (the notes say so). --follow reads a file that is still being written, like tail -f:
-what is there, then what is added as it comes; a file truncated,
-replaced or rewritten in place is read again from its start.
+than 10 s, and a clock set back (the notes say so). --follow reads a file
+that is still being written, like tail -f: what is there, then what is
+added as it comes; a file truncated, replaced or rewritten in place is
+read again from its start.
 
 A triage bundle (written by w in the interface, or --bundle) reopens with
 its history: freeze (space) and step back (←, [, home) through the pictures
