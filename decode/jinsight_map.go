@@ -78,6 +78,7 @@ type JinsightDecoder struct {
 
 // jinsightThread is a thread's name and open frames.
 type jinsightThread struct {
+	latest  uint64 // ticks of its latest method record
 	name    string
 	defined uint64 // ticks of its THREAD_DEFINE
 	frames  []jinsightFrame
@@ -303,11 +304,51 @@ func (d *JinsightDecoder) apply(rec Record) error {
 	var bad error
 	if ticks := recordTicks(rec); ticks != nil {
 		bad = d.plausible(rec, ticks)
+		if bad == nil {
+			bad = d.inOrder(rec, *ticks)
+		}
 	}
 	if err := d.applyRecord(rec); err != nil {
 		return err
 	}
 	return bad
+}
+
+// maxThreadStepBack is how far a thread's method records may step back
+// in time: the agent's own traces do by tens of microseconds (ticks read
+// on several processors); a record far later than its thread's next is
+// damaged, and made a call of seconds out of one of microseconds.
+const maxThreadStepBack = time.Second
+
+// inOrder checks a method record's ticks against its thread's latest:
+// much earlier, one of the two is damaged (which one, the trace cannot
+// tell). The record is applied as it is; the error says where.
+func (d *JinsightDecoder) inOrder(rec Record, ticks uint64) error {
+	var id uint32
+	switch r := rec.(type) {
+	case *JinsightMethodEnter:
+		id = r.ThreadID
+	case *JinsightMethodLeave:
+		id = r.ThreadID
+	default:
+		return nil
+	}
+	t := d.threads[id]
+	if t == nil || d.perMicro <= 0 {
+		if t != nil {
+			t.latest = max(t.latest, ticks)
+		}
+		return nil
+	}
+	was := t.latest
+	t.latest = max(was, ticks)
+	if limit := uint64(d.perMicro) * uint64(maxThreadStepBack/time.Microsecond); was > ticks && was-ticks > limit {
+		back := (time.Duration((was-ticks)/uint64(d.perMicro)) * time.Microsecond).Round(time.Millisecond)
+		t.latest = ticks // the records after it go by it: one error a damaged time, not one a record
+		return &Error{Err: ErrValue, Offset: d.r.Offset(), Element: rec.Type(), Field: "ticks",
+			Detail: fmt.Sprintf("%d is %v earlier than thread %d's record before (%d): one of the two is damaged", ticks, back, id, was)}
+	}
+	return nil
 }
 
 // maxTicksJump is how far, in time, a record's ticks may be from the

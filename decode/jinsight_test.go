@@ -895,3 +895,25 @@ func jinsightCalls(t *testing.T, data []byte) (calls, errs []string) {
 	}
 	return calls, errs
 }
+
+// A time damaged by seconds (a lower byte of the 8) made a call seconds
+// long in a trace of milliseconds, with no error: within a day of the
+// record before, it passed. The thread's next record, far earlier, says
+// one of the two is damaged, once.
+func TestJinsightTicksDamagedBySeconds(t *testing.T) {
+	sevenSeconds := uint64(1000 * 7_000_000) // at 1000 ticks a µs
+	data := smallTrace(44,
+		classLoad(2, "a/B", "outer", "inner"),
+		&JinsightThreadDefine{Ticks: 1_000_000, ThreadID: 3, ThreadName: "worker"},
+		enter(1_001_000, 3, 2, 0),
+		enter(1_002_000+sevenSeconds, 3, 2, 1), // damaged
+		leave(1_003_000, 3),
+		leave(1_004_000, 3),
+		enter(1_005_000, 3, 2, 1),
+		leave(1_006_000, 3),
+	)
+	_, errs := jinsightCalls(t, data)
+	if len(errs) != 1 || !strings.Contains(errs[0], "METHOD_LEAVE: field ticks: invalid value: 1003000 is 7s earlier than thread 3's record before (7001002000): one of the two is damaged") {
+		t.Fatalf("errors %q", errs)
+	}
+}
