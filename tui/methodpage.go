@@ -60,13 +60,15 @@ func (m *Model) settlePage() {
 	m.release(s)
 }
 
-// fullSnapshot is the picture of a page's moment with every method, for
-// a view frozen: it sorts and scrolls without the aggregator.
+// fullSnapshot is the picture of a moment with every method and every
+// thread's stack, for a view frozen: it sorts, scrolls and drills in
+// without the aggregator (a thread's drill-in read "no stack reported",
+// the snapshot frozen having only the stack of the drill-in open then).
 func (m *Model) fullSnapshot(s *state.Snapshot) *state.Snapshot {
-	if s == nil || s.Page == nil {
+	if s == nil {
 		return s
 	}
 	q := m.query()
-	q.Methods = nil
+	q.Methods, q.AllStacks = nil, true
 	return m.agg.Snapshot(s.Taken, q)
 }

@@ -305,3 +305,22 @@ func TestFirstStepBackSaysTheTenths(t *testing.T) {
 		t.Fatalf("the second step back:\n%s", screen)
 	}
 }
+
+// A thread's drill-in in a view frozen shows its stack, as live: the
+// snapshot frozen had only the stack of the drill-in open when it was
+// taken, and read "no stack reported".
+func TestFrozenThreadDrillInHasItsStack(t *testing.T) {
+	m, agg, _ := newTestModel(t, 120, 40)
+	press(m, "enter")
+	deliver(m, agg)
+	live := ansi.Strip(m.render())
+	if !strings.Contains(live, "Stack (thread poll") {
+		t.Fatalf("live:\n%s", live)
+	}
+	press(m, "esc")
+	deliver(m, agg) // a snapshot with no drill-in open: no stack in it
+	press(m, "space", "enter")
+	if frozen := ansi.Strip(m.render()); !strings.Contains(frozen, "Stack (thread poll") || strings.Contains(frozen, "no stack reported") {
+		t.Fatalf("frozen:\n%s", frozen)
+	}
+}
