@@ -34,6 +34,27 @@ func stamp(prefix string, now time.Time) string {
 	return prefix + "-" + now.Local().Format("20060102-150405")
 }
 
+// unused is base, or base-2, base-3…, the first that no file of the
+// extensions has: two exports of one moment (a live view's and a
+// replay's, two threads' filters) each keep theirs.
+func unused(base string, exts ...string) string {
+	for n := 1; ; n++ {
+		name := base
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		taken := false
+		for _, ext := range exts {
+			if _, err := os.Lstat(name + ext); err == nil {
+				taken = true
+			}
+		}
+		if !taken || n > 999 {
+			return name
+		}
+	}
+}
+
 // writeBundle writes a triage bundle into the working directory.
 func (m *Model) writeBundle() tea.Cmd {
 	if m.cfg.Bundle == nil {
@@ -46,7 +67,7 @@ func (m *Model) writeBundle() tea.Cmd {
 	}
 	m.bundling = true
 	now := time.Now()
-	path := stamp("proftop-bundle", now) + ".tar.gz"
+	path := unused(stamp("proftop-bundle", now), ".tar.gz") + ".tar.gz"
 	m.notice = "writing the bundle " + path + "…"
 	write := m.cfg.Bundle
 	return func() tea.Msg {
@@ -85,7 +106,7 @@ func (m *Model) exportProfile() tea.Cmd {
 			return state.BuildCallTree(shape, nil, figs)
 		}
 	}
-	base := stamp("proftop-profile", moment)
+	base := unused(stamp("proftop-profile", moment), ".pb.gz", ".collapsed")
 	return func() tea.Msg {
 		t := build()
 		if len(t.Nodes) <= 1 {

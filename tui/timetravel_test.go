@@ -251,6 +251,14 @@ func TestBundleAndExportKeys(t *testing.T) {
 	if len(files) != 2 {
 		t.Fatalf("files %v", files)
 	}
+	// The same moment exported again keeps the first export: it was
+	// overwritten without a word.
+	first := m.notice
+	run(m, "e")
+	files, _ = filepath.Glob(filepath.Join(dir, "proftop-profile-*"))
+	if len(files) != 4 || !strings.Contains(m.notice, "-2.pb.gz") || first == m.notice {
+		t.Fatalf("files %v, notice %q", files, m.notice)
+	}
 }
 
 // The call tree opens on the method selected, expands and collapses, and
