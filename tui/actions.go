@@ -69,6 +69,7 @@ func (m *Model) writeBundle() tea.Cmd {
 	now := time.Now()
 	path := unused(stamp("proftop-bundle", now), ".tar.gz") + ".tar.gz"
 	m.notice = "writing the bundle " + path + "…"
+	m.bundleNote = m.notice
 	write := m.cfg.Bundle
 	return func() tea.Msg {
 		what, err := write(path, now)

@@ -201,6 +201,10 @@ func (m *Model) footer() string {
 		return clip(m.filterInput.View()+"  "+m.st.Muted.Render("enter keep · esc cancel · !x inverts")+"  "+m.st.Bad.Render(m.notice), m.width)
 	case m.notice != "":
 		return wrapNotice(m.notice, m.width, m.st.Warn)
+	case m.bundling:
+		// A long history takes tens of seconds to write: the notice aged
+		// out, or a key cleared it, while the bundle was still coming.
+		return wrapNotice(m.bundleNote, m.width, m.st.Warn)
 	}
 	var items []footerItem
 	switch {

@@ -100,13 +100,14 @@ type Model struct {
 	trip   *travel
 	// The call tree (calltree.go): its view, the tree shown and its span,
 	// and the sequence of the trees asked for and received.
-	ctree    *treeView
-	tree     *state.CallTree
-	treeSpan string
-	treeSeq  uint64
-	treeGot  uint64
-	bundling bool  // a bundle is being written
-	mem      int64 // proftop's own memory, bytes
+	ctree      *treeView
+	tree       *state.CallTree
+	treeSpan   string
+	treeSeq    uint64
+	treeGot    uint64
+	bundling   bool   // a bundle is being written
+	bundleNote string // what the footer says while it is
+	mem        int64  // proftop's own memory, bytes
 
 	filtering   bool
 	filterInput textinput.Model

@@ -332,3 +332,22 @@ func TestFrozenThreadDrillInHasItsStack(t *testing.T) {
 		t.Fatalf("frozen:\n%s", frozen)
 	}
 }
+
+// While a bundle is written the footer says so, after its notice has
+// aged out or a key has cleared it: it showed the keys, as if done.
+func TestFooterSaysABundleIsBeingWritten(t *testing.T) {
+	m, _ := historyModel(t, 80, 24)
+	m.cfg.Bundle = func(path string, now time.Time) (string, error) { return "bundle written: " + path, nil }
+	_, cmd := m.Update(keyMsg("w"))
+	if cmd == nil || !m.bundling {
+		t.Fatal("w wrote nothing")
+	}
+	press(m, "j") // any key clears a notice
+	if f := ansi.Strip(m.footer()); !strings.Contains(f, "writing the bundle proftop-bundle-") {
+		t.Fatalf("footer while writing: %q", f)
+	}
+	m.Update(cmd())
+	if f := ansi.Strip(m.footer()); !strings.Contains(f, "bundle written") {
+		t.Fatalf("footer once written: %q", f)
+	}
+}
