@@ -73,7 +73,9 @@ type setting struct {
 	list  bool    // a string that may be a YAML list in the file, joined with commas
 	lo    float64 // bounds for numbers and durations (0, 0: none)
 	hi    float64
-	set   func(*Settings, any)
+	// zeroOr says the value is 0 (none) or within lo and hi.
+	zeroOr bool
+	set    func(*Settings, any)
 }
 
 type kind int
@@ -178,7 +180,7 @@ var settings = []setting{
 	{key: "telemetry-series", group: gLimits, def: "512", usage: "most telemetry series kept; more are not, and said so", kind: kInt, lo: 1, hi: 100_000,
 		set: func(s *Settings, v any) { s.TelemetrySeries = v.(int) }},
 	{key: "memory-limit", group: gLimits, def: "512m", usage: "soft limit of proftop's memory (like 512m or 1g): the garbage collector works harder near it (0: none)", kind: kSize,
-		lo: 0, hi: 1 << 50, set: func(s *Settings, v any) { s.MemoryLimit = v.(int64) }},
+		lo: 16 << 20, hi: 1 << 50, zeroOr: true, set: func(s *Settings, v any) { s.MemoryLimit = v.(int64) }},
 	{key: "history-span", group: gHistory, def: "15m", usage: "how far back the history keeps a picture a refresh (space freezes, ←/→ step back)", kind: kDuration,
 		lo: float64(time.Minute), hi: float64(24 * time.Hour), set: func(s *Settings, v any) { s.History = v.(time.Duration) }},
 	{key: "history-memory", group: gHistory, def: "128", usage: "MiB the history may take: the oldest pictures go first (help shows how long that holds)", kind: kInt,
@@ -435,7 +437,12 @@ func parse(s setting, raw any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if (s.lo != 0 || s.hi != 0) && (float64(n) < s.lo || float64(n) > s.hi) {
+		if (s.lo != 0 || s.hi != 0) && (float64(n) < s.lo || float64(n) > s.hi) && !(s.zeroOr && n == 0) {
+			if s.zeroOr {
+				// A bare number is bytes: memory-limit 512 made the
+				// collector run all the time.
+				return nil, fmt.Errorf("%s is outside %s to %s, or 0 for none (a number without a unit is bytes: 512m, 1g)", sizeText(n), sizeText(int64(s.lo)), sizeText(int64(s.hi)))
+			}
 			return nil, fmt.Errorf("%s is outside %s to %s", sizeText(n), sizeText(int64(s.lo)), sizeText(int64(s.hi)))
 		}
 		return n, nil

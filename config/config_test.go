@@ -118,6 +118,10 @@ func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 		{"unknown key", nil, nil, "hots: prod-1\n", []string{"config.yaml", `unknown setting "hots" (did you mean "host"?)`}},
 		{"unknown keys, each named", nil, nil, "refesh: 1s\ncolour: never\nzzzzzz: 1\n", []string{`unknown settings "colour" (did you mean "color"?), "refesh" (did you mean "refresh"?), "zzzzzz";`}},
 		{"a size out of range", []string{"--telemetry-memory", "1k"}, nil, "", []string{"1k is outside 1m to 16g"}},
+		// A bare number is bytes: a soft limit of 512 bytes made the
+		// collector run all the time.
+		{"a memory limit without its unit", nil, nil, "memory-limit: 512
+", []string{`setting "memory-limit"`, "512 is outside 16m to", "or 0 for none", "512m"}},
 		{"a number out of range", []string{"--max-message-size", "100"}, nil, "", []string{"100 is outside 1024 to 1073741824"}},
 		{"not yaml", nil, nil, "host: [unclosed\n", []string{"config.yaml"}},
 		{"backoff order", []string{"--reconnect-min", "10s", "--reconnect-max", "1s"}, nil, "", []string{"reconnect-min"}},
@@ -240,6 +244,19 @@ func TestEditDistance(t *testing.T) {
 	} {
 		if got := editDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// A memory limit of 0 is none, and one with its unit is taken.
+func TestMemoryLimitZeroOrASize(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want int64
+	}{{"0", 0}, {"512m", 512 << 20}, {"1g", 1 << 30}} {
+		s, _, err := load(t, []string{"--memory-limit", tc.arg}, nil, "")
+		if err != nil || s.MemoryLimit != tc.want {
+			t.Errorf("--memory-limit %s: %d, %v; want %d", tc.arg, s.MemoryLimit, err, tc.want)
 		}
 	}
 }
