@@ -120,8 +120,7 @@ func TestBadValuesNameTheKeyAndTheSource(t *testing.T) {
 		{"a size out of range", []string{"--telemetry-memory", "1k"}, nil, "", []string{"1k is outside 1m to 16g"}},
 		// A bare number is bytes: a soft limit of 512 bytes made the
 		// collector run all the time.
-		{"a memory limit without its unit", nil, nil, "memory-limit: 512
-", []string{`setting "memory-limit"`, "512 is outside 16m to", "or 0 for none", "512m"}},
+		{"a memory limit without its unit", nil, nil, "memory-limit: 512\n", []string{`setting "memory-limit"`, "512 is outside 16m to", "or 0 for none", "512m"}},
 		{"a number out of range", []string{"--max-message-size", "100"}, nil, "", []string{"100 is outside 1024 to 1073741824"}},
 		{"not yaml", nil, nil, "host: [unclosed\n", []string{"config.yaml"}},
 		{"backoff order", []string{"--reconnect-min", "10s", "--reconnect-max", "1s"}, nil, "", []string{"reconnect-min"}},
