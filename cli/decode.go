@@ -23,9 +23,10 @@ func NewDecodeCommand() *cobra.Command {
 		Use:   "decode FILE|-",
 		Short: "Print every event of a trace file as one JSON object per line",
 		Long: `Decode a trace file (binary .trcbin, XML .trcxml, or a zipped .trcxml, a
-JinsightLive .trc trace, a ProfilerJ snapshot; the format is told from the
-content, not the name) and print one JSON object per event: for Jinsight and
-ProfilerJ, per event or element of the file, under the format's own names.
+JinsightLive .trc trace, a ProfilerJ snapshot, an rbkit recording .msgpack;
+the format is told from the content, not the name) and print one JSON object
+per event: for Jinsight and ProfilerJ, per event or element of the file,
+under the format's own names.
 "-" reads standard input. With --stats, print counts instead.`,
 		Args: exactlyOne("FILE", "the trace to decode (- reads standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -40,6 +40,7 @@ snapshot (O).
 	NotApplicable(cmd, "rbkit speaks its own protocol, to one Ruby process on --host's --pub-port and --req-port",
 		"hosts", "port", "agent", "token", "format", "telemetry", "probe")
 	SaysOfFlag(cmd, "host", "host of the Ruby process whose rbkit server to watch, on --pub-port and --req-port (default 127.0.0.1)")
+	SaysOfFlag(cmd, "negotiation-timeout", "how long to wait for the rbkit server's answer to each command (its handshake included)")
 	return cmd
 }
 

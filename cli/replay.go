@@ -83,12 +83,13 @@ func NewReplayCommand(s *config.Settings, v *View) *cobra.Command {
 	var follow bool
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
-		Short: "Show a recorded trace, a snapshot (.trcbin, .trcxml, zipped .trcxml, Jinsight .trc, ProfilerJ .xml) or a triage bundle as if it were live",
+		Short: "Show a recorded trace, a snapshot (.trcbin, .trcxml, zipped .trcxml, Jinsight .trc, ProfilerJ .xml, rbkit .msgpack) or a triage bundle as if it were live",
 		Long: `Play a recorded trace through the same path as a live stream, in the
 interface or, with --batch, as text snapshots (the picture at the end of the
 file with --json). The format is told from the content, not the name: TPTP
 binary or XML traces (zipped too), JinsightLive .trc traces, ProfilerJ
-snapshots (a still picture). By default it plays as fast as possible;
+snapshots (a still picture), rbkit recordings (.msgpack, written by
+proftop rbkit --record). By default it plays as fast as possible;
 --speed N paces events by their timestamps at N times real time (1 is real
 time), passing over any stretch with nothing in it that would take more
 than 10 s, and a clock set back (the notes say so). --follow reads a file
