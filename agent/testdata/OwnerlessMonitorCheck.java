@@ -92,6 +92,18 @@ public class OwnerlessMonitorCheck {
         Map<Long, Long> twoMonitors = Map.of(1L, 0xaL, 2L, 0xaL, 3L, 0xbL, 4L, 0xbL);
         print("one of two monitors changing hands", OwnerlessMonitors.inHandover(twoMonitors,
                 List.of(brief(1, B, 0xa), brief(2, B, 0xa), brief(3, R, 0), brief(4, R, 0))));
+        // A thread read RUNNABLE in Object.wait takes its monitor again: jstack reads it BLOCKED.
+        print("runnable in Object.wait", ThreadPoller.reentering(new StackTraceElement[] {
+                frame("java.lang.Object", "wait0"), frame("java.lang.Object", "wait"), frame("org.h2.Pool", "take")}));
+        print("runnable in Object.wait (JDK 17)", ThreadPoller.reentering(new StackTraceElement[] {
+                frame("java.lang.Object", "wait"), frame("org.h2.Pool", "take")}));
+        print("runnable under a wait", ThreadPoller.reentering(new StackTraceElement[] {
+                frame("org.h2.Pool", "check"), frame("java.lang.Object", "wait")}));
+        print("runnable, no stack", ThreadPoller.reentering(new StackTraceElement[0]));
+    }
+
+    static StackTraceElement frame(String cls, String method) {
+        return new StackTraceElement(cls, method, null, -1);
     }
 
     static OwnerlessMonitors.Brief brief(long id, Thread.State state, long lock) {
