@@ -21,36 +21,15 @@ func TestPacingSkipsTheLeadingDefinitions(t *testing.T) {
 	clock := decode.Clock{}
 	start := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) decode.Ticks { return clock.FromTime(start.Add(d)) }
-	var b bytes.Buffer
-	enc := decode.NewEncoder(&b, decode.EncoderOptions{})
-	for _, ev := range []decode.Event{
+	took, _ := playAtRealTime(t, "bundle-stream.trcbin", []decode.Event{
 		&decode.ProcessCreate{PID: 1, Time: at(-time.Hour)},
 		&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: at(0)},
 		&decode.ThreadStart{ThreadID: 2, ThreadName: "late", Time: at(time.Minute)},
 		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(0)},
 		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(200 * time.Millisecond)},
-	} {
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	enc.Flush()
-	path := filepath.Join(t.TempDir(), "bundle-stream.trcbin")
-	os.WriteFile(path, b.Bytes(), 0o644)
-	src := NewFileSource(path, 1, decode.Options{})
-	go func() {
-		for b := range src.Batches() {
-			src.Recycle(b)
-		}
-	}()
-	began := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := src.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	})
 	// The events are 200 ms apart: the hour and the minute are not waited.
-	if took := time.Since(began); took < 150*time.Millisecond || took > 20*time.Second {
+	if took < 150*time.Millisecond || took > 20*time.Second {
 		t.Fatalf("played in %v", took)
 	}
 }
@@ -109,9 +88,7 @@ func TestPacingPassesOverQuietStretches(t *testing.T) {
 	clock := decode.Clock{}
 	start := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) decode.Ticks { return clock.FromTime(start.Add(d)) }
-	var b bytes.Buffer
-	enc := decode.NewEncoder(&b, decode.EncoderOptions{})
-	for _, ev := range []decode.Event{
+	took, st := playAtRealTime(t, "idle.trcbin", []decode.Event{
 		&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: at(0)},
 		&decode.ObjAlloc{ObjID: 7, ClassIDRef: 1}, // no time: 0
 		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(0)},
@@ -119,32 +96,13 @@ func TestPacingPassesOverQuietStretches(t *testing.T) {
 		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(time.Hour)},
 		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(time.Hour + 100*time.Millisecond)},
 		&decode.ThreadCPU{ThreadIDRef: 1, Time: at(3 * time.Hour)},
-	} {
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	enc.Flush()
-	path := filepath.Join(t.TempDir(), "idle.trcbin")
-	os.WriteFile(path, b.Bytes(), 0o644)
-	src := NewFileSource(path, 1, decode.Options{})
-	go func() {
-		for b := range src.Batches() {
-			src.Recycle(b)
-		}
-	}()
-	began := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := src.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	})
 	// 200 ms of events apart from the two quiet stretches.
-	if took := time.Since(began); took < 150*time.Millisecond || took > 30*time.Second {
+	if took < 150*time.Millisecond || took > 30*time.Second {
 		t.Fatalf("played in %v", took)
 	}
 	want := "paced: passed over 2 stretches of the recording with nothing in them for longer than 10s, or its clock set back (3h00m of trace time in all)"
-	if notes := src.Status().Notes; !slices.Contains(notes, want) {
+	if notes := st.Notes; !slices.Contains(notes, want) {
 		t.Fatalf("notes %q, want %q", notes, want)
 	}
 }
@@ -163,38 +121,55 @@ func TestPacingGoesOnAfterAJump(t *testing.T) {
 		{"an hour back", -time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			enc := decode.NewEncoder(&b, decode.EncoderOptions{})
-			enc.Encode(&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: clock.FromTime(start)})
+			evs := []decode.Event{&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: clock.FromTime(start)}}
 			for i := range 12 {
 				at := start.Add(time.Duration(i) * 100 * time.Millisecond)
 				if i >= 6 {
 					at = at.Add(tc.jump)
 				}
-				enc.Encode(&decode.ThreadCPU{ThreadIDRef: 1, Time: clock.FromTime(at)})
+				evs = append(evs, &decode.ThreadCPU{ThreadIDRef: 1, Time: clock.FromTime(at)})
 			}
-			enc.Flush()
-			path := filepath.Join(t.TempDir(), "jump.trcbin")
-			os.WriteFile(path, b.Bytes(), 0o644)
-			src := NewFileSource(path, 1, decode.Options{})
-			go func() {
-				for b := range src.Batches() {
-					src.Recycle(b)
-				}
-			}()
-			began := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			if err := src.Run(ctx); err != nil {
-				t.Fatal(err)
-			}
+			took, st := playAtRealTime(t, "jump.trcbin", evs)
 			// 0.5 s before the jump, 0.5 s after it: paced on both sides.
-			if took := time.Since(began); took < 900*time.Millisecond {
+			if took < 900*time.Millisecond {
 				t.Fatalf("played in %v: the events after the jump were not paced", took)
 			}
-			if notes := src.Status().Notes; len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "passed over a stretch") {
+			if notes := st.Notes; len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "passed over a stretch") {
 				t.Fatalf("notes %q", notes)
 			}
 		})
 	}
+}
+
+// playAtRealTime writes events as a binary file and plays it at --speed 1
+// to its end: how long that took, and the source's status then.
+func playAtRealTime(t *testing.T, name string, events []decode.Event) (time.Duration, Status) {
+	t.Helper()
+	var b bytes.Buffer
+	enc := decode.NewEncoder(&b, decode.EncoderOptions{})
+	for _, ev := range events {
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := NewFileSource(path, 1, decode.Options{})
+	go func() {
+		for b := range src.Batches() {
+			src.Recycle(b)
+		}
+	}()
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := src.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(began), src.Status()
 }
