@@ -110,21 +110,9 @@ func (f *FileSource) play(ctx context.Context) error {
 	var follow *followReader
 	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
 		opts.Modified = st.ModTime()
-		_, zipped, whole, _ := decode.SniffStream(io.NewSectionReader(file, 0, st.Size()))
-		gzipped := false
-		if zipped {
-			// A gzip is inflated as it is read, so it can be followed;
-			// a zip is read from its directory, at its end.
-			head := make([]byte, 2)
-			io.ReadFull(whole, head)
-			gzipped = decode.IsGzip(head)
-		}
+		_, zipped, _, _ := decode.SniffStream(io.NewSectionReader(file, 0, st.Size()))
 		switch {
-		case zipped && !gzipped && f.Follow:
-			err := fmt.Errorf("%s: a zip archive cannot be followed (its directory is written last): replay it once complete", f.path)
-			f.track.setState(StateEnded, err.Error())
-			return err
-		case f.Follow: // read through the follower, below
+		case f.Follow: // read through the follower, below; decode.Open refuses a zip (ErrZipGrowing)
 		case zipped:
 			f.track.addBytes(st.Size()) // read in place: count it whole
 		default:
@@ -280,6 +268,12 @@ func (f *FileSource) stopped(err error, follow *followReader, early bool) error 
 	isDecode := errors.As(err, &de)
 	if isDecode {
 		f.track.decodeError(err)
+	}
+	if errors.Is(err, decode.ErrZipGrowing) {
+		// No content to wait for: a zip is read from its end, written last.
+		refused := fmt.Errorf("%s: %w", f.path, err)
+		f.track.setState(StateEnded, refused.Error())
+		return refused
 	}
 	if follow != nil && early && f.restarts == 0 && isDecode {
 		refused := fmt.Errorf("%s: not a trace (%w)", f.path, err)

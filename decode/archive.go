@@ -3,7 +3,6 @@ package decode
 import (
 	"archive/tar"
 	"bufio"
-	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"errors"
@@ -104,13 +103,6 @@ func (a *archiveDecoder) Container() string { return a.container }
 // Entry names the tar entry being decoded.
 func (a *archiveDecoder) Entry() string { return a.entry }
 
-// IsGzip says a stream's first bytes are gzip's.
-func IsGzip(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(gzipMagic)) }
-
-// gzipErrors names what the gzip layer found wrong: a file cut short, a
-// checksum that does not match. The decoder above it would pass on
-// "unexpected EOF", which says neither that the archive is at fault nor
-// where.
 // gzipMembers reads a gzip file that is still being written, and the
 // members after the first that are there already (cat a.gz b.gz). The
 // gzip reader's own way to go on reads the next member's header before
@@ -148,6 +140,10 @@ func (g *gzipMembers) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// gzipErrors names what the gzip layer found wrong: a file cut short, a
+// checksum that does not match. The decoder above it would pass on
+// "unexpected EOF", which says neither that the archive is at fault nor
+// where.
 type gzipErrors struct {
 	r        io.Reader
 	inflated int64
