@@ -334,21 +334,28 @@ func (d *JinsightDecoder) inOrder(rec Record, ticks uint64) error {
 		return nil
 	}
 	t := d.threads[id]
-	if t == nil || d.perMicro <= 0 {
-		if t != nil {
-			t.latest = max(t.latest, ticks)
-		}
+	if t == nil {
 		return nil
 	}
 	was := t.latest
 	t.latest = max(was, ticks)
-	if limit := uint64(d.perMicro) * uint64(maxThreadStepBack/time.Microsecond); was > ticks && was-ticks > limit {
+	if d.perMicro > 0 && was > ticks && was-ticks > d.ticksIn(maxThreadStepBack) {
 		back := (time.Duration((was-ticks)/uint64(d.perMicro)) * time.Microsecond).Round(time.Millisecond)
 		t.latest = ticks // the records after it go by it: one error a damaged time, not one a record
 		return &Error{Err: ErrValue, Offset: d.r.Offset(), Element: rec.Type(), Field: "ticks",
 			Detail: fmt.Sprintf("%d is %v earlier than thread %d's record before (%d): one of the two is damaged", ticks, back, id, was)}
 	}
 	return nil
+}
+
+// ticksIn is how many ticks span d, at most the largest number of them
+// (a header's calibration may be any number).
+func (d *JinsightDecoder) ticksIn(span time.Duration) uint64 {
+	micros := uint64(span / time.Microsecond)
+	if uint64(d.perMicro) > math.MaxUint64/micros {
+		return math.MaxUint64
+	}
+	return uint64(d.perMicro) * micros
 }
 
 // maxTicksJump is how far, in time, a record's ticks may be from the
@@ -365,10 +372,7 @@ func (d *JinsightDecoder) plausible(rec Record, ticks *uint64) error {
 	if d.perMicro <= 0 {
 		return nil
 	}
-	limit := uint64(math.MaxUint64)
-	if micros := uint64(maxTicksJump / time.Microsecond); uint64(d.perMicro) <= math.MaxUint64/micros {
-		limit = uint64(d.perMicro) * micros
-	}
+	limit := d.ticksIn(maxTicksJump)
 	near := func(a, b uint64) bool { return a-b <= limit || b-a <= limit }
 	was := d.lastTicks
 	switch {
