@@ -55,25 +55,32 @@ func renderDeadlocks(s *state.Snapshot, width int, st *Styles) []string {
 	var out []string
 	for i := range s.Deadlocks {
 		d := &s.Deadlocks[i]
-		// Its end (back to whom, for how long) matters more than the
-		// locks' packages: they go first, to keep to three lines, and
-		// a fourth is taken rather than cut it.
-		var text string
-		for naming := lockClassWhole; naming <= lockClassSimple; naming++ {
-			if text = deadlockText(d, naming) + deadlockAge(d, s.Clock); len(wrapWords(text, width-2, 4)) <= 3 {
-				break
-			}
-		}
-		lines := wrapWords(text, width-2, 4)
-		for j, l := range lines {
-			if j > 0 {
-				l = "  " + l
-			}
-			out = append(out, st.Deadlock.Render(fit(" "+l, width, false)))
-		}
+		out = append(out, deadlockBanner(func(naming int) string { return deadlockText(d, naming) + deadlockAge(d, s.Clock) }, width, st)...)
 	}
 	if len(s.Deadlocks) == 0 {
 		out = append(out, recentDeadlockLines(s, width, st)...)
+	}
+	return out
+}
+
+// deadlockBanner draws one deadlock, text being what it says with its
+// locks' classes named as naming says (lockClassWhole…), on up to three
+// lines wrapped at spaces. Its end (back to whom, for how long) matters
+// more than the locks' packages: they go first, to keep to three lines,
+// and a fourth is taken rather than cut it.
+func deadlockBanner(text func(naming int) string, width int, st *Styles) []string {
+	var lines []string
+	for naming := lockClassWhole; naming <= lockClassSimple; naming++ {
+		if lines = wrapWords(text(naming), width-2, 4); len(lines) <= 3 {
+			break
+		}
+	}
+	out := make([]string, 0, len(lines))
+	for j, l := range lines {
+		if j > 0 {
+			l = "  " + l
+		}
+		out = append(out, st.Deadlock.Render(fit(" "+l, width, false)))
 	}
 	return out
 }

@@ -149,36 +149,20 @@ func renderFleetDeadlocks(rows fleetRows, width, describe int, st *Styles) []str
 			more = append(more, inert(r.name))
 			continue
 		}
-		for j, l := range fleetDeadlockLines(r, width) {
-			if j > 0 {
-				l = "  " + l
-			}
-			out = append(out, st.Deadlock.Render(fit(" "+l, width, false)))
+		d := &r.sum.Deadlocks[0]
+		var others string
+		if n := len(r.sum.Deadlocks); n > 1 {
+			others = fmt.Sprintf(" (and %d more)", n-1)
 		}
+		// The host stays, and the end of the cycle, as one JVM's banner keeps it.
+		out = append(out, deadlockBanner(func(naming int) string {
+			return "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d, naming), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock) + others
+		}, width, st)...)
 	}
 	if len(more) > 0 {
 		out = append(out, st.Deadlock.Render(fit(" DEADLOCK also on "+strings.Join(more, ", "), width, false)))
 	}
 	return out
-}
-
-// fleetDeadlockLines says a JVM's first deadlock on up to three lines of
-// width-2 cells, four when even its locks' simple names take more: the
-// locks' packages go first, not the host nor the end of the cycle.
-func fleetDeadlockLines(r *fleetRow, width int) []string {
-	d := &r.sum.Deadlocks[0]
-	var others string
-	if n := len(r.sum.Deadlocks); n > 1 {
-		others = fmt.Sprintf(" (and %d more)", n-1)
-	}
-	var lines []string
-	for naming := lockClassWhole; naming <= lockClassSimple; naming++ {
-		text := "DEADLOCK on " + inert(r.name) + ": " + strings.TrimPrefix(deadlockText(d, naming), "DEADLOCK: ") + deadlockAge(d, r.sum.Clock) + others
-		if lines = wrapWords(text, width-2, 4); len(lines) <= 3 {
-			break
-		}
-	}
-	return lines
 }
 
 // elsewhere is the line over a JVM's panes that names the other JVMs
