@@ -107,8 +107,9 @@ func (m *Model) exportProfile() tea.Cmd {
 			return state.BuildCallTree(shape, nil, figs)
 		}
 	}
-	base := unused(stamp("proftop-profile", moment), ".pb.gz", ".collapsed")
+	stamped := stamp("proftop-profile", moment)
 	return func() tea.Msg {
+		base := unused(stamped, ".pb.gz", ".collapsed") // off the UI goroutine, as the writing
 		t := build()
 		if len(t.Nodes) <= 1 {
 			return fileMsg{err: fmt.Errorf("no stacks in the span shown: nothing to export")}

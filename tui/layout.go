@@ -244,7 +244,12 @@ func (m *Model) hasThirdRow() bool {
 		return true
 	}
 	s := m.snap
-	return s != nil && (len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0 || len(s.Probes) > 0)
+	return s != nil && (hasTelemetry(s) || len(s.Probes) > 0)
+}
+
+// hasTelemetry says a snapshot has series, or problems with those asked for.
+func hasTelemetry(s *state.Snapshot) bool {
+	return len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0
 }
 
 // gridRows shares the body's height between the rows of panes: the

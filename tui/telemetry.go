@@ -484,7 +484,7 @@ func writeTelemetryText(b *strings.Builder, s *state.Snapshot, width int, st *St
 			b.WriteByte('\n')
 		}
 	}
-	if len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0 {
+	if hasTelemetry(s) {
 		fmt.Fprintf(b, "\nTELEMETRY (%d series, last %s)\n", len(s.Telemetry), dur(s.TelemetryWindow))
 		for _, p := range s.TelemetryProblems {
 			fmt.Fprintf(b, "problem: %s: %s\n", inert(p.Spec), inert(p.Problem))

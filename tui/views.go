@@ -118,7 +118,7 @@ func (m *Model) paneShown(p paneID) bool {
 	case paneObjects:
 		return m.focus == paneObjects || mayCome || s.HasObjects
 	case paneTelemetry:
-		return m.focus == paneTelemetry || mayCome || len(s.Telemetry) > 0 || len(s.TelemetryProblems) > 0
+		return m.focus == paneTelemetry || mayCome || hasTelemetry(s)
 	case paneProbes:
 		return m.focus == paneProbes || m.status.Probing || s != nil && len(s.Probes) > 0
 	}
