@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/proftop/proftop/internal/javaname"
 	"io"
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/proftop/proftop/internal/javaname"
 )
 
 // The XML names of a stack frame and its attributes.
@@ -238,6 +239,9 @@ func (d *XMLDecoder) finish(sp *kindSpec, t *xmlTag) (Event, error) {
 			return nil, d.elementErr(ErrValue, sp.name, "frequency", fmt.Sprintf("%d ticks per second", e.Frequency))
 		}
 		d.clock = Clock{Frequency: e.Frequency}
+	case *MethodDef:
+		// The XML's "-init-" (angle brackets are its markup), as frames are read.
+		e.Name = javaname.Special(e.Name)
 	case *Custom:
 		conv, cerr := fromCustom(e, d.clock, &d.events, &d.bases, d.intern)
 		if cerr != nil {

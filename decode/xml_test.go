@@ -282,13 +282,20 @@ func TestNestedZipIsRefusedCheaply(t *testing.T) {
 }
 
 // TPTP's XML writes a constructor "-init-" (angle brackets are markup
-// there): a frame names it as the JVM does, as its methodDef's name is
-// read (state takes "-init-" there).
+// there): a methodDef and a frame name it as the JVM does.
 func TestXMLFramesNameConstructorsAsTheJVM(t *testing.T) {
-	doc := `<TRACE><monWait threadIdRef="3" time="5.5" objIdRef="9" timeout="100" stackDepth="2">` +
+	doc := `<TRACE><methodDef name="-init-" signature="()V" methodId="1" classIdRef="2"/>` +
+		`<monWait threadIdRef="3" time="5.5" objIdRef="9" timeout="100" stackDepth="2">` +
 		`<frame method="java.util.ArrayList.-init-" line="132"/><frame method="a.B.-clinit-" line="1"/></monWait></TRACE>`
-	ev, err := NewXMLDecoder(strings.NewReader(doc), Options{}).Next()
+	d := NewXMLDecoder(strings.NewReader(doc), Options{})
+	ev, err := d.Next()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if def := ev.(*MethodDef); def.Name != "<init>" {
+		t.Fatalf("methodDef %q", def.Name)
+	}
+	if ev, err = d.Next(); err != nil {
 		t.Fatal(err)
 	}
 	if st := ev.(*MonWait).Stack; len(st.Methods) != 2 || st.Methods[0] != "java.util.ArrayList.<init>" || st.Methods[1] != "a.B.<clinit>" {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/proftop/proftop/decode"
-	"github.com/proftop/proftop/internal/javaname"
 )
 
 // figures are one method's numbers over some span. Times in ns; total -1
@@ -256,15 +255,14 @@ func (mt *methodTable) keepKey(classKnown bool) string {
 // define names a method id; a provisional slot for it is renamed, or merged
 // into the slot of the same method from an earlier stream.
 func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
-	name := javaname.Special(e.Name)
 	class, known := classes[e.ClassIDRef]
 	if !known {
 		class = "class#" + strconv.FormatInt(e.ClassIDRef, 10)
 	}
 	// The key is looked up from a buffer, and made a string only when a
 	// method is kept under it: one known already has it.
-	mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, name, e.Signature, e.StartLineNumber)
-	keyLen, displayLen := len(mt.keyBuf), len(class)+1+len(name)
+	mt.keyBuf = appendMethodKey(mt.keyBuf[:0], class, e.Name, e.Signature, e.StartLineNumber)
+	keyLen, displayLen := len(mt.keyBuf), len(class)+1+len(e.Name)
 	key := ""
 	slot, seen := mt.byKey.getBytes(mt.keyBuf, mt.keyOf)
 	if seen {
@@ -279,7 +277,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 			// Named now: its names count instead of the provisional key
 			// (a slot made already may take the table a name over its bound).
 			key = mt.keepKey(known)
-			mt.nameBytes += int64(keyLen + len(name) + len(e.Signature) - len(mt.texts.at(prov).key()))
+			mt.nameBytes += int64(keyLen + len(e.Name) + len(e.Signature) - len(mt.texts.at(prov).key()))
 			mt.unfile(prov)
 			mt.byKey.set(key, prov, mt.keyOf)
 			mt.setName(prov, key[:displayLen])
@@ -287,19 +285,19 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		}
 	}
 	if !seen {
-		cost := keyLen + len(name) + len(e.Signature)
+		cost := keyLen + len(e.Name) + len(e.Signature)
 		if !mt.room(cost) {
 			// Counted as its events will name it, so that it counts once.
 			mt.refused.addName("method#" + strconv.FormatInt(e.MethodID, 10))
 			return
 		}
 		key = mt.keepKey(known)
-		slot = mt.newSlot(keyText(key, len(class), len(name), len(e.Signature)), key[:displayLen], cost)
+		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), key[:displayLen], cost)
 	}
 	display := key[:displayLen] // shares the key's bytes
 	mt.ids.set(e.MethodID, slot, len(mt.stats))
 	// The name and signature as the key holds them: the decoder's are not kept.
-	*mt.texts.at(slot) = keyText(key, len(class), len(name), len(e.Signature))
+	*mt.texts.at(slot) = keyText(key, len(class), len(e.Name), len(e.Signature))
 	mt.stats[slot].line = e.StartLineNumber
 	mt.apart(slot, display)
 	mt.touch(slot) // its row changes
