@@ -109,8 +109,13 @@ type stackTree struct {
 	// than a walk looks at: their children are looked up in kids at once,
 	// not after a walk of cache misses that cannot find them.
 	crowded []uint64
-	mkids   pairTable // merged parent+1, slot -> merged node
-	owners  map[int32]*thread
+	// lastOf is, by method slot, the node plus one where that method was
+	// last found or made: a method is mostly called from one caller, and
+	// this finds its node with a read of the node itself, not a probe of
+	// kids (a cache miss of its own in a wide tree).
+	lastOf []int32
+	mkids  pairTable // merged parent+1, slot -> merged node
+	owners map[int32]*thread
 
 	figs     []nodeFigs // by node
 	touched  []int32    // nodes with weight in cur
@@ -168,6 +173,12 @@ func (st *stackTree) child(parent, slot int32) int32 {
 	if k := links[parent].last; k >= 0 && links[k].slot == slot {
 		return k
 	}
+	if uint(slot) < uint(len(st.lastOf)) { // a method not tracked (-1) has none
+		if k := st.lastOf[slot] - 1; k >= 0 && st.nodes[k].parent == parent && st.nodes[k].slot == slot {
+			links[parent].last = k
+			return k
+		}
+	}
 	// Most frames have a few callees: a short walk of the children, the
 	// latest found first, costs less than a map; a parent of many
 	// children falls back to the map.
@@ -189,6 +200,7 @@ func (st *stackTree) child(parent, slot int32) int32 {
 	}
 	if k, ok := st.kids.get(parent, slot, st.kidKey); ok {
 		links[parent].last = k
+		st.remember(slot, k)
 		return k
 	}
 	// Room for the node, and for its counterpart when that is new too.
@@ -205,8 +217,20 @@ func (st *stackTree) child(parent, slot int32) int32 {
 	st.grow()
 	st.kids.add(n, st.kidKey)
 	st.links[parent].last = n
+	st.remember(slot, n)
 	st.links[n].sibling, st.links[parent].kid = st.links[parent].kid, n
 	return n
+}
+
+// remember files node as where slot was last found.
+func (st *stackTree) remember(slot, node int32) {
+	if slot < 0 {
+		return
+	}
+	if int(slot) >= len(st.lastOf) {
+		st.lastOf = append(st.lastOf, make([]int32, int(slot)+1-len(st.lastOf))...)
+	}
+	st.lastOf[slot] = node + 1
 }
 
 // kidKey is what a node is filed under in kids: its parent and slot.

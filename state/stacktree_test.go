@@ -241,3 +241,38 @@ func TestClosedBucketRoundTrip(t *testing.T) {
 		t.Errorf("%d entries packed in %d bytes: no smaller than unpacked", len(in), len(b.packed))
 	}
 }
+
+// A method called under many callers in turn, under a caller of more
+// children than a walk looks at: the node remembered for the method
+// (lastOf) is of another caller most times, and the lookup must not take
+// it; each caller keeps its own node of the method.
+func TestCallTreeMethodUnderManyCallers(t *testing.T) {
+	const callers, rounds = maxWalk + 3, 3
+	a := New(Options{})
+	var evs []decode.Event
+	for range rounds {
+		for c := range callers {
+			evs = append(evs, &decode.Sample{ThreadIDRef: 1, Count: 1, Weight: 1, Stack: frames("x", fmt.Sprintf("caller%d", c))})
+		}
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	shape, figs := a.TreeAndShape(false)
+	tree := BuildCallTree(shape, nil, figs)
+	root := tree.Nodes[0]
+	if len(root.Kids) != callers {
+		t.Fatalf("%d callers under the thread, want %d:\n%s", len(root.Kids), callers, treeText(tree))
+	}
+	for _, k := range root.Kids {
+		caller := tree.Nodes[k]
+		if len(caller.Kids) != 1 {
+			t.Fatalf("%s has %d callees, want x alone:\n%s", caller.Name, len(caller.Kids), treeText(tree))
+		}
+		if x := tree.Nodes[caller.Kids[0]]; x.Name != "x" || x.SelfN != rounds {
+			t.Fatalf("under %s: %s with %d samples, want x with %d:\n%s", caller.Name, x.Name, x.SelfN, rounds, treeText(tree))
+		}
+	}
+	// The thread's root, its callers and their x; the merged trie's callers and their x.
+	if n, want := shape.Nodes(), 1+2*callers+2*callers; n != want {
+		t.Fatalf("%d nodes, want %d", n, want)
+	}
+}

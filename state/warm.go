@@ -40,7 +40,14 @@ func (a *Aggregator) warm(events []decode.Event) {
 			sink += mt.stats[slot].line
 			if parent >= 0 && int(parent) < len(tree.links) {
 				sink += int64(tree.links[parent].last)
-				if k := tree.kids.peek(parent, slot); k >= 0 && int(k) < len(tree.nodes) {
+				k := int32(-1)
+				if int(slot) < len(tree.lastOf) {
+					k = tree.lastOf[slot] - 1
+				}
+				if k < 0 || int(k) >= len(tree.nodes) || tree.nodes[k].parent != parent {
+					k = tree.kids.peek(parent, slot)
+				}
+				if k >= 0 && int(k) < len(tree.nodes) {
 					sink += int64(tree.nodes[k].slot) // the pair the lookup checks
 				}
 			}
