@@ -19,6 +19,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/proftop/proftop/internal/javaname"
+	"github.com/proftop/proftop/internal/textsafe"
 	"github.com/proftop/proftop/state"
 )
 
@@ -85,7 +86,8 @@ func Pprof(w io.Writer, tree *state.CallTree, span Span) error {
 		}
 		// Named as Java writes it, as the panes show it; the trace's own
 		// name (a JVM descriptor's) is its system name.
-		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: javaname.Method(name), SystemName: name}
+		// Inert: a profile's names reach a terminal through pprof's text.
+		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: textsafe.Inert(javaname.Method(name)), SystemName: textsafe.Inert(name)}
 		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
 		p.Function = append(p.Function, f)
 		p.Location = append(p.Location, l)
@@ -140,8 +142,11 @@ func Collapsed(w io.Writer, tree *state.CallTree, v Value) error {
 }
 
 // frameName keeps a frame on its line and in one piece: ';' separates
-// frames and the last space the value, and a line is one stack.
+// frames and the last space the value, and a line is one stack. Control
+// characters and escape sequences from the trace become visible escapes
+// (textsafe.Inert): collapsed stacks are often read on a terminal.
 func frameName(s string) string {
+	s = textsafe.Inert(s)
 	if !strings.ContainsAny(s, "; \t\r\n") {
 		return s
 	}

@@ -163,3 +163,34 @@ func TestExportsNameMethodsAsJavaDoes(t *testing.T) {
 		t.Fatalf("read back %v, want the trace's own names", got)
 	}
 }
+
+// A trace's names may hold escape sequences (colours, a window title,
+// OSC 52 clipboard writes): both formats write them as visible escapes,
+// for collapsed stacks and pprof's text are read on terminals.
+func TestExportsWriteNoControlCharacters(t *testing.T) {
+	evil := "com.Evil\x1b[31mRed.run\x1b]52;c;aGk=\x07\u202e\x9b"
+	tree := &state.CallTree{Weighted: true, Nodes: []state.CallNode{
+		{Parent: -1, Name: "all threads", Kids: []int32{1}},
+		{Parent: 0, Name: evil, Depth: 1, Self: 5000, SelfN: 2},
+	}}
+	var collapsed, pprof bytes.Buffer
+	if err := Collapsed(&collapsed, tree, ValueCount); err != nil {
+		t.Fatal(err)
+	}
+	if err := Pprof(&pprof, tree, Span{}); err != nil {
+		t.Fatal(err)
+	}
+	_, p, err := ReadPprof(&pprof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := []string{collapsed.String(), p.Function[0].Name, p.Function[0].SystemName}
+	for _, s := range written {
+		if strings.ContainsAny(s, "\x1b\x07\u202e\x9b") {
+			t.Fatalf("raw control characters written: %q", s)
+		}
+	}
+	if !strings.Contains(written[0], `com.Evil\x1b[31mRed.run\x1b]52,c,aGk=\x07\u202e\x9b 2`) {
+		t.Fatalf("collapsed: %q", written[0])
+	}
+}
