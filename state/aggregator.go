@@ -623,6 +623,14 @@ func (a *Aggregator) apply(ev decode.Event) {
 			at = a.at(e.Time)
 		}
 		a.threads.start(e, at, a.stream)
+		if !a.process.Exited.IsZero() {
+			// Told after the process said it shut down (a thread its
+			// shutdown starts, a SIGTERM handler): it went with the
+			// process, and would be listed running for ever.
+			if t := a.threads.lookup(e.ThreadID); t != nil && t.state != ThreadEnded {
+				a.endThread(t, max(at, a.process.Exited.UnixNano()))
+			}
+		}
 		a.locksChanged() // a deadlock's names
 	case *decode.ThreadEnd:
 		a.locksChanged()

@@ -349,6 +349,14 @@ func TestShutdownEndsTheThreads(t *testing.T) {
 	if m := monitorByObj(s, 0x10); len(m.Waiters) != 0 || m.Enters != 1 {
 		t.Errorf("monitor after the end %+v", m)
 	}
+	// A thread told of after (one the shutdown starts, a SIGTERM
+	// handler) went with the process: it is not listed running.
+	feed(a, &decode.ThreadStart{ThreadID: 30, ThreadName: "SIGTERM handler", Time: ms(1600)})
+	for _, th := range a.Snapshot(t0, Query{CallersOf: -1}).Threads {
+		if th.State != ThreadEnded {
+			t.Errorf("after the shutdown: %+v", th)
+		}
+	}
 	// Told again later (the client finding the process gone): the first
 	// telling is when it exited.
 	feed(a, &decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: ms(4000)}})
