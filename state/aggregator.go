@@ -318,7 +318,12 @@ func (a *Aggregator) at(t decode.Ticks) int64 {
 			a.rotate(time.Unix(0, n))
 		}
 	}
-	if n < a.first || a.first == 0 {
+	if a.first == 0 {
+		// Watching began with the first dated event to arrive, not the
+		// earliest dated: an event of a wait or a contention is dated by
+		// its start, which may be a minute before watching began (a
+		// thread waiting when proftop attached), and the call tree's and
+		// the GC's time since the start would count that minute.
 		a.first = n
 	}
 	a.streamEvents = true

@@ -747,3 +747,18 @@ func TestReplayedThreadsHaveTheirCPUShare(t *testing.T) {
 		t.Fatalf("%%CPU %v, want 50", th.CPUPercent)
 	}
 }
+
+// The time watched begins at the first dated event to arrive: a wait
+// told of later, dated by its start a minute before proftop attached,
+// does not stretch it back (a profile's duration, the GC's share of the
+// time watched).
+func TestWatchingBeginsWithTheFirstEventToArrive(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	poll(a, 61_000, polled{id: 1, state: "running"})
+	feed(a, &decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: 2, ObjIDRef: 0x10, Timeout: 60_000, Time: ms(1000)}})
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if want := t0.Add(61 * time.Second); !s.TreeSince().Equal(want) {
+		t.Fatalf("watching began %v, want %v (the first event's)", s.TreeSince(), want)
+	}
+}
