@@ -110,9 +110,8 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 	}
 	err := runBatch(ctx, w.src, w.agg, s, v, out)
 	if v.History {
-		if w.recorder != nil && !w.traceTime && w.src.Status().Events > 0 {
-			w.recorder.Take(time.Now()) // the end of the run (a recording's end is taken as it is read)
-		}
+		cancel() // the recorder's: the end is taken once it has stopped
+		w.endRecording()
 		if perr := printHistory(out, w.history); perr != nil && err == nil {
 			err = perr
 		}

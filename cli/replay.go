@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proftop/proftop/bundle"
+	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/config"
 	"github.com/proftop/proftop/decode"
 )
@@ -77,6 +78,38 @@ func checkTrace(path string, s config.Settings, follow bool) error {
 	return nil
 }
 
+// pipeInput is an input that can be read only once.
+type pipeInput struct {
+	name  string
+	whole io.Reader // the input from its first byte, the ones read to tell its format included
+}
+
+// openPipe opens path when it can be read only once: "-" (standard input),
+// a FIFO, a character device, a socket. Its format is told from its first
+// bytes, and what is no trace refused, before anything is shown; the rest
+// is the source's to read, without opening it again (its bytes would be
+// gone, or its writer). A regular file is nil: it is checked, and read,
+// by its path.
+func openPipe(path string) (*pipeInput, error) {
+	var in *os.File
+	if path == "-" {
+		in, path = os.Stdin, "standard input"
+	} else {
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().IsRegular() || st.IsDir() {
+			return nil, nil // checkTrace names what is wrong with it
+		}
+		if in, err = os.Open(path); err != nil {
+			return nil, err
+		}
+	}
+	_, _, whole, err := decode.SniffStream(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a trace (%v)", path, err)
+	}
+	return &pipeInput{name: path, whole: whole}, nil
+}
+
 // NewReplayCommand returns `proftop replay FILE`.
 func NewReplayCommand(s *config.Settings, v *View) *cobra.Command {
 	var speed float64
@@ -105,6 +138,14 @@ played.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if speed < 0 || math.IsNaN(speed) || math.IsInf(speed, 0) {
 				return fmt.Errorf("--speed %v: a number of times real time, 0 or more (0: as fast as possible)", speed)
+			}
+			if pipe, err := openPipe(args[0]); err != nil || pipe != nil {
+				if err != nil {
+					return err
+				}
+				ctx, stop := Interruptible()
+				defer stop()
+				return Watch(ctx, client.NewPipeSource(pipe.name, pipe.whole, speed, decode.Options{MaxMessageSize: s.MaxMessageSize}), *s, *v, cmd.OutOrStdout())
 			}
 			var opts []WatchOption
 			if bundle.IsBundle(args[0]) {

@@ -42,6 +42,9 @@ type watching struct {
 	// traceTime says the source is a recording read on its own time: its
 	// history is taken as that time passes, not on the wall clock.
 	traceTime bool
+	// recording is closed when the recorder taking pictures on the wall
+	// clock has stopped (nil when none runs).
+	recording chan struct{}
 }
 
 // historyOptions are the history's bounds from the settings.
@@ -86,7 +89,27 @@ func (w *watching) record(ctx context.Context) {
 	case w.traceTime:
 		w.agg.RecordOnTraceTime(w.recorder, w.step)
 	default:
-		go w.recorder.Run(ctx, w.step)
+		w.recording = make(chan struct{})
+		go func() {
+			defer close(w.recording)
+			w.recorder.Run(ctx, w.step)
+		}()
+	}
+}
+
+// endRecording takes the picture of a run's end, once the recorder on the
+// wall clock has stopped (ctx, which it runs under, is done): taken beside
+// it, the two could take one moment twice, or race. A picture taken less
+// than a step before is the end already: pictures stay a step apart.
+func (w *watching) endRecording() {
+	if w.recorder == nil || w.traceTime {
+		return // a recording's end is taken as it is read
+	}
+	if w.recording != nil {
+		<-w.recording
+	}
+	if w.src.Status().Events > 0 {
+		w.recorder.TakeFinal(time.Now(), w.step)
 	}
 }
 

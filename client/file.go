@@ -29,6 +29,10 @@ type FileSource struct {
 	// Poll is how often a followed file is looked at for more (0: 250 ms).
 	Poll time.Duration
 
+	// once is the input when it can be read only once (a pipe, a FIFO,
+	// standard input): read where it is, never opened again by its path.
+	once io.Reader
+
 	stream   int
 	dec      decode.Decoder // of the current pass, for its notes
 	restarts int
@@ -42,6 +46,16 @@ func NewFileSource(path string, speed float64, opts decode.Options) *FileSource 
 	t := newTracker(path)
 	f := &FileSource{path: path, speed: speed, track: t, pump: newPump(t), opts: opts}
 	f.pump.beforeSend = f.updateNotes
+	return f
+}
+
+// NewPipeSource plays what r gives, once: a pipe, a FIFO or standard
+// input, whose bytes are gone once read, so that opening it again by its
+// name (as a file is, to follow it or start over) would lose its start or
+// wait for a writer that has gone. name is what the status calls it.
+func NewPipeSource(name string, r io.Reader, speed float64, opts decode.Options) *FileSource {
+	f := NewFileSource(name, speed, opts)
+	f.once = r
 	return f
 }
 
@@ -87,6 +101,13 @@ func (f *FileSource) Run(ctx context.Context) error {
 // play reads the file once from its start: to its end, to a fatal error,
 // or, followed, until it changes under the reader (a *startOver error).
 func (f *FileSource) play(ctx context.Context) error {
+	if f.once != nil {
+		in := f.once
+		f.once = nil // read once: a start over has nothing to read again
+		f.stream++
+		f.pump.stream = f.stream
+		return f.decodeFrom(ctx, countingReader{in, f.track}, f.opts, nil, "")
+	}
 	file, err := os.Open(f.path)
 	for f.Follow && f.restarts > 0 && errors.Is(err, os.ErrNotExist) {
 		// Replaced by removing and writing anew: wait for the new file.
@@ -133,6 +154,12 @@ func (f *FileSource) play(ctx context.Context) error {
 		in = countingReader{follow, f.track}
 		f.track.update(func(st *Status) { st.State, st.Cause, st.Waiting, st.Streams = StateStreaming, "", waiting, f.stream })
 	}
+	return f.decodeFrom(ctx, in, opts, follow, waiting)
+}
+
+// decodeFrom decodes a pass of the input into batches; follow is the
+// follower of a followed file, nil otherwise.
+func (f *FileSource) decodeFrom(ctx context.Context, in io.Reader, opts decode.Options, follow *followReader, waiting string) error {
 	dec, err := decode.Open(in, opts)
 	if err != nil {
 		return f.stopped(err, follow, waiting != "")

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"os"
@@ -29,5 +30,23 @@ func TestReplaySaysASizePastTheFileEnd(t *testing.T) {
 	want := "message larger than the rest of the file: it declares 67108948 bytes but only " + strconv.FormatInt(left, 10) + " are left in the file"
 	if err == nil || !strings.Contains(err.Error(), want) || c.seen() != "main" {
 		t.Fatalf("%v (threads %q), want %q", err, c.seen(), want)
+	}
+}
+
+// A pipe is read once, where it is: every event reaches the batches, the
+// first included, though the path it was given by names nothing to open.
+func TestPipeSourceReadsItsInputOnce(t *testing.T) {
+	data := traceOf(t, true, "main", "worker")
+	src := NewPipeSource("standard input", bytes.NewReader(data), 0, decode.Options{})
+	c := collect(src)
+	if err := src.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	if c.seen() != "main worker" {
+		t.Fatalf("threads %q, want main and worker", c.seen())
+	}
+	if st := src.Status(); st.Bytes != int64(len(data)) || st.State != StateEnded {
+		t.Fatalf("%d bytes read of %d, state %v", st.Bytes, len(data), st.State)
 	}
 }

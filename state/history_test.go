@@ -289,3 +289,28 @@ func sendSeconds(ch chan<- *client.Batch, w *simulator.World, end time.Time, per
 	}
 	ch <- b
 }
+
+// The picture of a run's end is not taken less than half a step after
+// the latest: two pictures of one moment, a millisecond apart, were
+// written by a run that ended just after a picture was taken.
+func TestTheEndsPictureKeepsAStepFromTheLatest(t *testing.T) {
+	agg, hist := New(Options{}), NewHistory(HistoryOptions{})
+	rec := NewRecorder(agg, hist)
+	agg.Apply([]decode.Event{&decode.ThreadStart{ThreadID: 1, ThreadName: "t", Time: 1}}, 1, decode.Clock{}, t0)
+	for _, tc := range []struct {
+		after time.Duration
+		taken bool
+	}{
+		{0, true}, // the first: nothing before it
+		{time.Millisecond, false},
+		{499 * time.Millisecond, false},
+		{500 * time.Millisecond, true},
+	} {
+		if got := rec.TakeFinal(t0.Add(tc.after), time.Second) != nil; got != tc.taken {
+			t.Fatalf("%v after the first picture: taken %v, want %v", tc.after, got, tc.taken)
+		}
+	}
+	if n := len(hist.Pictures()); n != 2 {
+		t.Fatalf("%d pictures, want 2", n)
+	}
+}

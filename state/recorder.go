@@ -48,6 +48,17 @@ func (r *Recorder) Take(now time.Time) *Picture {
 	return p
 }
 
+// TakeFinal takes the picture of a run's end, unless the latest was
+// taken less than half a step before now: that one is the end already (a
+// run that ended just after a picture wrote two of one moment). One taken
+// longer before is not: the end would go missing from the history.
+func (r *Recorder) TakeFinal(now time.Time, step time.Duration) *Picture {
+	if latest := r.hist.latest(); latest != nil && now.Sub(latest.At) < step/2 {
+		return nil
+	}
+	return r.Take(now)
+}
+
 // Run takes a picture every step until ctx ends. The first is taken after
 // one step: before it nothing has been received.
 func (r *Recorder) Run(ctx context.Context, step time.Duration) {
