@@ -494,3 +494,29 @@ func TestNoBundleOfNothing(t *testing.T) {
 		t.Fatalf("exit %d, bundle %v:\n%s", code, statErr, errs)
 	}
 }
+
+// A bundle written without its raw stream (--stream-ring 0) reopens with
+// its history, and says why nothing plays; standard input is replayed
+// as a file is, read once.
+func TestReplayOfABundleWithoutItsStreamAndOfStandardInput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.tar.gz")
+	if _, errs, code := run(t, nil, "replay", "--batch", "-n", "1", "--stream-ring", "0", "--bundle", path, "testdata/sample.trcbin"); code != 0 {
+		t.Fatalf("writing the bundle: exit %d\n%s", code, errs)
+	}
+	out, errs, code := run(t, nil, "replay", "--batch", path)
+	if code != 0 || !strings.Contains(out, "the bundle holds no raw stream") {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, errs)
+	}
+	history, errs, code := run(t, nil, "replay", "--batch", "--json", "--history", path)
+	if code != 0 || strings.Count(history, "\n") != 1 || !strings.Contains(history, `"picture"`) {
+		t.Fatalf("its history: exit %d:\n%s\n%s", code, history, errs)
+	}
+	trace, err := os.ReadFile("testdata/sample.trcbin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = run(t, trace, "replay", "--batch", "-")
+	if code != 0 || !strings.Contains(out, "standard input") || !strings.Contains(out, "events 400") {
+		t.Fatalf("standard input: exit %d:\n%s\n%s", code, out, errs)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -154,6 +155,14 @@ played.`,
 					return err
 				}
 				opts = append(opts, WithHistory(b.History(historyOptions(*s))))
+				if !slices.Contains(b.Files, bundle.FileStream) {
+					// Written without its raw stream (--stream-ring 0): its
+					// history is all there is to see.
+					ctx, stop := Interruptible()
+					defer stop()
+					src := client.NewNothingSource(args[0], "the bundle holds no raw stream (written with --stream-ring 0): its history only (space, then ←)")
+					return Watch(ctx, src, *s, *v, cmd.OutOrStdout(), opts...)
+				}
 			}
 			if err := checkTrace(args[0], *s, follow); err != nil {
 				return err
