@@ -24,7 +24,7 @@ func TestDecodeFormatsWithRecordsOfTheirOwn(t *testing.T) {
 	}{
 		{"jinsight/trace-linux-x86_64-tagobjects.trc", true, 3112, "HEADER",
 			map[string]int{"WIDE_METHOD_ENTER": 1414, "METHOD_LEAVE": 1414, "OBJECT_DEFINED": 252, "TRACE_END": 1},
-			[]string{"format    jinsight", "records   3112 (the format's own", "WIDE_METHOD_ENTER             1414", "bytes     76519"}},
+			[]string{"format    jinsight", "records   3112 (the format's own", "WIDE_METHOD_ENTER             1414", "bytes     76527"}}, // the whole file, its trailer read,
 		{"../testdata/profilerj/snapshot-synthetic.xml", false, 45, "thread",
 			map[string]int{"profile": 24, "memory": 7, "method": 5},
 			[]string{"format    profilerj snapshot", "records   45 (the format's own", "profile              24"}},

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bufio"
 	"compress/flate"
 	"compress/gzip"
@@ -37,13 +38,15 @@ func openArchive(orig, whole io.Reader, opts Options) (Decoder, error) {
 		return nil, &Error{Err: ErrTruncated, Fatal: true, Detail: "gzip header cut short"}
 	}
 	if err != nil {
-		return nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: "gzip: " + err.Error()}
+		// It begins with gzip's magic, so it is a gzip: its header is
+		// what is wrong, not its format.
+		return nil, &Error{Err: ErrGzipDamaged, Element: "gzip", Fatal: true, Detail: "its header: " + err.Error()}
 	}
 	var inflated io.Reader = gz
 	if opts.Growing {
 		inflated = newGzipMembers(gz, br)
 	}
-	in := bufio.NewReaderSize(&gzipErrors{r: inflated}, 1024)
+	in := bufio.NewReaderSize(&inflateErrors{r: inflated, element: "gzip", cutShort: ErrTruncated, damaged: ErrGzipDamaged}, 1024)
 	if head, _ := in.Peek(263); len(head) == 263 && string(head[257:262]) == "ustar" {
 		return openTar(in, opts)
 	}
@@ -140,16 +143,24 @@ func (g *gzipMembers) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// gzipErrors names what the gzip layer found wrong: a file cut short, a
-// checksum that does not match. The decoder above it would pass on
-// "unexpected EOF", which says neither that the archive is at fault nor
-// where.
-type gzipErrors struct {
+// inflateErrors names what a decompressor (gzip's, or a zip entry's)
+// found wrong: compressed data cut short, a checksum that does not match,
+// data that does not inflate. The decoder above it would pass on
+// "unexpected EOF" or "zip: checksum error", which say neither that the
+// archive is at fault nor where, nor which entry.
+type inflateErrors struct {
 	r        io.Reader
 	inflated int64
+	element  string // "gzip", "" for a zip entry (its name says it)
+	entry    string // the zip entry's name, "" for a gzip
+	// cutShort is the kind of error for data that ends early: for a gzip,
+	// ErrTruncated (a file still being written, which more bytes may
+	// complete); for a zip entry, whose size the archive's directory gives,
+	// damage. damaged is the kind for data that is wrong.
+	cutShort, damaged error
 }
 
-func (g *gzipErrors) Read(p []byte) (int, error) {
+func (g *inflateErrors) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.inflated += int64(n)
 	var corrupt flate.CorruptInputError
@@ -157,11 +168,11 @@ func (g *gzipErrors) Read(p []byte) (int, error) {
 	case err == nil || err == io.EOF:
 		return n, err
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return n, &Error{Err: ErrTruncated, Offset: g.inflated, Element: "gzip", Fatal: true,
-			Detail: fmt.Sprintf("the compressed file ends early, %d bytes inflated: cut short", g.inflated)}
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
-		return n, &Error{Err: ErrUnknownInput, Offset: g.inflated, Element: "gzip", Fatal: true,
-			Detail: fmt.Sprintf("the compressed data is damaged after %d bytes inflated: %v", g.inflated, err)}
+		return n, &Error{Err: g.cutShort, Offset: g.inflated, Element: g.element, Entry: g.entry, Fatal: true,
+			Detail: fmt.Sprintf("the compressed data ends early, %d bytes inflated: cut short", g.inflated)}
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.Is(err, zip.ErrChecksum), errors.As(err, &corrupt):
+		return n, &Error{Err: g.damaged, Offset: g.inflated, Element: g.element, Entry: g.entry, Fatal: true,
+			Detail: fmt.Sprintf("after %d bytes inflated: %v", g.inflated, err)}
 	}
 	return n, err // the file's reader's own (a read that failed, a followed file that started over)
 }

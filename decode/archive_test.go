@@ -140,3 +140,70 @@ func TestGzipPassesOnItsReadersErrors(t *testing.T) {
 type iotestErr struct{ err error }
 
 func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }
+
+// A damaged gzip is said to be damaged, not a format unrecognized: it
+// begins with gzip's magic. Before, its damage read "gzip: unrecognized
+// stream format: the compressed data is damaged…".
+func TestGzipDamageIsNotAnUnknownFormat(t *testing.T) {
+	whole := gzippedThreadStarts(2000)
+	crc := bytes.Clone(whole)
+	crc[len(crc)-6] ^= 0xff
+	header := bytes.Clone(whole)
+	header[2] = 7 // a compression method gzip does not have
+	for name, data := range map[string][]byte{"crc": crc, "header": header} {
+		t.Run(name, func(t *testing.T) {
+			d, err := Open(bytes.NewReader(data), Options{})
+			for err == nil {
+				_, err = d.Next()
+			}
+			var de *Error
+			if !errors.As(err, &de) || !errors.Is(err, ErrGzipDamaged) || errors.Is(err, ErrUnknownInput) || !de.Fatal || de.Element != "gzip" {
+				t.Fatalf("got %v, want a fatal %v", err, ErrGzipDamaged)
+			}
+		})
+	}
+}
+
+// A zip entry's damage (a checksum that does not match, data that does
+// not inflate) names the entry and the offset in it, as a damaged zip.
+// Before, it was the library's bare "zip: checksum error" or "unexpected
+// EOF".
+func TestZipEntryDamageNamesTheEntry(t *testing.T) {
+	var trace bytes.Buffer
+	enc := NewEncoder(&trace, EncoderOptions{})
+	for i := range 3000 {
+		enc.Encode(&ThreadStart{ThreadID: int64(i), ThreadName: "thread " + strings.Repeat("x", i%50)})
+	}
+	enc.Flush()
+	whole := zipOf(t, "first.trcxml", `<TRACE><custom body="1"/>`, "second.trcbin", trace.String())
+
+	// The checksum the directory gives for the second entry.
+	crc := bytes.Clone(whole)
+	dir := bytes.LastIndex(crc, []byte("PK\x01\x02"))
+	crc[dir+16] ^= 0xff
+	// Bytes in the middle of the second entry's compressed data.
+	inflate := bytes.Clone(whole)
+	second := bytes.LastIndex(inflate[:dir], []byte("PK\x03\x04"))
+	for i := second + 200; i < second+260; i++ {
+		inflate[i] ^= 0x5a
+	}
+	for name, data := range map[string][]byte{"checksum": crc, "data": inflate} {
+		t.Run(name, func(t *testing.T) {
+			d, err := Open(bytes.NewReader(data), Options{})
+			var events int
+			for err == nil {
+				if _, err = d.Next(); err == nil {
+					events++
+				}
+			}
+			var de *Error
+			if !errors.As(err, &de) || !errors.Is(err, ErrZipDamaged) || !de.Fatal || de.Entry != "second.trcbin" ||
+				!strings.Contains(err.Error(), `zip entry "second.trcbin": offset `) || !strings.Contains(err.Error(), "damaged") {
+				t.Fatalf("got %v, want a fatal %v naming the entry", err, ErrZipDamaged)
+			}
+			if events == 0 {
+				t.Fatal("the first entry's event was lost")
+			}
+		})
+	}
+}

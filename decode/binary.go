@@ -95,6 +95,7 @@ type BinaryDecoder struct {
 	little  bool
 	native  bool // the stream's byte order is the machine's
 	clock   Clock
+	latest  Ticks // clock.latestTime(), the latest "time" an event may have
 	intern  *interner
 	stacks  *stackTable // nil: every frame is interned on its own
 	// maxString bounds the strings of events (0: none); those of a
@@ -115,7 +116,8 @@ type BinaryDecoder struct {
 // NewBinaryDecoder returns a decoder reading a binary stream from r, which
 // must start with the stream header.
 func NewBinaryDecoder(r io.Reader, opts Options) *BinaryDecoder {
-	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable(), maxString: opts.maxString(), maxSize: opts.maxSize()}
+	d := &BinaryDecoder{kinds: kindTable(), in: newChunkReader(r), opts: opts, intern: newInterner(), stacks: newStackTable(), maxString: opts.maxString(), maxSize: opts.maxSize(),
+		latest: Clock{}.latestTime()}
 	for k, sp := range d.kinds.byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -198,7 +200,7 @@ func (d *BinaryDecoder) next() (Event, error) {
 		*u = Unknown{ID: id, Size: size}
 		return u, nil
 	}
-	if d.into != nil && sp.inPlace && d.native && sp.flat.fits(body) {
+	if d.into != nil && sp.inPlace && d.native && sp.flat.fits(body) && d.flatTimeFits(sp.flat, body) {
 		if !sp.flat.stack {
 			sp.flat.fill(d.into().place(sp), body)
 			d.placed = true
@@ -224,7 +226,38 @@ func (d *BinaryDecoder) next() (Event, error) {
 		boundEvent(conv, d.maxString)
 		ev = conv
 	}
+	if err := d.checkTime(ev, start, id); err != nil {
+		return nil, err
+	}
 	return ev, nil
+}
+
+// flatTimeFits says whether the time of a message the flat layout reads
+// (in the machine's byte order) is one an event may have; a message whose
+// time is not takes the general path, which refuses it.
+func (d *BinaryDecoder) flatTimeFits(fl *flatLayout, body []byte) bool {
+	if fl.timeWire < 0 {
+		return true
+	}
+	t := Ticks(binary.NativeEndian.Uint64(body[fl.timeWire:]))
+	return t >= 0 && t <= d.latest
+}
+
+// checkTime refuses an event whose "time" is impossible (see
+// Clock.timeProblem); the message (id, at start) is skipped, the stream
+// goes on. The element named is the event's: a custom message's converted
+// kind, whose time it was.
+func (d *BinaryDecoder) checkTime(ev Event, start int64, id uint16) error {
+	sp := d.kinds.byKind[ev.Kind()]
+	if sp.time < 0 {
+		return nil
+	}
+	t := *fieldAt[Ticks](sp.base(ev), sp.fields[sp.time].off)
+	if t >= 0 && t <= d.latest {
+		return nil
+	}
+	return &Error{Err: ErrValue, Offset: start, MessageID: id, Element: sp.name, Field: "time",
+		Detail: d.clock.timeProblem(t, d.latest)}
 }
 
 // AppendNext decodes the next event and adds it to the batch that batch
@@ -613,11 +646,11 @@ func (d *BinaryDecoder) applySystem(ev Event, start int64) error {
 			d.stacks.reset() // the same bytes now spell other names
 		}
 	case *Frequency:
-		if e.Frequency <= 0 {
-			return &Error{Err: ErrValue, Offset: start, MessageID: 2, Element: "frequency", Field: "frequency",
-				Detail: fmt.Sprintf("%d ticks per second", e.Frequency)}
+		if problem := frequencyProblem(e.Frequency); problem != "" {
+			return &Error{Err: ErrValue, Offset: start, MessageID: 2, Element: "frequency", Field: "frequency", Detail: problem}
 		}
 		d.clock = Clock{Frequency: e.Frequency}
+		d.latest = d.clock.latestTime()
 	}
 	return nil
 }

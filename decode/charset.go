@@ -2,7 +2,9 @@ package decode
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/htmlindex"
@@ -65,32 +67,61 @@ func (tc *transcoder) convert(b []byte) ([]byte, error) {
 	return nil, errors.New("the converted string outgrows 32 times its size")
 }
 
-// quoteDetail quotes untrusted bytes for an error message, short and inert.
+// quoteDetail quotes untrusted bytes for an error message, short and
+// inert: control characters and bytes that are not UTF-8 are written as
+// \xNN each, so that the message shows exactly the bytes that were found
+// (the first bytes of an unrecognized stream, a bad attribute value)
+// rather than a "?" standing for any number of them.
 func quoteDetail(s string) string {
 	const max = 40
 	if len(s) > max {
-		s = s[:max] + "…"
+		// Cut between characters: a character cut in two would show as
+		// bytes that were not what the input held.
+		n := max
+		for n > max-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "…"
 	}
-	return strings.ToValidUTF8(quoteASCII(s), "?")
+	return quoteASCII(s)
 }
 
 func quoteASCII(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '"' || c == '\\':
 			b.WriteByte('\\')
 			b.WriteByte(c)
 		case c < 0x20 || c == 0x7f:
-			b.WriteString(`\x`)
-			b.WriteByte("0123456789abcdef"[c>>4])
-			b.WriteByte("0123456789abcdef"[c&15])
+			writeByteEscape(&b, c)
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				writeByteEscape(&b, c)
+			case r < 0xa0:
+				// A C1 control, which a terminal may act on.
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
 		default:
 			b.WriteByte(c)
 		}
+		i++
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// writeByteEscape writes c as \xNN.
+func writeByteEscape(b *strings.Builder, c byte) {
+	b.WriteString(`\x`)
+	b.WriteByte("0123456789abcdef"[c>>4])
+	b.WriteByte("0123456789abcdef"[c&15])
 }

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"time"
@@ -199,4 +200,68 @@ func (c Clock) Nanos(t Ticks) int64 {
 		return int64(t)
 	}
 	return int64(c.Duration(t))
+}
+
+// latestTime is the largest absolute timestamp this clock places in time:
+// the tick whose nanoseconds since the Unix epoch still fit an int64 (the
+// form Nanos and Time.UnixNano give consumers), which is 2262-04-11. At a
+// frequency of 1 GHz or more every non-negative tick fits; below it, a
+// tick beyond this one would saturate, and every event after it would
+// seem to happen at the same instant.
+func (c Clock) latestTime() Ticks {
+	f := c.freq()
+	if f >= DefaultFrequency {
+		return math.MaxInt64
+	}
+	// t is placeable while t*1e9/f rounds down below MaxInt64, that is
+	// while t*1e9 < MaxInt64*f.
+	hi, lo := bits.Mul64(math.MaxInt64, f)
+	q, r := bits.Div64(hi, lo, DefaultFrequency)
+	if r == 0 {
+		q--
+	}
+	return Ticks(q)
+}
+
+// timeProblem says what makes t impossible as an event's absolute time
+// ("time" attribute), "" when it is possible. latest is c.latestTime(),
+// which the decoders keep so as not to divide once per event.
+//
+// A time before 1970 is refused: the trace format's times count from the
+// Unix epoch, and no profiler ran before it; such a time is damage (a
+// sign bit flipped, a writer's bug), and accepted it would make durations
+// of decades. A time the clock cannot hold is refused too: it comes from a
+// frequency message that does not fit the stream's times (1 tick per
+// second before nanosecond timestamps), and saturated it would put every
+// event at the same instant. Both are an error of the message, naming its
+// field, so that a consumer never sees a time it cannot use. Durations
+// (threadCpuTime, baseTime) are not times: -1 means "not measured" there.
+func (c Clock) timeProblem(t, latest Ticks) string {
+	switch {
+	case t < 0:
+		return fmt.Sprintf("%s seconds is before 1970, the epoch the trace's times count from", c.appendSeconds(nil, t))
+	case t > latest:
+		return fmt.Sprintf("%d ticks at %d ticks per second is after 2262-04-11, the latest time a nanosecond clock holds: the stream's frequency does not fit its times",
+			t, c.freq())
+	}
+	return ""
+}
+
+// MinFrequency is the coarsest clock a stream may declare: a millisecond
+// (Java's System.currentTimeMillis). A profiler times method calls, lock
+// waits and GC pauses of microseconds to milliseconds; a coarser clock
+// cannot, so a frequency below this is damage or a writer's mistake
+// rather than a real timer. Refusing it at the frequency message keeps the
+// clock the stream had: the classic mistake, a frequency message put
+// before a stream of nanosecond times, then costs one error and not every
+// event's time (each past what the clock holds, see timeProblem).
+const MinFrequency = 1000
+
+// frequencyProblem says what is wrong with a frequency message's ticks per
+// second, "" when nothing is.
+func frequencyProblem(f int64) string {
+	if f < MinFrequency {
+		return fmt.Sprintf("%d ticks per second, below %d (a millisecond clock, the coarsest a profiler times with): the frequency is refused, the clock stays as it was", f, MinFrequency)
+	}
+	return ""
 }

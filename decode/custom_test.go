@@ -52,7 +52,7 @@ func TestConventionBodies(t *testing.T) {
 // The events of the convention come back the same through both encodings,
 // at any tick frequency.
 func TestConventionRoundTrips(t *testing.T) {
-	for _, freq := range []int64{1e9, 1000, 3} {
+	for _, freq := range []int64{1e9, MinFrequency, 1_000_003} {
 		evs := append([]Event{&Frequency{Frequency: freq}}, telemetryEvents()...)
 		if freq != 1e9 {
 			// Times in whole ticks of the coarser clock.

@@ -25,6 +25,7 @@ var (
 	ErrValue        = errors.New("invalid value")
 	ErrUnknownInput = errors.New("unrecognized stream format")
 	ErrZipDamaged   = errors.New("zip archive cut short or damaged")
+	ErrGzipDamaged  = errors.New("compressed data damaged")
 	ErrTooShort     = errors.New("stream too short to tell its format")
 	ErrNoWireForm   = errors.New("kind has no binary message")
 )

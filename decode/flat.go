@@ -20,6 +20,10 @@ type flatLayout struct {
 	// (when the stack is one seen before, see placeStack).
 	stack    bool
 	stackOff uintptr
+	// timeWire is where the "time" attribute sits in the body, -1 for a
+	// kind without one: the decoder checks it before it places the
+	// message in a batch, where an impossible time could not be taken back.
+	timeWire int
 }
 
 // flatMove copies one fixed-size attribute from the body to the struct.
@@ -58,8 +62,11 @@ func allTagged(t reflect.Type) bool {
 // newFlatLayout returns the shortcut for a kind, or nil for a kind
 // without attributes or with a stack that is not its last.
 func newFlatLayout(fields []field) *flatLayout {
-	fl := &flatLayout{}
+	fl := &flatLayout{timeWire: -1}
 	for i, f := range fields {
+		if f.name == "time" && f.typ == fieldTicks {
+			fl.timeWire = fl.size
+		}
 		switch f.typ {
 		case fieldStack:
 			if i != len(fields)-1 {

@@ -13,11 +13,23 @@ import (
 // format agree (the project's jinsight-notes): the header's maxThreads
 // comes before maxClasses; everything after the header is in the byte
 // order of the header's platform; 0x64 (TRACE_END) or 0xff (END_OF_FILE)
-// ends the events and whatever follows is ignored; 0x0d renames a thread;
+// ends the events, followed by the writer's trailer of 8 bytes at most,
+// which is skipped; more data after it is refused; 0x0d renames a thread;
 // 0x6f (CLASS_DEFINE2) holds 18 bytes nobody has described.
 
 // JinsightHeaderSize is the fixed size of a Jinsight trace's header.
 const JinsightHeaderSize = 45
+
+// jinsightTrailerSize is the most bytes a trace may hold after its end
+// event: the writer follows TRACE_END with two u32 (5705 and 0xADDE0000 in
+// the fixture), whose meaning nobody has described, so they are not
+// checked. Anything beyond is another file appended to the trace (two
+// recordings concatenated, a trace followed by a binary one), which this
+// reader would otherwise drop without a word.
+const jinsightTrailerSize = 8
+
+// ErrTrailingData is data after the end a stream declared.
+var ErrTrailingData = errors.New("data after the end of the trace")
 
 // jinsightMagic is the header's first byte, 'b' for binary.
 const jinsightMagic = 'b'
@@ -117,7 +129,12 @@ type JinsightReader struct {
 	intern *interner
 	last   int64 // offset of the last record returned
 	ended  bool  // TRACE_END or END_OF_FILE was read
-	fatal  error
+	endAt  int64 // offset of that end event
+	endID  byte  // which of the two it was
+	// trailer counts the bytes after the end event skipped so far, up to
+	// jinsightTrailerSize.
+	trailer int
+	fatal   error
 
 	// One record of each type, reused.
 	classDefine  JinsightClassDefine
@@ -170,7 +187,7 @@ func (d *JinsightReader) NextRecord() (Record, error) {
 		return d.readHeader()
 	}
 	if d.ended {
-		return nil, io.EOF
+		return nil, d.afterEnd()
 	}
 	start := d.in.offset()
 	if err := d.in.fill(1); err != nil {
@@ -200,9 +217,45 @@ func (d *JinsightReader) NextRecord() (Record, error) {
 	d.in.consume(size)
 	d.last = start
 	if id == jiTraceEnd || id == jiEndOfFile {
-		d.ended = true
+		d.ended, d.endAt, d.endID = true, start, id
 	}
 	return rec, nil
+}
+
+// afterEnd reads what follows the end event: io.EOF when the input ends
+// within the writer's trailer, a fatal ErrTrailingData at the first byte
+// beyond it. Resumable: a read error is returned as it came, and the
+// trailer bytes already skipped stay skipped.
+func (d *JinsightReader) afterEnd() error {
+	if d.opts.Growing {
+		// A file followed as it is written: its end event ends it, and
+		// the trailer its writer may not have written yet is not waited
+		// for (the follower would wait for ever).
+		return io.EOF
+	}
+	for d.trailer < jinsightTrailerSize {
+		if d.in.buffered() == 0 {
+			if err := d.in.fill(1); err != nil {
+				return err // io.EOF: the input ends within the trailer
+			}
+		}
+		n := min(d.in.buffered(), jinsightTrailerSize-d.trailer)
+		d.in.consume(n)
+		d.trailer += n
+	}
+	// The first bytes beyond, to show what they are: up to 8, fewer if
+	// the input ends sooner; a read error to retry leaves nothing consumed.
+	if err := d.in.fill(8); err != nil && (err != io.EOF || d.in.buffered() == 0) {
+		return err
+	}
+	more := "more bytes follow"
+	if d.opts.InputSize > 0 {
+		more = fmt.Sprintf("%d more bytes follow", d.opts.InputSize-d.in.offset())
+	}
+	shown := d.in.unread()[:min(d.in.buffered(), 8)]
+	detail := fmt.Sprintf("%s at offset %d and the writer's %d-byte trailer ended the trace, but %s, starting with %s: another file appended to it? They are not read",
+		jinsightEvents[d.endID].name, d.endAt, jinsightTrailerSize, more, quoteDetail(string(shown)))
+	return d.fail(&Error{Err: ErrTrailingData, Offset: d.in.offset(), Detail: detail})
 }
 
 // readHeader reads and checks the 45-byte header, which is little-endian
@@ -254,74 +307,112 @@ func (d *JinsightReader) readHeader() (Record, error) {
 }
 
 // measure finds the size of an event holding strings, reading as much of
-// it as its lengths need.
+// it as its lengths need. When a length or count is damaged, the error
+// names the field that declared it, what it declares and what is left,
+// since the event's own size is nowhere in the format.
 func (d *JinsightReader) measure(id byte, start int64) (int, error) {
 	pos := 1 + jinsightEvents[id].size // the fixed part
-	need := func(n int) error {
+	// The member of a class being measured, to name a field of it:
+	// list is "methods" or "fields" ("" outside them), member its index,
+	// count what the list declares. Names are built only for an error.
+	list, member, count := "", 0, 0
+	// need makes n more bytes, of field, available; declared says they
+	// are what a length declares rather than a field's fixed size.
+	need := func(field string, n int, declared bool) error {
+		if pos+n <= d.in.buffered() && pos+n <= d.opts.maxSize() {
+			return nil // the common case, with no name to build
+		}
+		// what: "it declares 5000 bytes at event offset 15", and which
+		// member of how many when inside the methods or fields.
+		what := fmt.Sprintf("it needs %d bytes at event offset %d", n, pos)
+		if declared {
+			what = fmt.Sprintf("it declares %d bytes at event offset %d", n, pos)
+		}
+		if list != "" {
+			what += fmt.Sprintf(" (%s count is %d)", list, count)
+			field = fmt.Sprintf("%s[%d].%s", list, member, field)
+		}
+		fail := func(kind error, detail string) error {
+			return d.fail(&Error{Err: kind, Offset: start, MessageID: uint16(id), Element: jinsightEvents[id].name,
+				Field: field, Detail: detail})
+		}
 		if pos+n > d.opts.maxSize() {
-			return d.fail(&Error{Err: ErrTooLarge, Offset: start, MessageID: uint16(id), Element: jinsightEvents[id].name,
-				Detail: fmt.Sprintf("more than %d bytes (--max-message-size)", d.opts.maxSize())})
+			if left := d.opts.InputSize - start - int64(pos); d.opts.InputSize > 0 && int64(n) > left {
+				return fail(ErrPastEnd, fmt.Sprintf("%s but only %d are left in the file: the file is damaged or not what it seems", what, max(left, 0)))
+			}
+			return fail(ErrTooLarge, fmt.Sprintf("%s, which makes the event more than %d bytes (--max-message-size)", what, d.opts.maxSize()))
 		}
 		if err := d.in.fill(pos + n); err != nil {
-			return d.readErr(err, start, id)
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return fail(ErrTruncated, fmt.Sprintf("%s but only %d are left", what, max(d.in.buffered()-pos, 0)))
+			}
+			return err
 		}
 		return nil
 	}
-	u16 := func() (int, error) {
-		if err := need(2); err != nil {
+	u16 := func(field string) (int, error) {
+		if err := need(field, 2, false); err != nil {
 			return 0, err
 		}
 		v := int(d.order.Uint16(d.in.peek(pos + 2)[pos:]))
 		pos += 2
 		return v, nil
 	}
-	str := func() error {
-		n, err := u16()
+	str := func(field string) error {
+		n, err := u16(field) // its length: named as the string it measures
 		if err == nil {
-			err = need(n)
+			err = need(field, n, true)
 			pos += n
 		}
 		return err
 	}
-	if id != jiExtensiveClassLoad {
-		// THREAD_DEFINE, THREAD_NAME_CHANGE and USER_EVENT end with a string.
-		if err := str(); err != nil {
+	switch id {
+	case jiThreadDefine, jiThreadNameChange:
+		if err := str("threadName"); err != nil {
+			return 0, err
+		}
+		return pos, nil
+	case jiUserEvent:
+		if err := str("message"); err != nil {
 			return 0, err
 		}
 		return pos, nil
 	}
-	// classID, size: in the fixed part; then the name, the methods, the
-	// fields, the superclass and the interfaces.
-	if err := str(); err != nil {
+	// EXTENDED_EXTENSIVE_CLASS_LOAD. classID, size: in the fixed part;
+	// then the name, the methods, the fields, the superclass and the
+	// interfaces.
+	if err := str("className"); err != nil {
 		return 0, err
 	}
-	for range 2 { // methods, then fields: name, signature, access flags
-		n, err := u16()
+	for _, name := range [...]string{"methods", "fields"} { // each: name, signature, access flags
+		n, err := u16(name + " count")
 		if err != nil {
 			return 0, err
 		}
-		for range n {
-			if err := str(); err != nil {
+		list, count = name, n
+		for member = range n {
+			if err := str("name"); err != nil {
 				return 0, err
 			}
-			if err := str(); err != nil {
+			if err := str("signature"); err != nil {
 				return 0, err
 			}
-			if err := need(2); err != nil {
+			if err := need("accessFlags", 2, false); err != nil {
 				return 0, err
 			}
 			pos += 2
 		}
+		list = ""
 	}
-	if err := need(2); err != nil { // superclass
+	if err := need("superClassID", 2, false); err != nil {
 		return 0, err
 	}
 	pos += 2
-	n, err := u16()
+	n, err := u16("interfaces count")
 	if err != nil {
 		return 0, err
 	}
-	if err := need(2 * n); err != nil {
+	if err := need("interfaces", 2*n, true); err != nil {
 		return 0, err
 	}
 	return pos + 2*n, nil

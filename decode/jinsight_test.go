@@ -217,7 +217,7 @@ func sourceCounts(t *testing.T) map[byte]int {
 }
 
 // The fixture decodes to the counts its SOURCE.txt gives, and the reader
-// stops at TRACE_END, before the writer's 8-byte trailer.
+// ends at TRACE_END, skipping the writer's 8-byte trailer without an error.
 func TestJinsightFixtureMatchesItsSource(t *testing.T) {
 	want := sourceCounts(t)
 	if len(want) != 9 {
@@ -253,7 +253,7 @@ func TestJinsightFixtureMatchesItsSource(t *testing.T) {
 			t.Errorf("event 0x%02x: %d, SOURCE.txt says %d", id, got[id], n)
 		}
 	}
-	if d.InputOffset() != int64(len(data))-8 || !d.Ended() {
+	if d.InputOffset() != int64(len(data)) || !d.Ended() { // the 8-byte trailer skipped to the end
 		t.Fatalf("stopped at %d of %d bytes (ended %v)", d.InputOffset(), len(data), d.Ended())
 	}
 	h := d.Header()
@@ -915,5 +915,121 @@ func TestJinsightTicksDamagedBySeconds(t *testing.T) {
 	_, errs := jinsightCalls(t, data)
 	if len(errs) != 1 || !strings.Contains(errs[0], "METHOD_LEAVE: field ticks: invalid value: 1003000 is 7s earlier than thread 3's record before (7001002000): one of the two is damaged") {
 		t.Fatalf("errors %q", errs)
+	}
+}
+
+// Data after a trace's end event and the writer's 8-byte trailer is
+// refused at its offset, after the events read; up to the trailer it is
+// the normal end. Before, the fixture followed by a binary trace decoded
+// without an error, the binary trace dropped unsaid.
+func TestJinsightDataAfterTheEndIsRefused(t *testing.T) {
+	trace := smallTrace(44, &JinsightMoment{id: jiBeginBurst, Ticks: 1_000_000}, &JinsightEnd{id: jiTraceEnd})
+	endAt := int64(len(trace)) - 1
+	trailer := []byte{0x49, 0x16, 0, 0, 0, 0, 0xde, 0xad}
+	binaryTrace := stream(rawMessage(1041, 0, cstr("next")))
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		wantAt  int64 // offset of the refused data, -1 for none
+		between string
+	}{
+		{"the end alone", trace, -1, ""},
+		{"part of the trailer", append(slices.Clone(trace), trailer[:3]...), -1, ""},
+		{"the whole trailer", append(slices.Clone(trace), trailer...), -1, ""},
+		{"one byte after the trailer", append(append(slices.Clone(trace), trailer...), 'x'), endAt + 9, `"x"`},
+		{"a binary trace after the trailer", append(append(slices.Clone(trace), trailer...), binaryTrace...), endAt + 9, `"0TBF`},
+		{"after END_OF_FILE", append(append(smallTrace(44, &JinsightEnd{id: jiEndOfFile}), trailer...), binaryTrace...), JinsightHeaderSize + 9, "END_OF_FILE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Byte by byte, with a timeout between bytes: the trailer
+			// is skipped as it comes.
+			r := NewJinsightReader(iotest.TimeoutReader(iotest.OneByteReader(bytes.NewReader(tc.data))), Options{})
+			var err error
+			for err != io.EOF && !IsFatal(err) || err == iotest.ErrTimeout {
+				_, err = r.NextRecord()
+			}
+			if tc.wantAt < 0 {
+				if err != io.EOF {
+					t.Fatalf("got %v, want the end", err)
+				}
+				return
+			}
+			var de *Error
+			if !errors.As(err, &de) || !errors.Is(err, ErrTrailingData) || !de.Fatal || de.Offset != tc.wantAt ||
+				!strings.Contains(de.Error(), tc.between) {
+				t.Fatalf("got %v, want a fatal %v at offset %d saying %s", err, ErrTrailingData, tc.wantAt, tc.between)
+			}
+
+			// The events read come first, the end of the trace with them.
+			d, oerr := Open(bytes.NewReader(tc.data), Options{})
+			if oerr != nil {
+				t.Fatal(oerr)
+			}
+			evs, errs := decodeThrough(d)
+			if len(errs) != 1 || !errors.Is(errs[0], ErrTrailingData) {
+				t.Fatalf("decoder errors %v", errs)
+			}
+			if len(evs) == 0 || evs[len(evs)-1].Kind() != KindTraceEnd {
+				t.Fatalf("events %v", evs)
+			}
+		})
+	}
+	// The fixture, followed by a binary trace, as the tester made it.
+	if fixture := optionalFixture(jinsightFixture); fixture != nil {
+		d, _ := Open(bytes.NewReader(append(slices.Clone(fixture), binaryTrace...)), Options{})
+		_, errs := decodeThrough(d)
+		if len(errs) != 1 || !errors.Is(errs[0], ErrTrailingData) || !strings.Contains(errs[0].Error(), fmt.Sprintf("offset %d:", len(fixture))) {
+			t.Fatalf("the fixture and a binary trace: %v", errs)
+		}
+	}
+}
+
+// A damaged length or count inside an event is named: the field, what it
+// declares and what is left. Before, the error said only "stream ends
+// inside a message: 76090 bytes left", the bytes left in the file.
+func TestJinsightDamagedLengthsAreNamed(t *testing.T) {
+	classLoad := func(body func(w *jinsightWriter)) []byte {
+		w := newJinsightWriter(JinsightHeader{Version: 8, Platform: 44, TicksPerMicrosecond: 1})
+		w.u8(jiExtensiveClassLoad)
+		w.u64(1) // ticks
+		w.u16(2) // class id
+		w.u16(0) // size
+		body(w)
+		return w.b.Bytes()
+	}
+	for _, tc := range []struct {
+		name  string
+		data  []byte
+		opts  Options
+		want  error
+		field string
+		says  string
+	}{
+		{"a class name longer than the rest", classLoad(func(w *jinsightWriter) { w.u16(5000); w.b.WriteString("java/lang") }), Options{},
+			ErrTruncated, "className", "it declares 5000 bytes at event offset 15 but only 9 are left"},
+		{"a method count beyond the methods", classLoad(func(w *jinsightWriter) { w.str("A"); w.u16(3); w.str("m"); w.str("()V"); w.u16(1) }), Options{},
+			ErrTruncated, "methods[1].name", "it needs 2 bytes at event offset 28 (methods count is 3) but only 0 are left"},
+		{"a method name beyond the file", classLoad(func(w *jinsightWriter) { w.str("A"); w.u16(1); w.u16(60000); w.b.WriteString("xy") }),
+			Options{MaxMessageSize: 1000, InputSize: JinsightHeaderSize + 22}, ErrPastEnd, "methods[0].name", "it declares 60000 bytes at event offset 20 (methods count is 1) but only 2 are left in the file"},
+		{"a thread name beyond the maximum", func() []byte {
+			w := newJinsightWriter(JinsightHeader{Version: 8, Platform: 44, TicksPerMicrosecond: 1})
+			w.u8(jiThreadDefine)
+			w.b.Write(make([]byte, 18))
+			w.u16(60000)
+			return w.b.Bytes()
+		}(), Options{MaxMessageSize: 1000}, ErrTooLarge, "threadName", "it declares 60000 bytes at event offset 21, which makes the event more than 1000 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewJinsightReader(bytes.NewReader(tc.data), tc.opts)
+			if _, err := d.NextRecord(); err != nil {
+				t.Fatal(err)
+			}
+			_, err := d.NextRecord()
+			var de *Error
+			if !errors.As(err, &de) || !errors.Is(err, tc.want) || !de.Fatal || de.Field != tc.field || de.Offset != JinsightHeaderSize ||
+				!strings.Contains(de.Detail, tc.says) {
+				t.Fatalf("got %v, want a fatal %v at offset %d, field %s, saying %q", err, tc.want, JinsightHeaderSize, tc.field, tc.says)
+			}
+		})
 	}
 }

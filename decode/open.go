@@ -120,8 +120,20 @@ func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error
 	case readErr != nil && readErr != io.EOF:
 		return 0, false, nil, readErr
 	}
-	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true,
-		Detail: fmt.Sprintf("starts with %s; want \"0TBF\" (binary), \"PK\" (zip), gzip, 'b' (Jinsight), '<' (XML) or a msgpack map (rbkit)", quoteDetail(string(prefix[:min(len(prefix), 8)])))}
+	return 0, false, nil, &Error{Err: ErrUnknownInput, Fatal: true, Detail: unknownFormatDetail(prefix)}
+}
+
+// unknownFormatDetail says what an unrecognized stream starts with, byte
+// for byte, and what was wanted. A stream that starts as a msgpack map is
+// told why it is not rbkit's: its first key is not an integer, which is
+// what tells rbkit's frames from any other msgpack.
+func unknownFormatDetail(prefix []byte) string {
+	const want = "want \"0TBF\" (binary), \"PK\" (zip), gzip, 'b' (Jinsight), '<' (XML) or a msgpack map whose first key is an integer (rbkit)"
+	detail := "starts with " + quoteDetail(string(prefix[:min(len(prefix), 8)]))
+	if c := prefix[0]; c >= 0x81 && c <= 0x8f || c == 0xde || c == 0xdf {
+		detail += fmt.Sprintf(", a msgpack map (byte 0x%02x) whose first key is not an integer, so not an rbkit frame", c)
+	}
+	return detail + "; " + want
 }
 
 // undecided reports whether more bytes could still change what Sniff says.
@@ -275,7 +287,10 @@ func (z *zipDecoder) openEntry(f *zip.File) error {
 	if err != nil {
 		return &Error{Err: ErrUnknownInput, Entry: f.Name, Fatal: true, Detail: err.Error()}
 	}
-	format, zipped, whole, err := SniffStream(rc)
+	// The entry's damage (cut short, a checksum, data that does not
+	// inflate) is said as such, with the entry's name.
+	in := &inflateErrors{r: rc, entry: f.Name, cutShort: ErrZipDamaged, damaged: ErrZipDamaged}
+	format, zipped, whole, err := SniffStream(in)
 	if err == nil && zipped {
 		// Refused before a byte of it is inflated: a zip inside a zip is no trace.
 		err = &Error{Err: ErrUnknownInput, Fatal: true, Detail: "a zip inside a zip"}

@@ -123,3 +123,52 @@ func TestBinarySizePastTheFileEnd(t *testing.T) {
 		})
 	}
 }
+
+// An unrecognized stream's first bytes are shown exactly, each byte that
+// is not UTF-8 as \xNN, and a stream that starts as a msgpack map is told
+// why it is not rbkit's. Before, 86 a9 d6 08 showed as "?\x08" and the
+// message asked for "a msgpack map", which 0x86 is.
+func TestUnknownFormatShowsItsBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		input string
+		want  []string
+	}{
+		{"a msgpack map keyed by a string", "\x86\xa9\xd6\x08rest", []string{`starts with "\x86\xa9\xd6\x08"`, "a msgpack map (byte 0x86) whose first key is not an integer", "msgpack map whose first key is an integer (rbkit)"}},
+		{"random bytes", "\x00\xff\xfe\x01GIF", []string{`starts with "\x00\xff\xfe\x01"`}},
+		{"text", "GIF89a\x01\x02\x03", []string{`starts with "GIF8"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Open(strings.NewReader(tc.input), Options{})
+			if !errors.Is(err, ErrUnknownInput) {
+				t.Fatalf("got %v, want %v", err, ErrUnknownInput)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not say %s", err, w)
+				}
+			}
+			if strings.Contains(tc.name, "random") && strings.Contains(err.Error(), "msgpack map (byte") {
+				t.Errorf("%q calls it a map", err)
+			}
+		})
+	}
+}
+
+// quoteDetail shows every byte it is given: valid UTF-8 as it is, a byte
+// that is not as \xNN, controls (C0 and C1) escaped; and it cuts a long
+// value between characters.
+func TestQuoteDetailShowsEveryByte(t *testing.T) {
+	for in, want := range map[string]string{
+		"héllo":                          `"héllo"`,
+		"\x86\xa9\xd6\x08":               `"\x86\xa9\xd6\x08"`,
+		"a\xffb":                         `"a\xffb"`,
+		"\xc2\x85\x1b[31m":               `"\u0085\x1b[31m"`,
+		`say "hi"\`:                      `"say \"hi\"\\"`,
+		strings.Repeat("a", 39) + "é123": `"` + strings.Repeat("a", 39) + `…"`,
+	} {
+		if got := quoteDetail(in); got != want {
+			t.Errorf("quoteDetail(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

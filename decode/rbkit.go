@@ -450,7 +450,12 @@ func (d *RbkitDecoder) cut() ([]byte, int64, error) {
 	}
 	at := d.in.offset()
 	for {
-		res, err := d.scan.scan(d.in.unread())
+		buf := d.in.unread()
+		if len(buf) > 0 && !isMapCode(buf[0]) {
+			d.fatal = d.notAFrame(at)
+			return nil, at, d.fatal
+		}
+		res, err := d.scan.scan(buf)
 		switch {
 		case res == scanDone:
 			d.scanning = false
@@ -463,8 +468,7 @@ func (d *RbkitDecoder) cut() ([]byte, int64, error) {
 			d.fatal = d.m.scanError(at, err, true)
 			return nil, at, d.fatal
 		case d.scan.want > uint64(d.opts.maxSize()):
-			d.fatal = &Error{Err: ErrTooLarge, Offset: at, Element: "rbkit frame", Fatal: true,
-				Detail: fmt.Sprintf("more than %d bytes (--max-message-size)", d.opts.maxSize())}
+			d.fatal = d.tooLarge(at)
 			return nil, at, d.fatal
 		}
 		if err := d.in.fill(max(d.in.buffered()+1, int(d.scan.want))); err != nil {
@@ -472,13 +476,57 @@ func (d *RbkitDecoder) cut() ([]byte, int64, error) {
 				if d.in.buffered() == 0 {
 					return nil, at, io.EOF
 				}
-				d.fatal = &Error{Err: ErrTruncated, Offset: at, Element: "rbkit frame", Fatal: true,
-					Detail: fmt.Sprintf("%d bytes of an unfinished frame", d.in.buffered())}
+				detail := fmt.Sprintf("%d bytes of an unfinished frame", d.in.buffered())
+				if what := d.scan.unfinished(at, d.in.buffered()); what != "" {
+					detail += ": " + what
+				}
+				d.fatal = &Error{Err: ErrTruncated, Offset: at, Element: "rbkit frame", Fatal: true, Detail: detail}
 				return nil, at, d.fatal
 			}
 			return nil, at, err
 		}
 	}
+}
+
+// notAFrame refuses data at offset at that does not start a frame. Every
+// frame rbkit sends is a msgpack map; anything else where a frame should
+// begin means the recording ended and something else follows (another
+// file appended to it, damage). Read as frames, its bytes would each be
+// a small msgpack value, refused one by one (one error per byte, then a
+// bogus length swallowing the rest), so the stream ends here with one
+// error that shows what follows.
+func (d *RbkitDecoder) notAFrame(at int64) *Error {
+	// Up to 8 bytes to show; fewer if the input has no more now.
+	_ = d.in.fill(8)
+	buf := d.in.unread()
+	more := ""
+	if d.opts.InputSize > 0 {
+		more = fmt.Sprintf(" (%d bytes to the end of the file)", d.opts.InputSize-at)
+	}
+	return &Error{Err: ErrMsgpack, Offset: at, Element: "rbkit frame", Fatal: true,
+		Detail: fmt.Sprintf("want a map, got %s (byte 0x%02x): no rbkit frame starts here, so the recording ends; what follows%s, starting with %s, is not read",
+			msgpackKind(buf[0]), buf[0], more, quoteDetail(string(buf[:min(len(buf), 8)])))}
+}
+
+// tooLarge refuses a frame that would outgrow the maximum. A length that
+// declares more than the file has left is damage, said as such (as the
+// binary decoder does); otherwise the frame is named by what made it grow.
+func (d *RbkitDecoder) tooLarge(at int64) *Error {
+	v := d.scan.short
+	if v.valid {
+		declared := fmt.Sprintf("%s at offset %d declares %d bytes", msgpackKind(v.code), at+int64(v.at), v.body)
+		if left := d.opts.InputSize - at - int64(v.at+1+v.head); d.opts.InputSize > 0 && int64(v.body) > left {
+			return &Error{Err: ErrPastEnd, Offset: at, Element: "rbkit frame", Fatal: true,
+				Detail: fmt.Sprintf("%s but only %d are left in the file: the file is damaged or not what it seems", declared, max(left, 0))}
+		}
+		return &Error{Err: ErrTooLarge, Offset: at, Element: "rbkit frame", Fatal: true,
+			Detail: fmt.Sprintf("%s, which makes the frame more than %d bytes (--max-message-size)", declared, d.opts.maxSize())}
+	}
+	detail := fmt.Sprintf("more than %d bytes (--max-message-size)", d.opts.maxSize())
+	if what := d.scan.unfinished(at, d.in.buffered()); what != "" {
+		detail += ": " + what
+	}
+	return &Error{Err: ErrTooLarge, Offset: at, Element: "rbkit frame", Fatal: true, Detail: detail}
 }
 
 func (d *RbkitDecoder) Offset() int64      { return d.last }

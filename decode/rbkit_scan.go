@@ -26,6 +26,29 @@ type msgpackScan struct {
 	stack [maxNesting]uint64
 	depth int
 	deep  bool
+	// Where each open container began and what it declared, for the
+	// message when the input ends inside the value.
+	opened [maxNesting]openContainer
+	// short: after scanMore, the value whose declared length runs past
+	// the bytes there are (a string, binary data or an extension), when it
+	// is one; else the bytes ran out between values.
+	short shortValue
+}
+
+// openContainer is a map or array the scan is inside.
+type openContainer struct {
+	at    int    // its offset in the value
+	code  byte   // its first byte
+	items uint64 // the values it declares (a map's keys and values)
+}
+
+// shortValue is a value whose payload runs past the bytes there are.
+type shortValue struct {
+	valid bool
+	at    int    // its offset in the value
+	code  byte   // its first byte
+	head  int    // its length bytes, after the first
+	body  uint64 // the payload its length declares
 }
 
 // maxNesting bounds how deeply an rbkit frame may nest. A real frame nests
@@ -49,6 +72,7 @@ func (s *msgpackScan) scan(b []byte) (scanResult, error) {
 	if !s.started {
 		s.started, s.pending = true, 1
 	}
+	s.short.valid = false
 	for s.pending > 0 {
 		if s.pos >= len(b) {
 			s.want = uint64(s.pos) + 1
@@ -66,6 +90,7 @@ func (s *msgpackScan) scan(b []byte) (scanResult, error) {
 		end := uint64(s.pos) + 1 + uint64(head) + body
 		if end > uint64(len(b)) {
 			s.want = end
+			s.short = shortValue{valid: true, at: s.pos, code: c, head: head, body: body}
 			return scanMore, nil
 		}
 		s.pos = int(end)
@@ -73,7 +98,7 @@ func (s *msgpackScan) scan(b []byte) (scanResult, error) {
 		s.count()
 		if items > 0 {
 			s.pending += items
-			s.push(items)
+			s.push(items, openContainer{at: s.pos - 1 - head, code: c, items: items})
 		} else {
 			s.close()
 		}
@@ -97,7 +122,7 @@ func (s *msgpackScan) close() {
 	}
 }
 
-func (s *msgpackScan) push(items uint64) {
+func (s *msgpackScan) push(items uint64, c openContainer) {
 	if s.deep {
 		return
 	}
@@ -106,7 +131,30 @@ func (s *msgpackScan) push(items uint64) {
 		return
 	}
 	s.stack[s.depth] = items
+	s.opened[s.depth] = c
 	s.depth++
+}
+
+// unfinished says, after scanMore, what the value lacks with have bytes
+// of it there (at offset base of the stream): the value whose declared
+// length runs past them, or the innermost container that declares more
+// items than came. A damaged length or count shows there, by its offset
+// and what it declares; "" when neither can be told (nesting past the
+// bound).
+func (s *msgpackScan) unfinished(base int64, have int) string {
+	if v := s.short; v.valid {
+		left := max(have-(v.at+1+v.head), 0)
+		return fmt.Sprintf("%s at offset %d declares %d bytes but only %d are left", msgpackKind(v.code), base+int64(v.at), v.body, left)
+	}
+	if s.deep || s.depth == 0 {
+		return ""
+	}
+	c := s.opened[s.depth-1]
+	got := c.items - s.stack[s.depth-1]
+	if isMapCode(c.code) {
+		return fmt.Sprintf("a map at offset %d declares %d entries, and only %d came", base+int64(c.at), c.items/2, got/2)
+	}
+	return fmt.Sprintf("an array at offset %d declares %d items, and only %d came", base+int64(c.at), c.items, got)
 }
 
 // msgpackHeader reads a value's first byte c (and the length bytes after

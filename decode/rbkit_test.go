@@ -267,7 +267,6 @@ func TestRbkitMalformedFramesAreSkippedWithTheirReason(t *testing.T) {
 		{"no message type", string(frameBytes(kv{1, 1.0, 2, []any{}})), "no message type (key 0)"},
 		{"unknown message type", string(frameBytes(kv{0, 77, 2, []any{}})), "unknown message type 77"},
 		{"timestamp not a number", string(collection(3, kv{0, 2, 1, "noon"})), "event 0 (gc_start): key 1: want a number, got a string"},
-		{"a frame not a map", string(frameBytes([]any{1, 2})), "want a map, got an array"},
 		{"nested too deeply", string(frameBytes(kv{0, 7, 2, nest(40)})), "nested deeper than 32 levels"},
 	}
 	for _, c := range cases {
@@ -406,5 +405,81 @@ func TestRbkitClassesAreBounded(t *testing.T) {
 	}
 	if defs != maxRbkitClasses+1 {
 		t.Fatalf("%d class definitions, want %d and one for the others", defs, maxRbkitClasses+1)
+	}
+}
+
+// A recording followed by what is no frame (a frame is always a msgpack
+// map) ends with one fatal error at the offset where the frames stop,
+// showing what follows, after the events of every good frame. Before, a
+// binary trace appended to a recording gave one error per byte ("want a
+// map, got an integer"), 256 of them, then a bogus "unfinished frame".
+// Delivered one frame at a time (ZeroMQ delimits them), a frame that is
+// not a map is still refused alone, and the next one read.
+func TestRbkitDataThatIsNoFrameEndsTheRecording(t *testing.T) {
+	good := collection(1, kv{0, 1, 1, 1.7e12, 2, kv{3, 5}})
+	recording := append(append([]byte(nil), good...), good...)
+	binaryTrace := stream(rawMessage(1041, 0, cstr("next")), rawMessage(1041, 0, cstr("more")))
+	for _, tc := range []struct {
+		name, after, says string
+	}{
+		{"a binary trace", string(binaryTrace), `want a map, got an integer (byte 0x30): no rbkit frame starts here, so the recording ends; what follows (34 bytes to the end of the file), starting with "0TBF\x01\x00\x01\x01"`},
+		{"an array", string(frameBytes([]any{1, 2})) + string(good), "want a map, got an array (byte 0x92)"},
+		{"nil", "\xc0" + string(good), "want a map, got nil (byte 0xc0)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := append(append([]byte(nil), recording...), tc.after...)
+			d := NewRbkitDecoder(bytes.NewReader(data), Options{InputSize: int64(len(data))})
+			evs, errs := decodeThrough(d)
+			if kinds(evs)[KindObjFree] != 2 {
+				t.Fatalf("events %v, want the two good frames'", kinds(evs))
+			}
+			var de *Error
+			if len(errs) != 1 || !errors.As(errs[0], &de) || !de.Fatal || !errors.Is(de, ErrMsgpack) ||
+				de.Offset != int64(len(recording)) || !strings.Contains(de.Error(), tc.says) {
+				t.Fatalf("errors %v, want one fatal error at offset %d saying %s", errs, len(recording), tc.says)
+			}
+		})
+	}
+	f := NewRbkitFrames(Options{})
+	if _, err := f.Decode(frameBytes([]any{1, 2}), 42); err == nil || IsFatal(err) || !strings.Contains(err.Error(), "want a map, got an array") {
+		t.Fatalf("an array delivered as a frame: %v", err)
+	}
+	if evs, err := f.Decode(good, 43); err != nil || len(evs) == 0 {
+		t.Fatalf("the frame after it: %v, %v", evs, err)
+	}
+}
+
+// A length or count that a damaged frame declares is named, with its
+// offset and what it declares against what there is, whether the input
+// ends inside the frame or the frame outgrows the maximum. Before, a
+// damaged frame said only "more than 16777216 bytes" or "N bytes of an
+// unfinished frame".
+func TestRbkitDamagedLengthsAreNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		data     []byte
+		size     int64 // Options.InputSize
+		want     error
+		says     string
+		maxBytes int
+	}{
+		{"a string longer than the file", []byte{0x81, 0x00, 0xdb, 0x00, 0xff, 0xff, 0xff, 'a', 'b'}, 9, ErrPastEnd,
+			"a string at offset 2 declares 16777215 bytes but only 2 are left in the file", 1 << 20},
+		{"a string longer than the maximum, size unknown", []byte{0x81, 0x00, 0xdb, 0x00, 0xff, 0xff, 0xff, 'a', 'b'}, 0, ErrTooLarge,
+			"a string at offset 2 declares 16777215 bytes, which makes the frame more than 1048576 bytes", 1 << 20},
+		{"a string cut short", []byte{0x81, 0x00, 0xd9, 0x20, 'a', 'b'}, 0, ErrTruncated,
+			"a string at offset 2 declares 32 bytes but only 2 are left", 0},
+		{"an array declaring more items than came", []byte{0x82, 0x00, 0x07, 0x02, 0xdc, 0x01, 0x00, 0x01, 0x02}, 0, ErrTruncated,
+			"an array at offset 4 declares 256 items, and only 2 came", 0},
+		{"a map declaring more entries than came", []byte{0x8f, 0x00, 0x07, 0x02, 0x90}, 0, ErrTruncated,
+			"a map at offset 0 declares 15 entries, and only 2 came", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewRbkitDecoder(bytes.NewReader(tc.data), Options{InputSize: tc.size, MaxMessageSize: tc.maxBytes})
+			_, errs := decodeThrough(d)
+			if len(errs) != 1 || !errors.Is(errs[0], tc.want) || !IsFatal(errs[0]) || !strings.Contains(errs[0].Error(), tc.says) {
+				t.Fatalf("errors %v, want one fatal %v saying %s", errs, tc.want, tc.says)
+			}
+		})
 	}
 }

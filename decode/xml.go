@@ -26,6 +26,7 @@ type XMLDecoder struct {
 	ordinal int64 // messages (elements) returned so far, bad ones included
 	sc      xmlScanner
 	clock   Clock
+	latest  Ticks // clock.latestTime(), the latest "time" an event may have
 	intern  *interner
 	tc      *transcoder
 	extra   []Attr
@@ -53,7 +54,7 @@ type XMLDecoder struct {
 // NewXMLDecoder returns a decoder reading an XML trace from r.
 func NewXMLDecoder(r io.Reader, opts Options) *XMLDecoder {
 	d := &XMLDecoder{sc: newXMLScanner(r, opts.maxSize(), opts.maxAttributes()), intern: newInterner(), declaredDepth: -1,
-		maxString: opts.maxString()}
+		maxString: opts.maxString(), latest: Clock{}.latestTime()}
 	for k, sp := range kindTable().byKind {
 		d.events[k] = sp.fresh()
 		d.bases[k] = sp.base(d.events[k])
@@ -235,10 +236,11 @@ func (d *XMLDecoder) finish(sp *kindSpec, t *xmlTag) (Event, error) {
 		}
 		d.tc = newTranscoder(cs, true)
 	case *Frequency:
-		if e.Frequency <= 0 {
-			return nil, d.elementErr(ErrValue, sp.name, "frequency", fmt.Sprintf("%d ticks per second", e.Frequency))
+		if problem := frequencyProblem(e.Frequency); problem != "" {
+			return nil, d.elementErr(ErrValue, sp.name, "frequency", problem)
 		}
 		d.clock = Clock{Frequency: e.Frequency}
+		d.latest = d.clock.latestTime()
 	case *MethodDef:
 		// The XML's "-init-" (angle brackets are its markup), as frames are read.
 		e.Name = javaname.Special(e.Name)
@@ -247,9 +249,27 @@ func (d *XMLDecoder) finish(sp *kindSpec, t *xmlTag) (Event, error) {
 		if cerr != nil {
 			return nil, d.elementErr(cerr, sp.name, "body", "")
 		}
-		return conv, nil
+		ev = conv
+	}
+	if err := d.checkTime(ev, sp.name); err != nil {
+		return nil, err
 	}
 	return ev, nil
+}
+
+// checkTime refuses an event whose "time" is impossible (see
+// Clock.timeProblem), naming the element that held it (<custom> for a
+// kind of proftop's convention); the element is skipped, the stream goes on.
+func (d *XMLDecoder) checkTime(ev Event, element string) error {
+	sp := specOf(ev.Kind())
+	if sp.time < 0 {
+		return nil
+	}
+	t := *fieldAt[Ticks](sp.base(ev), sp.fields[sp.time].off)
+	if t >= 0 && t <= d.latest {
+		return nil
+	}
+	return d.elementErr(ErrValue, element, "time", d.clock.timeProblem(t, d.latest))
 }
 
 // elementErr reports a problem with the whole element that began the last

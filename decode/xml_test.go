@@ -302,3 +302,63 @@ func TestXMLFramesNameConstructorsAsTheJVM(t *testing.T) {
 		t.Fatalf("%q", st.Methods)
 	}
 }
+
+// Processing instructions and comments anywhere in a trace are skipped:
+// a PI's content is its target's own, not attributes. Before, <?pi x?>
+// after traceStart was refused as malformed XML ("attribute "x" has no
+// value") and the rest of a valid trace was lost.
+func TestXMLSkipsProcessingInstructionsAndComments(t *testing.T) {
+	const monWait = `<monWait threadIdRef="1" time="1.0" stackDepth="2"><frame method="a.B.c" line="1"/>%s<frame method="a.B.d" line="2"/></monWait>`
+	for _, tc := range []struct {
+		name, doc string
+	}{
+		{"a PI without pseudo-attributes after traceStart", `<TRACE><traceStart traceId="t" time="1.0"/><?pi x?><threadEnd threadIdRef="1" time="1.0"/>`},
+		{"a PI whose content has quotes and '>'", `<TRACE><traceStart traceId="t" time="1.0"/><?php echo "a>b"; ?><threadEnd threadIdRef="1" time="1.0"/>`},
+		{"a PI between an element's frames", `<TRACE><traceStart traceId="t" time="1.0"/>` + strings.Replace(monWait, "%s", "<?pi x?>", 1)},
+		{"a comment between an element's frames", `<TRACE><traceStart traceId="t" time="1.0"/>` + strings.Replace(monWait, "%s", "<!-- x -->", 1)},
+		{"a PI before the root", "<?xml version=\"1.0\"?>\n<?xml-stylesheet x?>\n<TRACE><traceStart traceId=\"t\" time=\"1.0\"/><threadEnd threadIdRef=\"1\" time=\"1.0\"/>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs, errs := decodeThrough(NewXMLDecoder(strings.NewReader(tc.doc), Options{}))
+			if len(errs) != 0 {
+				t.Fatalf("errors: %v", errs)
+			}
+			if len(evs) != 2 || evs[0].Kind() != KindTraceStart {
+				t.Fatalf("events %v", evs)
+			}
+			if w, ok := evs[1].(*MonWait); ok && len(w.Stack.Methods) != 2 {
+				t.Fatalf("frames %v", w.Stack.Methods)
+			}
+		})
+	}
+}
+
+// A byte XML never allows inside a tag (NUL, another C0 control) is
+// refused at once, at its offset, as malformed XML: no byte to come could
+// make the tag readable. Before, the scanner waited for the tag's end,
+// and a followed file that had one appended was waited on forever (the
+// input ending there read as a tag still being written).
+func TestXMLForbiddenByteInATagIsRefusedAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc, element string
+		at                 int64
+	}{
+		{"NUL after an attribute", "<TRACE>\n<threadEnd threadIdRef=\"1\"\x00", "threadEnd", 34},
+		{"NUL inside a quoted value", "<TRACE><threadEnd threadIdRef=\"1\x00", "threadEnd", 32},
+		{"an escape byte in a tag's name", "<TRACE><thread\x1bEnd/>", "thread", 14},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs := decodeThrough(NewXMLDecoder(strings.NewReader(tc.doc), Options{}))
+			var de *Error
+			if len(errs) != 1 || !errors.As(errs[0], &de) || !errors.Is(de, ErrSyntax) || MoreMayCome(de) || !de.Fatal ||
+				de.Offset != tc.at || de.Element != tc.element {
+				t.Fatalf("errors %v, want one fatal %v at offset %d, element %q", errs, ErrSyntax, tc.at, tc.element)
+			}
+		})
+	}
+	// White space stays allowed inside tags.
+	evs, errs := decodeThrough(NewXMLDecoder(strings.NewReader("<TRACE><threadEnd\tthreadIdRef=\"1\"\r\n time=\"1.0\"/>"), Options{}))
+	if len(errs) != 0 || len(evs) != 1 {
+		t.Fatalf("tabs and line ends in a tag: %v, %v", evs, errs)
+	}
+}

@@ -62,6 +62,10 @@ type xmlScanner struct {
 	pos   int
 	quote byte
 
+	// forbidden is the offset in the buffer of a byte XML never allows
+	// (see scanEnd), -1 for none.
+	forbidden int
+
 	// Position bookkeeping for error messages.
 	line      int   // line of the next unread byte (1-based)
 	lineStart int64 // stream offset where that line starts
@@ -70,7 +74,7 @@ type xmlScanner struct {
 }
 
 func newXMLScanner(r io.Reader, maxSize, maxAttrs int) xmlScanner {
-	return xmlScanner{in: newChunkReader(r), maxSize: maxSize, maxAttrs: maxAttrs, line: 1}
+	return xmlScanner{in: newChunkReader(r), maxSize: maxSize, maxAttrs: maxAttrs, line: 1, forbidden: -1}
 }
 
 // advance consumes n bytes, counting lines.
@@ -119,6 +123,9 @@ func (s *xmlScanner) next() error {
 	for {
 		buf := s.in.unread()
 		n, ok := s.scanEnd(buf)
+		if s.forbidden >= 0 {
+			return s.forbiddenByte(buf)
+		}
 		if ok && n <= s.maxSize {
 			s.mode, s.pos, s.quote = scanUnknown, 0, 0
 			start := s.in.offset()
@@ -170,6 +177,13 @@ func (s *xmlScanner) scanEnd(buf []byte) (int, bool) {
 	case scanElement, scanDoctype:
 		for i := s.pos; i < len(buf); i++ {
 			c := buf[i]
+			if c < 0x20 && !isSpace(c) {
+				// A control byte (NUL, say) is never XML, in a value or
+				// out: no byte to come can make this tag readable, so it
+				// is refused now rather than waited on (a followed file).
+				s.forbidden = i
+				return 0, false
+			}
 			if s.quote != 0 {
 				if c == s.quote {
 					s.quote = 0
@@ -199,6 +213,17 @@ func (s *xmlScanner) scanEnd(buf []byte) (int, bool) {
 	default:
 		return s.scanEndMarker(buf, "]]>")
 	}
+}
+
+// forbiddenByte refuses the tag in buf holding a byte XML never allows.
+func (s *xmlScanner) forbiddenByte(buf []byte) error {
+	i := s.forbidden
+	s.forbidden = -1
+	name := ""
+	if len(buf) > 1 {
+		name = string(buf[1 : 1+nameLen(buf[1:i])])
+	}
+	return s.syntax(s.in.offset()+int64(i), name, fmt.Sprintf("byte 0x%02x inside a tag (%s), which XML never allows", buf[i], quoteDetail(string(buf[:i+1]))))
 }
 
 func (s *xmlScanner) scanEndMarker(buf []byte, marker string) (int, bool) {
@@ -247,6 +272,12 @@ func (s *xmlScanner) parse(raw []byte, start int64) error {
 		body := raw[2 : len(raw)-2]
 		n := nameLen(body)
 		t.name = body[:n]
+		if string(t.name) != "xml" {
+			// A processing instruction's content is its target's own
+			// (<?pi x?>, <?php echo 1; ?>): XML gives it no syntax, and
+			// no target but the declaration's means anything to a trace.
+			return nil
+		}
 		return s.parseAttrs(body, n, 2, start, false)
 	case raw[1] == '!':
 		t.kind = tagOther
