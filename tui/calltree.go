@@ -250,10 +250,7 @@ func (m *Model) setTreeFilter(expr string) error {
 		v.filter, v.re, v.invert = expr, nil, false
 		return nil
 	}
-	if strings.ToLower(body) == body {
-		body = "(?i)" + body
-	}
-	re, err := regexp.Compile(body)
+	re, err := compileFilter(body)
 	if err != nil {
 		return err
 	}

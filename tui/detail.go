@@ -93,7 +93,6 @@ func inDeadlock(s *state.Snapshot, obj int64) *state.Deadlock {
 
 func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 	label, value := st.Label.Render, st.Value.Render
-	now := s.Clock
 	out := []string{
 		st.Title.Render("Monitor ") + value(inert(monitorName(m))),
 		fmt.Sprintf("  %s %s  %s %s  %s %s  %s %s  %s %s", label("contended enters"), value(count(m.Enters)), label("waits"), value(count(m.Waits)),
@@ -103,8 +102,10 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 		out = append(out, st.Deadlock.Render(" part of a deadlock between "+inert(strings.Join(d.Names, ", "))+" "))
 	}
 	if m.ByAddress {
-		out = append(out, label("  known by the address JFR gave its events only: no look at the threads tied them to a lock,"),
-			label("  so it may be a lock of another row of its class, known there by its identity hash"))
+		// One sentence, one line: the drill-in wraps it to the terminal's
+		// width (split here, each half was wrapped again at 80 columns).
+		out = append(out, label("  known by the address JFR gave its events only: no look at the threads tied them to a lock, "+
+			"so it may be a lock of another row of its class, known there by its identity hash"))
 	}
 	out = append(out, "")
 	if m.Owner != 0 {
@@ -121,36 +122,69 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 	} else {
 		out = append(out, st.Title.Render("Owner ")+label("none known"))
 	}
-	out = append(out, "", st.Title.Render(fmt.Sprintf("Waiters (%d)", len(m.Waiters))))
+	title := st.Title.Render(fmt.Sprintf("Waiters (%d)", len(m.Waiters)))
+	if s.Polled && len(m.Waiters) > 0 {
+		// A poll sees a state, not when it began: it may have begun before
+		// proftop attached, so each time is a lower bound.
+		title += label(", each for at least the time since a poll first saw it")
+	}
+	out = append(out, "", title)
 	if n := m.VirtualUnlistedBlocked + m.VirtualUnlistedWaiting; n > 0 {
 		out = append(out, "  "+label(fmt.Sprintf("and %s virtual threads counted, not listed one by one (%s contending, %s waiting)",
 			commas(n), commas(m.VirtualUnlistedBlocked), commas(m.VirtualUnlistedWaiting))))
 	}
-	for _, w := range m.Waiters {
-		what := st.Blocked.Render("BLOCKED")
-		if w.State == state.ThreadParked {
-			what = st.Parked.Render("PARKED")
-		}
-		extra := ""
-		if w.Waiting && w.State == state.ThreadParked {
-			what = st.Waiting.Render("PARKED")
-			extra = label(" waiting for a signal")
-		} else if w.Waiting {
-			what = st.Waiting.Render("WAITING")
-			extra = label(" in Object.wait, no timeout")
-			if w.Timeout > 0 {
-				extra = label(" in Object.wait, timeout " + dur(w.Timeout))
-			}
-		}
-		kind := "thread"
-		if w.Virtual {
-			kind = "virtual thread"
-		}
-		out = append(out, fmt.Sprintf("  ● %s %s %s %s %s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(%s %d)", kind, w.Thread)),
-			what, label("for"), value(since(now, w.Since)), extra))
+	for i := range m.Waiters {
+		w := &m.Waiters[i]
+		out = append(out, waiterLine(w, s, st))
 		out = append(out, stackLines(w.Stack, st)...)
 	}
 	return out
+}
+
+// waiterLine is a waiter of a monitor's drill-in: who, held up how and
+// for how long.
+func waiterLine(w *state.Waiter, s *state.Snapshot, st *Styles) string {
+	label, value := st.Label.Render, st.Value.Render
+	what := st.Blocked.Render("BLOCKED")
+	if w.State == state.ThreadParked {
+		what = st.Parked.Render("PARKED")
+	}
+	extra := ""
+	if w.Waiting && w.State == state.ThreadParked {
+		what = st.Waiting.Render("PARKED")
+		extra = label(" waiting for a signal")
+	} else if w.Waiting {
+		what = st.Waiting.Render("WAITING")
+		extra = label(" in Object.wait" + waitTimeout(w))
+	}
+	kind := "thread"
+	if w.Virtual {
+		kind = "virtual thread"
+	}
+	// Polled, the start is when a poll first saw it; else it is the
+	// event's, exact.
+	forHow := "for"
+	if s.Polled {
+		forHow = "for at least"
+	}
+	return fmt.Sprintf("  ● %s %s %s %s %s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(%s %d)", kind, w.Thread)),
+		what, label(forHow), value(since(s.Clock, w.Since)), extra)
+}
+
+// waitTimeout says whether an Object.wait has a timeout, as far as the
+// snapshot knows: its value comes with an event only (a poll says
+// TIMED_WAITING, not for how long), and "no timeout" only when the state
+// says so, WAITING (a poll's, or an event's timeout of 0).
+func waitTimeout(w *state.Waiter) string {
+	switch {
+	case w.Timeout > 0:
+		return ", timeout " + dur(w.Timeout)
+	case w.State == state.ThreadTimedWaiting:
+		return ", with a timeout"
+	case w.State == state.ThreadWaiting:
+		return ", no timeout"
+	}
+	return ""
 }
 
 func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
@@ -192,8 +226,14 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 		}
 	}
 	if t.Since > 0 && t.State != state.ThreadEnded {
-		out = append(out, "  "+label("in this state for at least ")+value(since(s.Clock, time.Unix(0, t.Since)))+
-			label(" (since a poll first saw it)"))
+		// Polled, the state began at some moment before the first poll
+		// that saw it; else Since is the event that began it.
+		if s.Polled {
+			out = append(out, "  "+label("in this state for at least ")+value(since(s.Clock, time.Unix(0, t.Since)))+
+				label(" (since a poll first saw it)"))
+		} else {
+			out = append(out, "  "+label("in this state for ")+value(since(s.Clock, time.Unix(0, t.Since))))
+		}
 	}
 	if t.Method != "" {
 		out = append(out, "  "+label("in ")+value(inert(t.Method))+label(fmt.Sprintf(" at depth %d", t.Depth)))

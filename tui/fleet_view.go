@@ -111,7 +111,7 @@ func fleetHeader(rows fleetRows, h fleetHeaderInfo, width int, st *Styles) []str
 		l2 = append(l2, item{text: st.Bad.Render("deadlocked " + plural(deadlocked, "JVM"))})
 	}
 	if h.refresh > 0 {
-		l2 = append(l2, item{text: label("proftop CPU") + " " + value(pct(h.cpu)), drop: 1},
+		l2 = append(l2, item{text: label("proftop CPU") + " " + value(costPct(h.cpu)), drop: 1},
 			item{text: label("refresh") + " " + value(dur(h.refresh)), drop: 2})
 	}
 	return []string{joinItems(l1, width, "  "), joinItems(l2, width, "  ")}

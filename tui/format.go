@@ -112,6 +112,11 @@ func pct(v float64) string {
 	return percent(v)
 }
 
+// costPct is what watching costs, in % of a core, as the headers say it:
+// with its unit at nothing too ("JFR 0.0%"), as beside a cost of
+// anything; a bare "0" there read as another kind of figure.
+func costPct(v float64) string { return percent(max(v, 0)) }
+
 // percent renders v ≥ 0 with a tenth below 10%, whole from there. It
 // rounds (half away from zero) before it chooses, so that 9.96 reads
 // "10%", not "10.0%".

@@ -186,7 +186,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 		}
 	}
 	if h.refresh > 0 {
-		l2 = append(l2, item{text: label("proftop CPU") + " " + value(pct(h.cpu)), drop: 1})
+		l2 = append(l2, item{text: label("proftop CPU") + " " + value(costPct(h.cpu)), drop: 1})
 		if h.mem > 0 {
 			l2 = append(l2, item{text: label("mem") + " " + value(size(h.mem)), drop: 2})
 		}
@@ -194,7 +194,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	if s != nil && s.AgentCost != nil {
 		// What watching costs the JVM: the agent's threads, and JFR's.
 		c := s.AgentCost
-		l2 = append(l2, item{text: label("agent CPU") + " " + value(pct(c.AgentPercent)) + " " + label("JFR") + " " + value(pct(c.JFRPercent)), drop: 1})
+		l2 = append(l2, item{text: label("agent CPU") + " " + value(costPct(c.AgentPercent)) + " " + label("JFR") + " " + value(costPct(c.JFRPercent)), drop: 1})
 	}
 	if h.refresh > 0 {
 		l2 = append(l2,

@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/proftop/proftop/client"
+	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/state"
 )
 
@@ -43,5 +47,29 @@ func TestBatchHeaderSaysTheTraceTime(t *testing.T) {
 		if strings.Contains(text, want) != tc.says {
 			t.Errorf("%v behind: %q said %v:\n%.300s", tc.ago, want, !tc.says, text)
 		}
+	}
+}
+
+// What watching costs reads as a percentage at nothing too: the header
+// said "JFR 0" beside "agent CPU 0.3%", and "JFR 0.0%" a moment later.
+func TestHeaderCostsKeepTheirUnit(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{0, "0.0%"}, {-1, "0.0%"}, {0.04, "0.0%"}, {0.3, "0.3%"}, {12.4, "12%"}} {
+		if got := costPct(tc.v); got != tc.want {
+			t.Errorf("costPct(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	agg := state.New(state.Options{})
+	agg.Apply([]decode.Event{
+		&decode.AgentCost{Time: decode.Ticks(t0.UnixNano()), AgentThreads: 7, JFRThreads: 2, ProcessCPU: -1},
+		&decode.AgentCost{Time: decode.Ticks(t0.Add(2 * time.Second).UnixNano()), AgentThreads: 7, JFRThreads: 2, ProcessCPU: -1},
+	}, 1, decode.Clock{}, t0)
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
+	deliver(m, agg)
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "proftop CPU 0.0%") || !strings.Contains(screen, "agent CPU 0.0% JFR 0.0%") {
+		t.Fatalf("the header:\n%.400s", screen)
 	}
 }

@@ -47,12 +47,20 @@ func (m *Model) helpGroups() []helpGroup {
 	}
 	return append(source, []helpGroup{
 		{"Panes", append(panes, k.NextPane, k.PrevPane)},
-		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Enter, k.Back}},
+		{"Tables", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, frozenAside(k.Top, "g"), frozenAside(k.Bottom, "G"), k.Enter, k.Back}},
 		{"Sort and filter", []key.Binding{k.Sort, k.SortNext, k.Reverse, k.Filter}},
 		{"View", append(view, k.Faster, k.Slower, k.Reset, k.Help, k.Quit)},
 		{"History (frozen)", []key.Binding{k.StepBack, k.StepOn, k.MinuteBack, k.MinuteOn, k.Oldest, k.Latest, k.NextMark}},
 		{"Call tree and files", []key.Binding{k.Tree, k.Expand, k.Collapse, k.Flame, k.Export, k.Bundle}},
 	}...)
+}
+
+// frozenAside is a table key's help saying which of its keys still does
+// it when frozen: home and end then walk the history (k.Oldest, k.Latest),
+// and the help listed both as going to the first and last rows.
+func frozenAside(b key.Binding, stays string) key.Binding {
+	h := b.Help()
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(h.Key, h.Desc+" (frozen: "+stays+" only)"))
 }
 
 // helpNotes are the paragraphs under the keys: what the figures are. Each

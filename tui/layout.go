@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,28 +214,69 @@ func padLines(lines []string, h int) []string {
 
 // tabBar names the panes, closer together on a narrow terminal, and by
 // their short names when even that is too wide (all eight at 80 columns).
+// Narrower still, whole tabs go (tabsAround): a tab cut to its key (a bare
+// "8") says nothing.
 func (m *Model) tabBar() string {
-	var line string
+	var shown []paneID
+	for i := range numPanes {
+		if m.paneShown(paneID(i)) {
+			shown = append(shown, paneID(i))
+		}
+	}
+	var labels []string
 	for _, names := range []*[numPanes]string{&paneNames, &paneShortNames} {
-		var parts []string
-		for i, name := range names {
-			if !m.paneShown(paneID(i)) {
-				continue
-			}
-			label := fmt.Sprintf("%d %s", i+1, name)
-			if paneID(i) == m.focus {
-				parts = append(parts, m.st.TabActive.Render(label))
+		labels = labels[:0]
+		for _, p := range shown {
+			label := fmt.Sprintf("%d %s", p+1, names[p])
+			if p == m.focus {
+				labels = append(labels, m.st.TabActive.Render(label))
 			} else {
-				parts = append(parts, m.st.Tab.Render(label))
+				labels = append(labels, m.st.Tab.Render(label))
 			}
 		}
 		for _, sep := range []string{"   ", "  ", " "} {
-			if line = strings.Join(parts, sep); widthOf(line) <= m.width {
+			if line := strings.Join(labels, sep); widthOf(line) <= m.width {
 				return line
 			}
 		}
 	}
-	return clip(line, m.width)
+	focus := max(slices.Index(shown, m.focus), 0)
+	return clip(tabsAround(labels, focus, m.width, m.st.Tab.Render("…")), m.width)
+}
+
+// tabsAround is as many whole tabs around the focused one (labels[focus])
+// as fit in width, one space apart, taken in turn after it and before it;
+// more marks where tabs are left out.
+func tabsAround(labels []string, focus, width int, more string) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	line := func(lo, hi int) string {
+		out := strings.Join(labels[lo:hi+1], " ")
+		if lo > 0 {
+			out = more + " " + out
+		}
+		if hi < len(labels)-1 {
+			out += " " + more
+		}
+		return out
+	}
+	lo, hi := focus, focus
+	for {
+		grew := false
+		if hi+1 < len(labels) && widthOf(line(lo, hi+1)) <= width {
+			hi, grew = hi+1, true
+		}
+		if lo > 0 && widthOf(line(lo-1, hi)) <= width {
+			lo, grew = lo-1, true
+		}
+		if !grew {
+			if out := line(lo, hi); widthOf(out) <= width {
+				return out
+			}
+			return labels[focus] // without the marks, which did not fit
+		}
+	}
 }
 
 // hasThirdRow says whether the grid shows a third row of panes, the

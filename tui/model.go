@@ -98,6 +98,12 @@ type Model struct {
 	// the history while frozen.
 	frozen *state.Snapshot
 	trip   *travel
+	// frozenEnded says the source had ended when the view was frozen, and
+	// frozenRate is the events' rate the live view showed then: the moment
+	// frozen says it, not the rate of the recording's last pictures (36/s
+	// of a finished replay the live view gave as 0/s).
+	frozenEnded bool
+	frozenRate  float64
 	// The call tree (calltree.go): its view, the tree shown and its span,
 	// and the sequence of the trees asked for and received.
 	ctree      *treeView

@@ -114,3 +114,77 @@ func TestMonitorKnownByAddressSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// A waiter says what is known of its wait's timeout: a poll's
+// TIMED_WAITING has one, of a length it does not say; "no timeout" is
+// said only of a WAITING state. And a wait's length is a lower bound when
+// a poll, not the event that began it, dated its start.
+func TestMonitorDrillInWaiters(t *testing.T) {
+	st := PlainStyles()
+	clock := time.Unix(1_000, 0)
+	began := clock.Add(-4800 * time.Millisecond)
+	for _, tc := range []struct {
+		name   string
+		polled bool
+		w      state.Waiter
+		want   string
+	}{
+		{"polled wait(5000)", true, state.Waiter{Thread: 21, ThreadName: "timed-waiter", Waiting: true, State: state.ThreadTimedWaiting, Since: began},
+			"● timed-waiter (thread 21) WAITING for at least 4.8s in Object.wait, with a timeout"},
+		{"polled wait()", true, state.Waiter{Thread: 22, ThreadName: "waiter", Waiting: true, State: state.ThreadWaiting, Since: began},
+			"● waiter (thread 22) WAITING for at least 4.8s in Object.wait, no timeout"},
+		{"polled contention", true, state.Waiter{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: began},
+			"● blocked (thread 23) BLOCKED for at least 4.8s"},
+		{"event wait(5000)", false, state.Waiter{Thread: 21, ThreadName: "timed-waiter", Waiting: true, State: state.ThreadTimedWaiting, Since: began, Timeout: 5 * time.Second},
+			"● timed-waiter (thread 21) WAITING for 4.8s in Object.wait, timeout 5s"},
+		{"event wait()", false, state.Waiter{Thread: 22, ThreadName: "waiter", Waiting: true, State: state.ThreadWaiting, Since: began},
+			"● waiter (thread 22) WAITING for 4.8s in Object.wait, no timeout"},
+		{"event contention", false, state.Waiter{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: began},
+			"● blocked (thread 23) BLOCKED for 4.8s"},
+	} {
+		s := &state.Snapshot{Clock: clock, Polled: tc.polled}
+		m := &state.Monitor{Object: 0x2d2e, Class: "java.lang.Object", Waiters: []state.Waiter{tc.w}}
+		text := ansi.Strip(strings.Join(monitorDetail(m, s, &st), "\n"))
+		if !strings.Contains(text, "\n  "+tc.want+"\n") {
+			t.Errorf("%s: no %q in\n%s", tc.name, tc.want, text)
+		}
+		if said := strings.Contains(text, "each for at least the time since a poll first saw it"); said != tc.polled {
+			t.Errorf("%s: polled %v, says its times are lower bounds %v:\n%s", tc.name, tc.polled, said, text)
+		}
+	}
+}
+
+// A thread's time in its state is a lower bound only when a poll dated
+// its start; an event's start is exact.
+func TestThreadDetailTimeInState(t *testing.T) {
+	st := PlainStyles()
+	clock := time.Unix(1_000, 0)
+	th := &state.Thread{ID: 7, Name: "main", State: state.ThreadWaiting, Since: clock.Add(-996 * time.Millisecond).UnixNano()}
+	for _, tc := range []struct {
+		polled bool
+		want   string
+	}{
+		{true, "in this state for at least 996ms (since a poll first saw it)"},
+		{false, "in this state for 996ms\n"},
+	} {
+		s := &state.Snapshot{Clock: clock, Polled: tc.polled}
+		if text := ansi.Strip(strings.Join(threadDetail(th, s, &st), "\n")); !strings.Contains(text, tc.want) {
+			t.Errorf("polled %v: no %q in\n%s", tc.polled, tc.want, text)
+		}
+	}
+}
+
+// The drill-in's sentences are whole lines, wrapped to the terminal's
+// width: none ends a line mid-sentence at a width it was not wrapped to.
+func TestMonitorByAddressWrapsAsOneSentence(t *testing.T) {
+	st := PlainStyles()
+	m := &state.Monitor{Object: 0xf0925d40, Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", ByAddress: true}
+	lines := wrapLines(monitorDetail(m, &state.Snapshot{}, &st), 78)
+	text := ansi.Strip(strings.Join(lines, "\n"))
+	want := "  known by the address JFR gave its events only: no look at the threads\n" +
+		"    tied them to a lock, so it may be a lock of another row of its class,\n" +
+		"    known there by its identity hash\n"
+	if !strings.Contains(text, want) {
+		t.Fatalf("wrapped:\n%s\nwant:\n%s", text, want)
+	}
+}

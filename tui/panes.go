@@ -137,8 +137,8 @@ func (r threadRows) Cell(i, col int) string {
 		}
 		return dur(t.CPU)
 	case 5:
-		if !t.CPUPercent.Known() {
-			return "–" // two readings are needed
+		if !t.CPUPercent.Known() || t.State == state.ThreadEnded {
+			return "–" // two readings are needed; an ended thread has no rate now
 		}
 		return pct(float64(t.CPUPercent))
 	case 6:
@@ -177,8 +177,8 @@ func (r threadRows) Num(i, col int) int64 {
 		}
 		return int64(t.CPU)
 	case 5:
-		if !t.CPUPercent.Known() {
-			return -1
+		if !t.CPUPercent.Known() || t.State == state.ThreadEnded {
+			return -1 // with the threads whose rate is not known, as it reads
 		}
 		return int64(t.CPUPercent * 1000)
 	case 6:

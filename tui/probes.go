@@ -114,12 +114,15 @@ func noProbes(s *state.Snapshot, asked []string, w, h int, st *Styles) []string 
 		out := []string{st.Muted.Render("No probe has recorded anything:")}
 		return append(out, problemLines(problems, w, max(h-1, 1), st)...)
 	}
-	return []string{
-		st.Muted.Render("No probe has recorded anything. Watching a JVM through proftop's agent,"),
-		st.Muted.Render("--probe jfr:EVENT#FIELD records the application's JFR duration events by"),
-		st.Muted.Render("the value of FIELD: how many, how long in total, on average and at most,"),
-		st.Muted.Render("and where they were committed."),
+	// Wrapped to the pane: at a fixed width it was cut mid-word on a
+	// narrow terminal.
+	lines := wrapWhole("No probe has recorded anything. Watching a JVM through proftop's agent, "+
+		"--probe jfr:EVENT#FIELD records the application's JFR duration events by the value of FIELD: "+
+		"how many, how long in total, on average and at most, and where they were committed.", w)
+	for i, l := range lines {
+		lines[i] = st.Muted.Render(l)
 	}
+	return lines
 }
 
 // probeDetail is a row's drill-in: its figures, then its hot spots.

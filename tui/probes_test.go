@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,5 +50,56 @@ func TestThreadsTitleCountsTheUnlisted(t *testing.T) {
 	deliver(m, agg)
 	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Threads · 1 · by") || !strings.Contains(screen, "· 9 of proftop's and JFR's not listed") {
 		t.Fatalf("the threads' title:\n%s", screen)
+	}
+}
+
+// On a narrow terminal (60×20) the Probes pane's advice wraps to the
+// pane's width, whole words (it was cut mid-word at about 75 columns), and
+// the tab bar shows whole tabs: its last read a bare "8".
+func TestProbesAdviceAndTabsOnANarrowTerminal(t *testing.T) {
+	agg := state.New(state.Options{})
+	st := streamingStatus()
+	st.Probing = true
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: st}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
+	deliver(m, agg)
+	press(m, "8")
+	deliver(m, agg)
+	screen := ansi.Strip(m.render())
+	var advice []string
+	for _, l := range strings.Split(screen, "\n") {
+		advice = append(advice, strings.Trim(l, "│ "))
+	}
+	joined := strings.Join(advice, " ")
+	if !strings.Contains(joined, "--probe jfr:EVENT#FIELD records the application's JFR duration events by the value of FIELD: how many,") ||
+		!strings.Contains(joined, "and where they were committed.") {
+		t.Fatalf("the advice is not whole:\n%s", screen)
+	}
+	bar := ansi.Strip(m.tabBar())
+	if !strings.Contains(bar, "8 Probes") || widthOf(bar) > 60 {
+		t.Fatalf("the tab bar at 60 columns: %q", bar)
+	}
+	for _, f := range strings.Fields(bar) {
+		if n, err := strconv.Atoi(f); err == nil && !strings.Contains(bar, f+" "+paneShortNames[n-1]) {
+			t.Fatalf("tab %s is cut to its key: %q", f, bar)
+		}
+	}
+}
+
+// Whole tabs go, the farthest from the focused one: a tab is never cut.
+func TestTabsAround(t *testing.T) {
+	labels := []string{"1 Threads", "2 Methods", "3 Monitors", "4 GC", "5 Objects", "6 Coverage", "7 Telemetry", "8 Probes"}
+	for _, tc := range []struct {
+		focus, width int
+		want         string
+	}{
+		{7, 60, "… 3 Monitors 4 GC 5 Objects 6 Coverage 7 Telemetry 8 Probes"},
+		{0, 60, "1 Threads 2 Methods 3 Monitors 4 GC 5 Objects 6 Coverage …"},
+		{3, 40, "… 3 Monitors 4 GC 5 Objects 6 Coverage …"},
+		{7, 8, "8 Probes"},
+	} {
+		if got := tabsAround(labels, tc.focus, tc.width, "…"); got != tc.want {
+			t.Errorf("focus %d, %d wide: %q, want %q", tc.focus, tc.width, got, tc.want)
+		}
 	}
 }

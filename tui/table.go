@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"time"
@@ -177,16 +180,40 @@ func (t *table) setFilter(expr string) error {
 		t.filter, t.matches, t.invert = nil, nil, false
 		return nil
 	}
-	if strings.ToLower(expr) == expr {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
+	re, err := compileFilter(expr)
 	if err != nil {
 		return err
 	}
 	t.filter, t.matches, t.invert = re, map[string]bool{}, invert
 	t.toTop()
 	return nil
+}
+
+// compileFilter compiles a filter's expression, ignoring case when it is
+// all lower case. Its error quotes the expression as the user typed it:
+// the flag added for case showed in it ("(?i)blocked|parked(").
+func compileFilter(expr string) (*regexp.Regexp, error) {
+	const ignoreCase = "(?i)"
+	if strings.ToLower(expr) != expr {
+		return compiled(regexp.Compile(expr))
+	}
+	re, err := regexp.Compile(ignoreCase + expr)
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		se.Expr = strings.TrimPrefix(se.Expr, ignoreCase)
+	}
+	return compiled(re, err)
+}
+
+// compiled says what is wrong with an expression without the regexp
+// package's "error parsing regexp: " (the notice says "bad regular
+// expression"), its text made inert: it is the user's, typed.
+func compiled(re *regexp.Regexp, err error) (*regexp.Regexp, error) {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("%s: `%s`", se.Code, inert(se.Expr))
+	}
+	return re, err
 }
 
 func (t *table) match(d rows, i int) bool {

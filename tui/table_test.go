@@ -261,3 +261,42 @@ func TestBatchTelemetryKeepsSeriesNames(t *testing.T) {
 		}
 	}
 }
+
+// An ended thread's %CPU reads –, as one not known: the rate the source
+// last measured stays in the snapshot once the JVM exits ("busy ended
+// 7.15s 46%"), though the thread runs no more.
+func TestEndedThreadHasNoCPURate(t *testing.T) {
+	for _, tc := range []struct {
+		st   state.ThreadState
+		cell string
+		key  int64
+	}{
+		{state.ThreadRunning, "46%", 46_000},
+		{state.ThreadEnded, "–", -1},
+	} {
+		r := threadRows{s: []state.Thread{{ID: 9, Name: "busy", State: tc.st, CPU: 7150 * time.Millisecond, CPUKnown: true, CPUPercent: 46}}}
+		if cell, key := r.Cell(0, threadColCPUPercent), r.Num(0, threadColCPUPercent); cell != tc.cell || key != tc.key {
+			t.Errorf("%v: %%CPU %q, sorted as %d; want %q, %d", tc.st, cell, key, tc.cell, tc.key)
+		}
+	}
+}
+
+// A bad filter is quoted as typed: the flag that ignores case is
+// proftop's, not the user's ("(?i)blocked|parked(").
+func TestFilterErrorQuotesThePatternTyped(t *testing.T) {
+	for _, tc := range []struct{ expr, want string }{
+		{"blocked|parked(", "missing closing ): `blocked|parked(`"},
+		{"!blocked|parked(", "missing closing ): `blocked|parked(`"},
+		{"Blocked|(", "missing closing ): `Blocked|(`"},
+		{"a**", "invalid nested repetition operator: `**`"},
+	} {
+		var tb table
+		err := tb.setFilter(tc.expr)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %q", tc.expr, err, tc.want)
+		}
+	}
+	if err := new(table).setFilter("blocked|parked"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -423,14 +423,30 @@ func wholeRun(s *state.Series) ([]float64, []time.Time) {
 }
 
 // bigChart is a chart with its scale: the values at the top, middle and
-// bottom on the left, the time under it (how long before the latest point
-// the chart's left edge stands for, at the pace the points came).
+// bottom on the left, the time under it. Given a window (the telemetry's),
+// the chart spans it, the latest point at the right edge, so that the axis
+// says the window the README and the JSON say ("-5m0s"): drawn a point a
+// column, a wide chart's left edge stood for more than the window holds
+// ("-6m13s", blank beyond the window). Without one (the whole run), it
+// spans the points, at the pace they came.
 func bigChart(vs []float64, ts []time.Time, unit string, w, h int, st *Styles, ascii bool, window time.Duration) []string {
 	const gutter = 9
 	cw := max(w-gutter-2, 10)
-	if len(vs) > chartSpan(cw, ascii) {
-		// More points than the chart holds: each takes the mean of its share.
-		vs, ts = resample(vs, ts, chartSpan(cw, ascii))
+	n := chartSpan(cw, ascii)
+	var span time.Duration
+	switch {
+	case len(ts) == 0:
+	case window > 0:
+		vs, span = onWindow(vs, ts, window, n), window
+	default:
+		if len(vs) > n {
+			// More points than the chart holds: each takes the mean of its share.
+			vs, ts = resample(vs, ts, n)
+		}
+		span = ts[len(ts)-1].Sub(ts[0])
+		if k := len(vs); k > 1 && k < n {
+			span = span * time.Duration(n-1) / time.Duration(k-1)
+		}
 	}
 	lo, hi := chartRange(vs, unit)
 	rows := areaChart(vs, lo, hi, cw, h, ascii)
@@ -448,15 +464,73 @@ func bigChart(vs []float64, ts []time.Time, unit string, w, h int, st *Styles, a
 		out = append(out, st.Label.Render(fit(tick, gutter, true)+" ┤")+st.Spark.Render(r))
 	}
 	if len(ts) > 0 {
-		span := ts[len(ts)-1].Sub(ts[0])
-		if n := len(vs); n > 1 && n < chartSpan(cw, ascii) {
-			span = span * time.Duration(chartSpan(cw, ascii)-1) / time.Duration(n-1)
-		}
 		left := "-" + dur(span.Round(time.Second))
 		axis := strings.Repeat(" ", gutter+2) + left + strings.Repeat(" ", max(cw-widthOf(left)-3, 1)) + "now"
 		out = append(out, st.Label.Render(axis))
 	}
 	return out
+}
+
+// onWindow places the points (ts in order) of the window that ends at the
+// latest on n columns by their time: the window's start at the first, the
+// latest point at the last. A column is the mean of its points, NaN for
+// none (before the first point, or in a gap of the series). Where the
+// columns outnumber the points, those left empty between two points no
+// further apart than the series' usual step (twice its median) take the
+// line between them: without, the chart was a comb.
+func onWindow(vs []float64, ts []time.Time, window time.Duration, n int) []float64 {
+	out := make([]float64, n)
+	counts := make([]int, n)
+	if n < 2 || len(ts) == 0 {
+		return out
+	}
+	end := ts[len(ts)-1]
+	start := end.Add(-window)
+	col := float64(window) / float64(n-1) // the time a column stands for
+	for i, t := range ts {
+		if t.Before(start) {
+			continue
+		}
+		c := min(int(math.Round(float64(t.Sub(start))/col)), n-1)
+		out[c] += vs[i]
+		counts[c]++
+	}
+	for c := range out {
+		if counts[c] == 0 {
+			out[c] = math.NaN()
+		} else {
+			out[c] /= float64(counts[c])
+		}
+	}
+	reach := 2 * medianStep(ts)
+	prev := -1
+	for c := range out {
+		if counts[c] == 0 {
+			continue
+		}
+		if prev >= 0 && c-prev > 1 && time.Duration(float64(c-prev)*col) <= reach {
+			for k := prev + 1; k < c; k++ {
+				f := float64(k-prev) / float64(c-prev)
+				out[k] = out[prev] + (out[c]-out[prev])*f
+			}
+		}
+		prev = c
+	}
+	return out
+}
+
+// medianStep is the median time between two points in a row, 0 for fewer
+// than two points.
+func medianStep(ts []time.Time) time.Duration {
+	if len(ts) < 2 {
+		return 0
+	}
+	steps := make([]time.Duration, len(ts)-1)
+	for i := range steps {
+		steps[i] = ts[i+1].Sub(ts[i])
+	}
+	slices.Sort(steps)
+	return steps[len(steps)/2]
 }
 
 // resample shrinks vs to n values, each the mean of its share.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -231,6 +232,47 @@ func TestChartTitleKeepsTheName(t *testing.T) {
 		title := strings.Join(strings.Fields(ansi.Strip(m.chartCell(e, tc.width, 3, false)[0])), " ")
 		if title != tc.want {
 			t.Errorf("%s in %d cells: %q, want %q", tc.series.Name, tc.width, title, tc.want)
+		}
+	}
+}
+
+// A drill-in's chart spans the telemetry window, whatever its width: at
+// 200 columns, five minutes of points a second (fewer points than the
+// chart's columns) were drawn a point a column and labelled "-6m13s";
+// at 80, two minutes of them filled the chart as "-2m13s".
+func TestTelemetryDrillInSpansTheWindow(t *testing.T) {
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	st := PlainStyles()
+	for _, tc := range []struct {
+		points int
+		w      int
+	}{{300, 198}, {300, 78}, {133, 78}, {10, 198}} {
+		var vs []float64
+		var ts []time.Time
+		for i := range tc.points {
+			vs, ts = append(vs, float64(i%7)), append(ts, at.Add(time.Duration(i)*time.Second))
+		}
+		lines := bigChart(vs, ts, "plain", tc.w, 6, &st, false, 5*time.Minute)
+		if axis := strings.Fields(ansi.Strip(lines[len(lines)-1])); len(axis) != 2 || axis[0] != "-5m00s" || axis[1] != "now" {
+			t.Errorf("%d points, %d wide: the axis reads %q", tc.points, tc.w, axis)
+		}
+	}
+}
+
+// Placed on the window by time, the points fill the columns between
+// them as a line, but a gap in the series (far more than its step) stays
+// empty, and so does the window before the first point.
+func TestOnWindow(t *testing.T) {
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	sec := func(s int) time.Time { return at.Add(time.Duration(s) * time.Second) }
+	// 11 columns over 10 s: a column a second.
+	// A point a second, one missing at 4 s (filled), then none for 4 s (a gap).
+	got := onWindow([]float64{1, 2, 3, 7, 6, 9}, []time.Time{sec(1), sec(2), sec(3), sec(5), sec(6), sec(10)}, 10*time.Second, 11)
+	nan := math.NaN()
+	want := []float64{nan, 1, 2, 3, 5, 7, 6, nan, nan, nan, 9}
+	for i := range want {
+		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || !math.IsNaN(want[i]) && got[i] != want[i] {
+			t.Fatalf("columns %v, want %v", got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/state"
 )
 
@@ -243,6 +244,10 @@ func (m *Model) frozenCounts() *momentCounts {
 		return nil
 	}
 	c := &momentCounts{events: m.snap.Events, perSec: -1}
+	if m.frozenEnded && (m.trip == nil || m.trip.at < 0) {
+		c.perSec = m.frozenRate // nothing came in since the end
+		return c
+	}
 	var prev *state.Picture
 	if m.trip != nil {
 		at := m.trip.at
@@ -276,6 +281,7 @@ func (m *Model) pause() {
 			m.snap = full
 		}
 		m.frozen = m.snap
+		m.frozenEnded, m.frozenRate = m.status.State == client.StateEnded, m.status.EventsPerSec
 		if m.cfg.History != nil {
 			m.trip = &travel{at: -1}
 			m.refreshTrip()

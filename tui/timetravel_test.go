@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/simulator"
 	"github.com/proftop/proftop/state"
@@ -349,5 +351,37 @@ func TestFooterSaysABundleIsBeingWritten(t *testing.T) {
 	m.Update(cmd())
 	if f := ansi.Strip(m.footer()); !strings.Contains(f, "bundle written") {
 		t.Fatalf("footer once written: %q", f)
+	}
+}
+
+// Frozen after its source ended, the moment frozen says the events' rate
+// the live view said (nothing comes in after the end), not the rate of
+// the recording's last second ("events 1301 36/s" where live said 0/s); a
+// picture of the past still says its own.
+func TestFrozenEndedSourceKeepsTheLiveRate(t *testing.T) {
+	for _, ended := range []bool{false, true} {
+		m, agg := historyModel(t, 200, 60)
+		st := streamingStatus()
+		if ended {
+			st.State, st.Cause, st.EventsPerSec = client.StateEnded, "end of file", 0
+		}
+		m.src.(*fakeSource).st = st
+		m.fetched++
+		m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(t0.Add(20*time.Second), m.query()), status: st})
+		live := ansi.Strip(m.render())
+		run(m, "space")
+		frozen := ansi.Strip(m.render())
+		liveRate := regexp.MustCompile(`events \S+  (\S+/s)`).FindStringSubmatch(live)
+		frozenRate := regexp.MustCompile(`events \S+  (\S+/s)`).FindStringSubmatch(frozen)
+		if liveRate == nil || frozenRate == nil {
+			t.Fatalf("ended %v: no rate in\n%.400s\nor\n%.400s", ended, live, frozen)
+		}
+		if same := liveRate[1] == frozenRate[1]; same != ended {
+			t.Errorf("ended %v: live %s, frozen %s", ended, liveRate[1], frozenRate[1])
+		}
+		run(m, "left")
+		if past := regexp.MustCompile(`events \S+  (\S+/s)`).FindStringSubmatch(ansi.Strip(m.render())); past == nil || past[1] == "0/s" || past[1] == "–/s" {
+			t.Errorf("ended %v: a picture of the past says %v", ended, past)
+		}
 	}
 }

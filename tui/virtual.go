@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/proftop/proftop/state"
 )
@@ -158,7 +159,7 @@ func virtualLines(s *state.Snapshot, st *Styles) []string {
 		out = append(out, "  "+strings.Join(parts, label(" · ")))
 	}
 	if !v.ListedAt.IsZero() {
-		l := label("  listed ") + value(since(s.Clock, v.ListedAt)) + label(" ago")
+		l := label("  listed ") + ago(s.Clock, v.ListedAt, st)
 		if v.ListingPeriod > 0 {
 			l += label(", every ") + value(dur(v.ListingPeriod))
 		}
@@ -223,7 +224,7 @@ func groupDetail(g *state.VirtualGroup, s *state.Snapshot, st *Styles) []string 
 		out = append(out, "  "+label("on ")+value(inert(name))+owner)
 	}
 	if v := s.Virtual; v != nil && !v.ListedAt.IsZero() {
-		out = append(out, "  "+label("as the listing of ")+value(since(s.Clock, v.ListedAt))+label(" ago saw them"))
+		out = append(out, "  "+label("as the listing ")+ago(s.Clock, v.ListedAt, st)+label(" saw them"))
 	}
 	for _, p := range s.VirtualPinning {
 		if p.Site == g.Site {
@@ -275,4 +276,14 @@ func notesLines(s *state.Snapshot) []string {
 		out = append(out, "ⓘ "+inert(n.Text))
 	}
 	return out
+}
+
+// ago says how long before now a moment was, "2.1s ago", or "just now"
+// when it is now to the millisecond (a listing of no virtual threads
+// takes none): since's bare "0" read "listed 0 ago".
+func ago(now, at time.Time, st *Styles) string {
+	if d := now.Sub(at).Round(time.Millisecond); d > 0 {
+		return st.Value.Render(dur(d)) + st.Label.Render(" ago")
+	}
+	return st.Label.Render("just now")
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/state"
@@ -110,5 +111,25 @@ func TestVirtualThreadsFilteredByName(t *testing.T) {
 	screen := m.render()
 	if !strings.Contains(screen, "sleeping") || strings.Contains(screen, "OrderService.await") || strings.Contains(screen, "ForkJoinPool-1-worker") {
 		t.Fatalf("/ledger-own should keep the group of virtual thread ledger-owner alone:\n%s", screen)
+	}
+}
+
+// A listing as old as the picture says so in words: "listed 0 ago" had no
+// unit (JDK 25, no virtual threads: the listing takes no time).
+func TestVirtualListingAge(t *testing.T) {
+	st := PlainStyles()
+	clock := time.Unix(1_000, 0)
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{clock, "  listed just now, 0 one by one"},
+		{clock.Add(-2100 * time.Millisecond), "  listed 2.1s ago, 0 one by one"},
+	} {
+		s := &state.Snapshot{Clock: clock, Virtual: &state.VirtualSummary{ListedAt: tc.at, Started: -1}}
+		text := ansi.Strip(strings.Join(virtualLines(s, &st), "\n"))
+		if !strings.Contains(text, tc.want+"\n") && !strings.HasSuffix(text, tc.want) {
+			t.Errorf("listed at %v: no %q in\n%s", clock.Sub(tc.at), tc.want, text)
+		}
 	}
 }
