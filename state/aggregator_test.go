@@ -802,3 +802,27 @@ func TestLateContentionLeavesThePresentAlone(t *testing.T) {
 		t.Fatalf("after: %+v, deadlocks %+v", th, s.Deadlocks)
 	}
 }
+
+// A thread that ended shows no %CPU: the rate of its last seconds alive
+// stayed on its row (46% on a JVM that had exited).
+func TestEndedThreadsHaveNoCPUPercent(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	var at time.Time
+	for i := range 6 {
+		at = t0.Add(time.Duration(i) * time.Second)
+		a.Apply([]decode.Event{
+			&decode.ThreadState{ThreadIDRef: 2, Time: decode.Clock{}.FromTime(at), State: decode.StateRunning, CPUTime: decode.Ticks(i * 500_000_000)},
+			&decode.ThreadPoll{Time: decode.Clock{}.FromTime(at), Threads: 1},
+		}, 1, decode.Clock{}, at)
+		a.Snapshot(at, Query{CallersOf: -1})
+	}
+	if th := threadByID(a.Snapshot(at, Query{CallersOf: -1}), 2); !th.CPUPercent.Known() {
+		t.Fatalf("running: %%CPU unknown")
+	}
+	at = at.Add(100 * time.Millisecond)
+	a.Apply([]decode.Event{&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: decode.Clock{}.FromTime(at)}}}, 1, decode.Clock{}, at)
+	if th := threadByID(a.Snapshot(at, Query{CallersOf: -1}), 2); th.State != ThreadEnded || th.CPUPercent.Known() {
+		t.Fatalf("after the process exited: %v, %%CPU %v", th.State, th.CPUPercent)
+	}
+}

@@ -645,7 +645,7 @@ type NamedMethod struct {
 	Calls        int64   `json:"calls,omitempty"`
 	Samples      int64   `json:"samples,omitempty"`
 	TotalSamples int64   `json:"totalSamples,omitempty"`
-	Self         int64   `json:"selfNs"`
+	Self         *int64  `json:"selfNs,omitempty"` // nil: samples that stand for no time (rbkit's)
 	Total        *int64  `json:"totalNs,omitempty"`
 	Min          int64   `json:"minNs,omitempty"`
 	Max          int64   `json:"maxNs,omitempty"`
@@ -663,7 +663,7 @@ type MethodFigures struct {
 	Calls        int64  `json:"calls,omitempty"`
 	Samples      int64  `json:"samples,omitempty"`
 	TotalSamples int64  `json:"totalSamples,omitempty"`
-	Self         int64  `json:"selfNs"`
+	Self         *int64 `json:"selfNs,omitempty"`
 	Total        *int64 `json:"totalNs,omitempty"`
 	Min          int64  `json:"minNs,omitempty"`
 	Max          int64  `json:"maxNs,omitempty"`
@@ -671,10 +671,22 @@ type MethodFigures struct {
 	OwnCPU       *int64 `json:"ownCpuNs,omitempty"`
 }
 
-// named is a method row as JSON shows it.
-func (s *Snapshot) named(m *Method) NamedMethod {
-	n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples,
-		Self: int64(m.Self)}
+// named is a method row as JSON shows it. bySamples says its figures are
+// samples that stand for no time, of which samples is every row's: the
+// 100% of its share.
+func (s *Snapshot) named(m *Method, bySamples bool, samples int64) NamedMethod {
+	n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples}
+	if bySamples {
+		// As the pane: the share of the samples, and no times, which
+		// these samples do not stand for.
+		n.Percent = 0
+		if samples > 0 {
+			n.Percent = 100 * float64(m.Samples) / float64(samples)
+		}
+		return n
+	}
+	self := int64(m.Self)
+	n.Self = &self
 	if m.Timed {
 		n.Min, n.Max = int64(m.Min), int64(m.Max)
 	}
@@ -709,15 +721,29 @@ type namedMonitor struct {
 func (s *Snapshot) MarshalJSON() ([]byte, error) {
 	type plain Snapshot
 	named := make([]NamedMethod, len(s.Methods))
+	var samples, samplesSince int64
 	for i := range s.Methods {
-		named[i] = s.named(&s.Methods[i])
+		samples += s.Methods[i].Samples
+	}
+	for i := range s.Since {
+		samplesSince += s.Since[i].Samples
+	}
+	// As the pane (tui's methodRows): samples with no time in the
+	// window, or ever.
+	bySamples := s.Sampled && s.TotalSelf <= 0 && (samples > 0 || s.SamplesUntimed)
+	for i := range s.Methods {
+		named[i] = s.named(&s.Methods[i], bySamples, samples)
 		if i < len(s.Since) {
-			since := s.named(&s.Since[i])
+			since := s.named(&s.Since[i], bySamples, samplesSince)
 			named[i].SinceStart = &MethodFigures{Calls: since.Calls, Samples: since.Samples, TotalSamples: since.TotalSamples,
 				Self: since.Self, Total: since.Total, Min: since.Min, Max: since.Max, CPU: since.CPU, OwnCPU: since.OwnCPU}
 		}
 	}
-	sort.SliceStable(named, func(i, j int) bool { return named[i].Self > named[j].Self })
+	if bySamples {
+		sort.SliceStable(named, func(i, j int) bool { return named[i].Samples > named[j].Samples })
+	} else {
+		sort.SliceStable(named, func(i, j int) bool { return *named[i].Self > *named[j].Self })
+	}
 	monitors := make([]namedMonitor, len(s.Monitors))
 	for i := range s.Monitors {
 		m := &s.Monitors[i]

@@ -185,6 +185,11 @@ func (tt *threadTable) fillRow(r *Thread, t *thread, now, span int64, stackOf in
 		}
 		volatile = true // a share of every thread's samples
 	}
+	if t.state == ThreadEnded {
+		// Its CPU stopped with it: the rate of its last seconds alive
+		// would stay on its row for as long as the row does.
+		r.CPUPercent = UnknownPercent
+	}
 	if (allStacks || t.id == stackOf) && t.state != ThreadEnded {
 		r.Stack, r.StackFrom = t.currentStack(mt)
 		volatile = true
