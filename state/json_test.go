@@ -86,3 +86,42 @@ func TestSampledClassHasNoCountsInJSON(t *testing.T) {
 		t.Fatalf("a sampled class with counts (rbkit's) lost them: %s", b)
 	}
 }
+
+// Samples that stand for no time (rbkit's) are given in JSON as the pane
+// gives them: each method's share of the samples, in order of its
+// samples, and no times, which they do not stand for (a selfNs of 0 and a
+// percent of 0 for the method with 95% of the samples).
+func TestUntimedSamplesInJSONAreSharesOfTheSamples(t *testing.T) {
+	a := New(Options{})
+	var evs []decode.Event
+	for i := range 4 {
+		top := "Foo#work"
+		if i == 3 {
+			top = "Object#[]"
+		}
+		evs = append(evs, &decode.Sample{ThreadIDRef: 1, Count: 1, Stack: frames(top, "<main>")})
+	}
+	a.Apply(evs, 1, decode.Clock{}, t0)
+	b, err := json.Marshal(a.Snapshot(t0, Query{CallersOf: -1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Methods []map[string]any `json:"methods"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Methods) < 2 {
+		t.Fatalf("%d methods: %s", len(doc.Methods), b)
+	}
+	first, second := doc.Methods[0], doc.Methods[1]
+	if first["name"] != "Foo#work" || first["percent"] != 75.0 || second["name"] != "Object#[]" || second["percent"] != 25.0 {
+		t.Fatalf("methods %v, want Foo#work 75%% then Object#[] 25%%", doc.Methods)
+	}
+	for _, m := range doc.Methods {
+		if _, ok := m["selfNs"]; ok {
+			t.Fatalf("a time for samples that stand for none: %v", m)
+		}
+	}
+}
