@@ -90,8 +90,8 @@ func RenderFleetJSON(srcs FleetSources, snap *state.FleetSnapshot, sts []client.
 	var out []byte
 	for i := range sts {
 		s := &sts[i]
-		doc := fleetDocument{Time: snap.Taken.UTC(), Host: srcs.Label(i), Source: s.Source, State: fleetStateNames[fleetState(s.State)],
-			Connection: s.State.String(), Cause: s.Cause, Attempt: s.Attempt, Events: s.Events, EventsPS: s.EventsPerSec,
+		doc := fleetDocument{Time: snap.Taken.UTC(), Host: srcs.Label(i), Source: s.Source, State: fleetStateNames[rowState(s.State, &snap.JVMs[i])],
+			Connection: s.State.String(), Cause: rowCause(s, &snap.JVMs[i]), Attempt: s.Attempt, Events: s.Events, EventsPS: s.EventsPerSec,
 			BytesPS: s.BytesPerSec, Errors: s.DecodeErrors, Summary: &snap.JVMs[i],
 			Stale: fleetState(s.State) != fleetLive && snap.JVMs[i].HasData()}
 		if s.Format != 0 {

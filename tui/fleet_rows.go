@@ -27,10 +27,35 @@ const (
 	fleetConnecting
 	fleetChoosing
 	fleetReconnecting
+	fleetExited
 	fleetGone
 )
 
-var fleetStateNames = [...]string{"live", "connecting", "choose agent", "reconnecting", "gone"}
+var fleetStateNames = [...]string{"live", "connecting", "choose agent", "reconnecting", "exited", "gone"}
+
+// rowState is a JVM's state in the overview: exited, when its agent said
+// the JVM shut down and no new one streams (a connection refused then is
+// no question of whether the agent runs), else its connection's.
+func rowState(st client.State, sum *state.Summary) int {
+	s := fleetState(st)
+	if s != fleetLive && !sum.Process.Exited.IsZero() {
+		return fleetExited
+	}
+	return s
+}
+
+// rowCause is why a JVM does not stream: its exit, as its agent said it,
+// or its connection's cause.
+func rowCause(st *client.Status, sum *state.Summary) string {
+	if rowState(st.State, sum) != fleetExited {
+		return st.Cause
+	}
+	why := "the JVM exited at " + sum.Process.Exited.Local().Format("15:04:05") + " (its agent said so)"
+	if st.State == client.StateReconnecting {
+		why += "; reconnecting in case it starts again"
+	}
+	return why
+}
 
 // fleetState reduces a source's state to the overview's few.
 func fleetState(st client.State) int {
@@ -98,7 +123,7 @@ func (r fleetRows) ID(i int) int64 { return int64(i) }
 // ("/deadlock", "/reconnect", "!live").
 func (r fleetRows) Name(i int) string {
 	f := &r[i]
-	parts := []string{f.name, fleetStateNames[fleetState(f.status.State)], f.status.Agent.Name, f.sum.Process.Name,
+	parts := []string{f.name, fleetStateNames[rowState(f.status.State, &f.sum)], f.status.Agent.Name, f.sum.Process.Name,
 		f.sum.TopMethod, f.sum.TopLock}
 	if len(f.sum.Deadlocks) > 0 {
 		parts = append(parts, "deadlock")
@@ -116,7 +141,7 @@ func (r fleetRows) Cell(i, col int) string {
 	case 0:
 		return inert(f.name)
 	case 1:
-		return fleetStateNames[fleetState(f.status.State)]
+		return fleetStateNames[rowState(f.status.State, &f.sum)]
 	case 2:
 		if fleetState(f.status.State) != fleetLive {
 			return noData
@@ -126,7 +151,7 @@ func (r fleetRows) Cell(i, col int) string {
 		if fleetState(f.status.State) == fleetLive {
 			return ""
 		}
-		return inert(f.status.Cause)
+		return inert(rowCause(&f.status, &f.sum))
 	}
 	if !s.HasData() {
 		return noData
@@ -168,7 +193,7 @@ func (r fleetRows) Num(i, col int) int64 {
 	case 0:
 		return int64(i) // the order given
 	case 1:
-		return int64(fleetState(f.status.State))
+		return int64(rowState(f.status.State, &f.sum))
 	case 2:
 		return int64(f.status.EventsPerSec)
 	case 3:
@@ -192,7 +217,7 @@ func (r fleetRows) Text(i, col int) string {
 	case 9:
 		return r[i].sum.TopLock
 	case 10:
-		return r[i].status.Cause
+		return rowCause(&r[i].status, &r[i].sum)
 	}
 	return r[i].name
 }
@@ -201,7 +226,7 @@ func (r fleetRows) Kind(i int) rowKind {
 	switch {
 	case len(r[i].sum.Deadlocks) > 0:
 		return rowAlert
-	case fleetState(r[i].status.State) == fleetGone:
+	case rowState(r[i].status.State, &r[i].sum) >= fleetExited:
 		return rowDim
 	}
 	return rowNormal
@@ -210,7 +235,7 @@ func (r fleetRows) Kind(i int) rowKind {
 func (r fleetRows) CellStyle(i, col int) cellHint {
 	switch col {
 	case 1:
-		switch fleetState(r[i].status.State) {
+		switch rowState(r[i].status.State, &r[i].sum) {
 		case fleetLive:
 			return hintRunning
 		case fleetConnecting, fleetChoosing:

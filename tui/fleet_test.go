@@ -532,3 +532,38 @@ func TestFleetWideErrorsAreWhole(t *testing.T) {
 		t.Fatalf("the error is cut:\n%s", screen)
 	}
 }
+
+// A JVM whose agent said it shut down reads "exited", and why, not a
+// refused connection's question of whether its agent runs; a new JVM
+// streaming there is live again.
+func TestFleetRowOfAnExitedJVM(t *testing.T) {
+	exited := time.Date(2026, 11, 21, 9, 30, 0, 0, time.Local)
+	refused := "connection refused by 127.0.0.1:10010: is the profiler's agent controller running there?"
+	for _, tc := range []struct {
+		state      client.State
+		exited     time.Time
+		wantState  string
+		wantCause  []string
+		causeNotIn string
+	}{
+		{client.StateReconnecting, exited, "exited", []string{"the JVM exited at 09:30:00 (its agent said so)", "reconnecting in case it starts again"}, "agent controller"},
+		{client.StateDisconnected, exited, "exited", []string{"the JVM exited at 09:30:00"}, "reconnecting"},
+		{client.StateReconnecting, time.Time{}, "reconnecting", []string{refused}, ""},
+		{client.StateStreaming, exited, "live", nil, ""},
+	} {
+		rows := fleetRows{{name: "127.0.0.1:10010", status: client.Status{State: tc.state, Cause: refused}}}
+		rows[0].sum.Process.Exited = tc.exited
+		if got := rows.Cell(0, 1); got != tc.wantState {
+			t.Errorf("%v, exited %v: state %q, want %q", tc.state, tc.exited, got, tc.wantState)
+		}
+		cause := rows.Cell(0, fleetColError)
+		for _, w := range tc.wantCause {
+			if !strings.Contains(cause, w) {
+				t.Errorf("%v: cause %q, want %q", tc.state, cause, w)
+			}
+		}
+		if tc.causeNotIn != "" && strings.Contains(cause, tc.causeNotIn) {
+			t.Errorf("%v: cause %q says %q", tc.state, cause, tc.causeNotIn)
+		}
+	}
+}

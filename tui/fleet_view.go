@@ -79,7 +79,7 @@ func fleetHeader(rows fleetRows, h fleetHeaderInfo, width int, st *Styles) []str
 	deadlocked := 0
 	for i := range rows {
 		r := &rows[i]
-		byState[fleetState(r.status.State)]++
+		byState[rowState(r.status.State, &r.sum)]++
 		events += r.status.Events
 		perSec += r.status.EventsPerSec
 		if len(r.sum.Deadlocks) > 0 {
@@ -97,7 +97,7 @@ func fleetHeader(rows fleetRows, h fleetHeaderInfo, width int, st *Styles) []str
 			style = st.Good
 		case fleetReconnecting:
 			style = st.Bad
-		case fleetGone:
+		case fleetExited, fleetGone:
 			style = st.Muted
 		}
 		l1 = append(l1, item{text: style.Render(fmt.Sprintf("● %d %s", n, fleetStateNames[s]))})
@@ -227,7 +227,7 @@ func (f *FleetModel) selectedLines(r *fleetRow, width int) []string {
 		return []string{"", clip(line, width)}
 	}
 	out := []string{"", clip(head, width)}
-	for _, l := range wrapWords(inert(st.Cause), width-2, 2) {
+	for _, l := range wrapWords(inert(rowCause(&st, &r.sum)), width-2, 2) {
 		out = append(out, f.st.Bad.Render("  "+l))
 	}
 	return out
