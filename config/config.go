@@ -274,6 +274,12 @@ func Load(flags *pflag.FlagSet, file string, explicit bool, getenv func(string) 
 			v.SetConfigFile(file)
 			v.SetConfigType("yaml")
 			if err := v.ReadInConfig(); err != nil {
+				var parse viper.ConfigParseError
+				if errors.As(err, &parse) && parse.Unwrap() != nil {
+					// The YAML's own words ("yaml: line 1: …"), not the
+					// library's "While parsing config:" before them.
+					return Settings{}, nil, fmt.Errorf("config file %s: not YAML proftop can read: %w", file, parse.Unwrap())
+				}
 				return Settings{}, nil, fmt.Errorf("config file %s: %w", file, err)
 			}
 			used = file

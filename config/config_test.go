@@ -259,3 +259,12 @@ func TestMemoryLimitZeroOrASize(t *testing.T) {
 		}
 	}
 }
+
+// A config file that is no YAML is said in YAML's own words, with the
+// file's name, not the library's "While parsing config:".
+func TestBrokenConfigFile(t *testing.T) {
+	_, _, err := load(t, nil, nil, "host: [a\n")
+	if err == nil || !strings.Contains(err.Error(), "config.yaml: not YAML proftop can read: yaml: line 1:") || strings.Contains(err.Error(), "While") {
+		t.Fatalf("%v", err)
+	}
+}
