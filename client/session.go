@@ -266,7 +266,9 @@ func (s *Session) attach(c *control) (protocol.Agent, error) {
 			if from != "" {
 				return protocol.Agent{}, fmt.Errorf("authenticate with the token in %s: %w", from, err)
 			}
-			return protocol.Agent{}, fmt.Errorf("authenticate: %w", err)
+			// Given (--token, PROFTOP_TOKEN or the config file): the
+			// agent's hint of where its file is says what to give instead.
+			return protocol.Agent{}, fmt.Errorf("authenticate with the token given (--token, PROFTOP_TOKEN or the config file's token, used instead of the agent's file): %w", err)
 		}
 		if in.LastDrop != nil {
 			dropped := describeDrop(in.LastDrop, time.Now())

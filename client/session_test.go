@@ -278,6 +278,13 @@ func TestTokenIsRequiredWhenConfigured(t *testing.T) {
 	if cause := s.Status().Cause; !strings.Contains(cause, "UNAUTHORIZED") {
 		t.Fatalf("cause %q", cause)
 	}
+	// A token given, and wrong: the cause says it was the one given, not
+	// the agent's file, which the agent's own hint points at.
+	w, _, _ := run(t, Config{Port: port, Token: "wrong", Reconnect: true, ReconnectMin: time.Hour})
+	waitFor(t, "a refusal of the token given", 5*time.Second, func() bool { return w.Status().State == StateReconnecting })
+	if cause := w.Status().Cause; !strings.Contains(cause, "UNAUTHORIZED") || !strings.Contains(cause, "the token given (--token") {
+		t.Fatalf("cause %q", cause)
+	}
 	_, c, _ := run(t, Config{Port: port, Token: "s3cret"})
 	waitFor(t, "events", 5*time.Second, func() bool { return c.total() > 100 })
 }
