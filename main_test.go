@@ -520,3 +520,15 @@ func TestReplayOfABundleWithoutItsStreamAndOfStandardInput(t *testing.T) {
 		t.Fatalf("standard input: exit %d:\n%s\n%s", code, out, errs)
 	}
 }
+
+// A batch run says where it recorded: the file is named by the format
+// received, not always as given (--record x.trcxml of a binary stream).
+func TestBatchRecordingSaysWhereItWent(t *testing.T) {
+	port := startSimulator(t)
+	given := filepath.Join(t.TempDir(), "x.trcxml")
+	_, errs, code := run(t, nil, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "-n", "1", "--format", "binary", "--record", given)
+	written := strings.TrimSuffix(given, ".trcxml") + ".trcbin"
+	if _, err := os.Stat(written); code != 0 || err != nil || !strings.Contains(errs, "proftop: recorded to "+written) {
+		t.Fatalf("exit %d, %v:\n%s", code, err, errs)
+	}
+}

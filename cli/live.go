@@ -109,6 +109,12 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 		return tui.Run(ctx, cfg, tui.ColorMode(s.Color), w.src, w.agg)
 	}
 	err := runBatch(ctx, w.src, w.agg, s, v, out)
+	if rec := w.src.Status().Recording; rec != "" {
+		// Named by the format received (--record x.trcxml of a binary
+		// stream is x.trcbin), and -2, -3… for later connections: say
+		// where it went, as the interface's header does.
+		fmt.Fprintln(os.Stderr, "proftop: recorded to "+textsafe.Inert(rec))
+	}
 	if v.History {
 		cancel() // the recorder's: the end is taken once it has stopped
 		w.endRecording()
