@@ -94,6 +94,10 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 		// No bundle can be written: nothing would read the raw stream
 		// kept for one, whose encoding took half a replay's CPU time.
 		s.StreamRing = 0
+		if !v.History {
+			// Nor the call tree, which the text and JSON do not show.
+			opts = append(opts, func(o *watchOptions) { o.noCallTree = true })
+		}
 	}
 	w := newWatching(src, s, opts)
 	ctx, cancel := context.WithCancel(ctx)

@@ -23,6 +23,9 @@ type WatchOption func(*watchOptions)
 
 type watchOptions struct {
 	history *state.History // a history read back (from a bundle): no recorder runs
+	// noCallTree: nothing will read the call tree (a batch run without
+	// history or bundle), which is then not kept.
+	noCallTree bool
 }
 
 // WithHistory shows a history read back instead of recording one.
@@ -59,9 +62,14 @@ func newWatching(src client.Source, s config.Settings, opts []WatchOption) *watc
 		f(&o)
 	}
 	so := StateOptions(s)
-	if _, file := src.(*client.FileSource); file {
+	so.NoCallTree = o.noCallTree
+	switch src.(type) {
+	case *client.FileSource, *client.NothingSource:
 		// A recording's "last N seconds" are its own, not the wall
-		// clock's: once it has been read, its end stays in the window.
+		// clock's: once it has been read, its end stays in the window;
+		// a bundle's pictures are of its time (one without its stream
+		// has nothing else), and how long ago one was is told from its
+		// latest, not from now.
 		so.TraceTime = true
 	}
 	w := &watching{agg: state.New(so), step: max(s.Refresh, time.Second), traceTime: so.TraceTime}

@@ -47,6 +47,10 @@ type Options struct {
 	// MaxTreeNodes bounds the nodes of the call tree (default 200,000,
 	// about 18 MB at most); stacks beyond are cut, and counted.
 	MaxTreeNodes int
+	// NoCallTree keeps no call tree: nothing will read it (a batch run's
+	// text and JSON show none, and it keeps no history and writes no
+	// bundle). Building it was a third of aggregating a wide trace.
+	NoCallTree bool
 	// TraceTime runs the window of the methods and the call tree on the
 	// trace's time (a recorded file): its now is the latest event's, so
 	// that a replay that has ended keeps showing the window that ends
@@ -211,7 +215,7 @@ func (a *Aggregator) makeTables() {
 	a.probes.init()
 	a.coverage = coverageTable{}
 	a.coverage.init(o.MaxClasses)
-	a.tree = stackTree{}
+	a.tree = stackTree{off: o.NoCallTree}
 	a.tree.init(o.Window, o.MaxTreeNodes)
 	a.classes, a.strangers = map[int64]string{}, map[int64]histOpen{}
 }

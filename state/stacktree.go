@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/binary"
+	"math"
 	"time"
 )
 
@@ -100,6 +101,7 @@ func (b *closedBucket) each(fn func(NodeFig)) {
 // stackTree is the trie and its weights. Not safe for concurrent use: the
 // aggregator's lock guards it.
 type stackTree struct {
+	off    bool // none is kept (Options.NoCallTree): calls and stacks pass it by
 	limit  int
 	nodes  []frameNode
 	mnodes []mergedNode
@@ -134,6 +136,9 @@ type stackTree struct {
 }
 
 func (st *stackTree) init(window time.Duration, limit int) {
+	if st.off {
+		st.dueNs = math.MaxInt64 // never due: the methods' window rotates alone
+	}
 	st.origin = &treeOrigin{}
 	st.limit = limit
 	st.owners = map[int32]*thread{}
@@ -285,6 +290,9 @@ func (st *stackTree) add(node int32, w, n int64) {
 
 // addStack adds a stack of method slots (innermost first) of a thread.
 func (st *stackTree) addStack(t *thread, slots []int32, w, n int64) {
+	if st.off {
+		return
+	}
 	node := st.threadRoot(t)
 	if node < 0 {
 		st.cut.add(treeFig{w, n})
@@ -305,6 +313,9 @@ func (st *stackTree) addStack(t *thread, slots []int32, w, n int64) {
 // node, or its root. cut says the bound was reached: the call's weight
 // goes to the node returned, its caller.
 func (st *stackTree) enter(t *thread, slot int32) (node int32, cut bool) {
+	if st.off {
+		return -1, false
+	}
 	parent := int32(-1)
 	if n := len(t.calls); n > 0 {
 		parent = t.calls[n-1].node
@@ -336,6 +347,10 @@ func (st *stackTree) exit(c *openCall, self int64) {
 
 // rotate closes the seconds that have passed into the window.
 func (st *stackTree) rotate(now time.Time) {
+	if st.off {
+		st.dueNs = math.MaxInt64 // no second to close: never due
+		return
+	}
 	defer func() { st.dueNs = st.bucketEnd.UnixNano() }()
 	if st.bucketEnd.IsZero() {
 		st.bucketEnd = now.Truncate(st.bucketWidth).Add(st.bucketWidth)

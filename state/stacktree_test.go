@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -274,5 +275,49 @@ func TestCallTreeMethodUnderManyCallers(t *testing.T) {
 	// The thread's root, its callers and their x; the merged trie's callers and their x.
 	if n, want := shape.Nodes(), 1+2*callers+2*callers; n != want {
 		t.Fatalf("%d nodes, want %d", n, want)
+	}
+}
+
+// With no call tree kept (a batch run, which shows none), the methods,
+// threads and their window are what they are with one, and the tree is
+// empty; its seconds are never due, so that the methods' window rotates
+// on their own seconds alone (not at every event, walking the threads).
+func TestNoCallTreeLeavesTheRestAsItIs(t *testing.T) {
+	evs := []decode.Event{&decode.ClassDef{ClassID: 1, Name: "app.Work"}}
+	for m := range 40 {
+		evs = append(evs, &decode.MethodDef{ClassIDRef: 1, MethodID: int64(m + 1), Name: fmt.Sprintf("step%d", m)})
+	}
+	for th := range 4 {
+		evs = append(evs, &decode.ThreadStart{ThreadID: int64(th + 1), ThreadName: fmt.Sprintf("worker-%d", th)})
+	}
+	now, ticket := decode.Ticks(t0.UnixNano()), int32(0)
+	for i := range 3000 { // three seconds: buckets close, none expires
+		th, outer, inner := int64(i%4+1), int64(i%40+1), int64((i*7)%40+1)
+		evs = append(evs,
+			&decode.MethodEntry{ThreadIDRef: th, MethodIDRef: outer, Ticket: ticket + 1, Time: now},
+			&decode.MethodEntry{ThreadIDRef: th, MethodIDRef: inner, Ticket: ticket + 2, Time: now + 100},
+			&decode.MethodExit{ThreadIDRef: th, Ticket: ticket + 2, Time: now + 400_000},
+			&decode.MethodExit{ThreadIDRef: th, Ticket: ticket + 1, Time: now + 500_000})
+		ticket += 2
+		now += decode.Ticks(time.Millisecond)
+	}
+	with, without := New(Options{TraceTime: true}), New(Options{TraceTime: true, NoCallTree: true})
+	with.Apply(evs, 1, decode.Clock{}, t0)
+	without.Apply(evs, 1, decode.Clock{}, t0)
+	q := Query{Recent: true, CallersOf: -1}
+	a, b := with.Snapshot(t0, q), without.Snapshot(t0, q)
+	if len(a.Methods) == 0 || len(a.Methods) != len(b.Methods) || a.TotalSelf != b.TotalSelf || len(a.Threads) != len(b.Threads) {
+		t.Fatalf("with a tree %d methods (self %v), without %d (self %v)", len(a.Methods), a.TotalSelf, len(b.Methods), b.TotalSelf)
+	}
+	for i := range a.Methods {
+		if x, y := a.Methods[i], b.Methods[i]; x.Calls != y.Calls || x.Self != y.Self || x.Total != y.Total {
+			t.Fatalf("method %d: %+v with a tree, %+v without", i, x, y)
+		}
+	}
+	if shape, _ := without.TreeAndShape(false); shape.Nodes() != 0 {
+		t.Fatalf("%d nodes kept", shape.Nodes())
+	}
+	if _, _ = with.TreeAndShape(false); without.tree.dueNs != math.MaxInt64 {
+		t.Fatalf("the tree's seconds are due at %d", without.tree.dueNs)
 	}
 }
