@@ -175,6 +175,12 @@ func (m *Model) waitingLines(h int) []string {
 		what = "connected to " + inert(m.status.Source) + "; asking for the trace…"
 	case client.StateReconnecting, client.StateDisconnected:
 		what = "no data yet: " + inert(m.status.Cause)
+	case client.StateEnded:
+		// Not waiting: nothing will come (a bundle without its stream).
+		what = "nothing came from " + inert(m.status.Source)
+		if m.status.Cause != "" {
+			what += ": " + inert(m.status.Cause)
+		}
 	case client.StateStreaming:
 		what = "streaming from " + inert(m.status.Source) + "; waiting for the first events…"
 		if m.status.Waiting != "" {

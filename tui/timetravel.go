@@ -307,7 +307,10 @@ func (m *Model) momentText() string {
 		return ""
 	}
 	from := m.trip.pics[len(m.trip.pics)-1].At
-	if m.frozen != nil && m.frozen.Moment().After(from) {
+	// The moment frozen, when later; not when nothing was received (a
+	// bundle without its stream): that one is the wall clock's now, and
+	// its pictures would read days ago.
+	if m.frozen != nil && m.frozen.Events > 0 && m.frozen.Moment().After(from) {
 		from = m.frozen.Moment()
 	}
 	ago := from.Sub(p.At)

@@ -385,3 +385,26 @@ func TestFrozenEndedSourceKeepsTheLiveRate(t *testing.T) {
 		}
 	}
 }
+
+// A bundle without its raw stream: nothing was received, the source has
+// ended, and its history is all there is. Before freezing, the screen
+// says nothing came, and why, not that it waits; frozen, how long ago a
+// picture was is told from the latest picture, not from the wall clock
+// (which read -156h).
+func TestHistoryWithoutAStream(t *testing.T) {
+	full, _ := historyModel(t, 200, 60)
+	hist := full.cfg.History
+	src := &fakeSource{st: client.Status{Source: "b.tar.gz", State: client.StateEnded, Cause: "the bundle holds no raw stream"}}
+	agg := state.New(state.Options{TraceTime: true})
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark, History: hist}, src, agg)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m.fetched++
+	m.Update(snapshotMsg{seq: m.fetched, snap: agg.Snapshot(time.Now(), m.query()), status: src.Status()})
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "nothing came from b.tar.gz: the bundle holds no raw stream") || strings.Contains(screen, "waiting") {
+		t.Fatalf("before freezing:\n%s", screen)
+	}
+	run(m, "space", "left", "left") // the newest picture, then the one before it
+	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "PAST -1s, 09:00:19") {
+		t.Fatalf("a step back:\n%.400s", screen)
+	}
+}
