@@ -276,7 +276,14 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 			lines = append(lines, style.Render(l))
 		}
 	}
-	if c := causeLine(stt); c != "" {
+	switch c := causeLine(stt); {
+	case c == "":
+	case s != nil && !s.Process.Exited.IsZero() && stt.State == client.StateReconnecting:
+		// Its agent said the JVM shut down: a connection refused since
+		// asks nothing of the agent; proftop waits for the JVM to start
+		// again (a service restarted).
+		say(st.Muted, "reconnecting in case it starts again")
+	default:
 		say(st.Bad, c)
 	}
 	if ended != "" {

@@ -73,3 +73,23 @@ func TestHeaderCostsKeepTheirUnit(t *testing.T) {
 		t.Fatalf("the header:\n%.400s", screen)
 	}
 }
+
+// A JVM whose agent said it shut down, reconnected to: the header says
+// it exited and that proftop reconnects in case it starts again, not the
+// refused connection's question of whether the agent runs.
+func TestHeaderOfAJVMThatExited(t *testing.T) {
+	agg := state.New(state.Options{})
+	agg.Apply([]decode.Event{
+		&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: decode.Ticks(t0.UnixNano())},
+		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: decode.Ticks(t0.Add(time.Second).UnixNano())}},
+	}, 1, decode.Clock{}, t0)
+	st := streamingStatus()
+	st.State, st.Cause = client.StateReconnecting, "connection refused by prod-1:10002: is the profiler's agent controller running there?"
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: st}, agg)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
+	deliver(m, agg)
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "exited at") || !strings.Contains(screen, "reconnecting in case it starts again") || strings.Contains(screen, "agent controller running") {
+		t.Fatalf("the header:\n%.600s", screen)
+	}
+}
