@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"time"
 
+	"github.com/proftop/proftop/client"
 	"github.com/proftop/proftop/state"
 )
 
@@ -22,6 +24,12 @@ type Bundle struct {
 	Deadlocks []state.DeadlockRecord
 	Profile   []byte // profile.pb.gz, when it holds one
 	Files     []string
+	// Origin is what the bundle's source said about itself; nil in a
+	// bundle written before bundles kept it.
+	Origin *client.Origin
+	// Streams are the raw streams it holds (its .trcbin and .trcxml
+	// files), in their order in the archive: the first is played.
+	Streams []string
 }
 
 // Bounds on what is read: a bundle is read whole into memory only for its
@@ -71,6 +79,9 @@ func Read(path string) (*Bundle, error) {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 		b.Files = append(b.Files, h.Name)
+		if isStream(h) {
+			b.Streams = append(b.Streams, h.Name)
+		}
 		switch h.Name {
 		case FileReadme:
 			data, err := small(tr, h)
@@ -95,6 +106,15 @@ func Read(path string) (*Bundle, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %v", path, h.Name, err)
 			}
+		case FileOrigin:
+			data, err := small(tr, h)
+			if err == nil {
+				b.Origin = &client.Origin{}
+				err = json.Unmarshal(data, b.Origin)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %v", path, h.Name, err)
+			}
 		case FileProfile:
 			if b.Profile, err = small(tr, h); err != nil {
 				return nil, fmt.Errorf("%s: %s: %v", path, h.Name, err)
@@ -105,6 +125,13 @@ func Read(path string) (*Bundle, error) {
 		return nil, fmt.Errorf("%s: not a proftop bundle (its first file is not %s)", path, FileReadme)
 	}
 	return b, nil
+}
+
+// isStream says a tar entry is a raw stream, as the decoder of a bundle
+// tells one (decode's openTar plays the first).
+func isStream(h *tar.Header) bool {
+	ext := path.Ext(h.Name)
+	return h.Typeflag == tar.TypeReg && (ext == ".trcbin" || ext == ".trcxml")
 }
 
 func small(r io.Reader, h *tar.Header) ([]byte, error) {
@@ -149,7 +176,14 @@ func readHistory(r io.Reader) ([]*state.Picture, error) {
 func (b *Bundle) History(opts state.HistoryOptions) *state.History {
 	opts.Span = 1<<63 - 1
 	h := state.NewHistory(opts)
+	still := b.Origin != nil && b.Origin.Still
 	for _, p := range b.Pictures {
+		if still {
+			// A still picture has no timeline: the pictures, taken of
+			// the window, hold its one moment, cumulative, and say so
+			// as the source does.
+			p.Snap.Recent = false
+		}
 		h.Add(p)
 	}
 	if len(b.Deadlocks) > 0 {

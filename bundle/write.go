@@ -43,6 +43,11 @@ const (
 	FileStream      = "stream.trcbin"
 	FileProfile     = "profile.pb.gz"
 	FileCollapsed   = "stacks.collapsed"
+	// FileOrigin holds what the source said about itself (client.Origin):
+	// the stream is re-encoded as a binary trace, and would say "binary"
+	// of a ProfilerJ snapshot, and nothing of its notes. Bundles written
+	// before it was are read without it.
+	FileOrigin = "source.json"
 )
 
 // Source is what bundles are made of; each field is read when a bundle
@@ -150,12 +155,20 @@ func writeTar(w io.Writer, members []member, now time.Time) error {
 // release hands the snapshot they read back to the aggregator, once the
 // bundle is written.
 func (src *Source) members(now time.Time, sum *Summary) (out []member, release func(), err error) {
-	snap := src.Agg.Snapshot(now, state.Query{Recent: true, CallersOf: -1, AllStacks: true})
-	release = func() { src.Agg.Release(snap) }
 	var status client.Status
 	if src.Status != nil {
 		status = src.Status()
 	}
+	// A still picture (a snapshot file) has no timeline: its figures are
+	// cumulative, as the interface shows them.
+	snap := src.Agg.Snapshot(now, state.Query{Recent: !status.Still, CallersOf: -1, AllStacks: true})
+	release = func() { src.Agg.Release(snap) }
+	origin, err := json.Marshal(status.Origin())
+	if err != nil {
+		return nil, release, err
+	}
+	// Read with cat as often as with a parser: the peer's text escaped.
+	out = append(out, bytesMember(FileOrigin, append(textsafe.EscapeJSON(origin), '\n')))
 
 	picture, err := tui.RenderJSON(snap, status, 0)
 	if err != nil {
@@ -262,6 +275,7 @@ func (src *Source) readme(now time.Time, s *state.Snapshot, st client.Status, pi
 	b.WriteString("\nWhat is here\n------------\n")
 	fmt.Fprintf(&b, "%-17s the picture at the moment of writing, as `proftop --batch --json` prints it\n", FilePicture)
 	fmt.Fprintf(&b, "%-17s the same as text, as `proftop --batch` prints it\n", FileText)
+	fmt.Fprintf(&b, "%-17s what the source said about itself (its format, a still picture or not, its notes), which replaying the bundle says again\n", FileOrigin)
 	if len(pics) > 0 {
 		fmt.Fprintf(&b, "%-17s the history: %d pictures from %s to %s, one JSON document a line\n", FileHistory, len(pics),
 			at(pics[0].At), at(pics[len(pics)-1].At))

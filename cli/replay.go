@@ -6,7 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -111,6 +111,18 @@ func openPipe(path string) (*pipeInput, error) {
 	return &pipeInput{name: path, whole: whole}, nil
 }
 
+// streamsLeft says which raw streams of a bundle are not played: a bundle
+// holds one, but one put together by hand may hold more, of which the
+// first is played (decode plays a tar's first trace), and the others
+// would go unseen unsaid.
+func streamsLeft(streams []string) []string {
+	if len(streams) < 2 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the bundle holds %d raw streams: %s is played, not %s (extract one with tar to replay it on its own)",
+		len(streams), streams[0], strings.Join(streams[1:], ", "))}
+}
+
 // NewReplayCommand returns `proftop replay FILE`.
 func NewReplayCommand(s *config.Settings, v *View) *cobra.Command {
 	var speed float64
@@ -149,19 +161,24 @@ played.`,
 				return Watch(ctx, client.NewPipeSource(pipe.name, pipe.whole, speed, decode.Options{MaxMessageSize: s.MaxMessageSize}), *s, *v, cmd.OutOrStdout())
 			}
 			var opts []WatchOption
+			played := func(src client.Source) client.Source { return src }
 			if bundle.IsBundle(args[0]) {
 				b, err := bundle.Read(args[0])
 				if err != nil {
 					return err
 				}
 				opts = append(opts, WithHistory(b.History(historyOptions(*s))))
-				if !slices.Contains(b.Files, bundle.FileStream) {
+				// Said as its source said it, not as its re-encoded stream would.
+				played = func(src client.Source) client.Source {
+					return client.FromBundle(src, b.Origin, streamsLeft(b.Streams))
+				}
+				if len(b.Streams) == 0 {
 					// Written without its raw stream (--stream-ring 0): its
 					// history is all there is to see.
 					ctx, stop := Interruptible()
 					defer stop()
 					src := client.NewNothingSource(args[0], "the bundle holds no raw stream (written with --stream-ring 0): its history only (space, then ←)")
-					return Watch(ctx, src, *s, *v, cmd.OutOrStdout(), opts...)
+					return Watch(ctx, played(src), *s, *v, cmd.OutOrStdout(), opts...)
 				}
 			}
 			if err := checkTrace(args[0], *s, follow); err != nil {
@@ -169,7 +186,7 @@ played.`,
 			}
 			ctx, stop := Interruptible()
 			defer stop()
-			return Watch(ctx, newFileSource(args[0], speed, follow, *s), *s, *v, cmd.OutOrStdout(), opts...)
+			return Watch(ctx, played(newFileSource(args[0], speed, follow, *s)), *s, *v, cmd.OutOrStdout(), opts...)
 		},
 	}
 	cmd.Flags().Float64Var(&speed, "speed", 0, "pace events by their timestamps at this many times real time (0: as fast as possible)")

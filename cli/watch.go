@@ -33,6 +33,18 @@ func WithHistory(h *state.History) WatchOption {
 	return func(o *watchOptions) { o.history = h }
 }
 
+// unwrapped is the source that src passes on (a bundle's stream, under
+// what the bundle's source said of itself), src when none.
+func unwrapped(src client.Source) client.Source {
+	for {
+		w, ok := src.(interface{ Unwrap() client.Source })
+		if !ok {
+			return src
+		}
+		src = w.Unwrap()
+	}
+}
+
 // watching is what a watch keeps beside the aggregator: the history and
 // its recorder, the raw-stream ring, and what bundles are made of.
 type watching struct {
@@ -63,7 +75,7 @@ func newWatching(src client.Source, s config.Settings, opts []WatchOption) *watc
 	}
 	so := StateOptions(s)
 	so.NoCallTree = o.noCallTree
-	switch src.(type) {
+	switch unwrapped(src).(type) {
 	case *client.FileSource, *client.NothingSource:
 		// A recording's "last N seconds" are its own, not the wall
 		// clock's: once it has been read, its end stays in the window;

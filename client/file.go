@@ -259,9 +259,9 @@ func (f *FileSource) decodeFrom(ctx context.Context, in io.Reader, opts decode.O
 		f.track.update(func(st *Status) { st.Lost = lossy.Lost() })
 	}
 	f.pump.flush(ctx)
-	end := "end of file"
+	end := causeEndOfFile
 	if still {
-		end = "a still picture: the snapshot as it was taken"
+		end = causeStillEnd
 	}
 	if follow == nil {
 		f.track.setState(StateEnded, end)
@@ -270,6 +270,12 @@ func (f *FileSource) decodeFrom(ctx context.Context, in io.Reader, opts decode.O
 	f.track.setState(StateEnded, end+"; following the file for a new one")
 	return follow.waitForChange()
 }
+
+// Why a file's play ended, when it was read to its end.
+const (
+	causeEndOfFile = "end of file"
+	causeStillEnd  = "a still picture: the snapshot as it was taken"
+)
 
 func (f *FileSource) poll() time.Duration {
 	if f.Poll <= 0 {
@@ -323,8 +329,10 @@ func (f *FileSource) updateNotes() {
 	if f.restart != "" {
 		notes = append(notes, f.restart)
 	}
+	var data []string
 	if d, ok := f.dec.(decode.Describer); ok {
-		notes = append(notes, d.Notes()...)
+		data = d.Notes()
+		notes = append(notes, data...)
 	}
 	if f.skipNote != "" {
 		notes = append(notes, f.skipNote)
@@ -332,7 +340,7 @@ func (f *FileSource) updateNotes() {
 	if f.Follow {
 		notes = append(notes, "following the file (like tail -f)")
 	}
-	f.track.update(func(st *Status) { st.Notes = notes })
+	f.track.update(func(st *Status) { st.Notes, st.sourceNotes = notes, data })
 }
 
 // lossCounter is a decoder that counts frames its stream's sequence

@@ -39,11 +39,12 @@ const (
 	OutcomeRefused                     // binary was required and the profiler cannot send it
 	OutcomeFile                        // a recorded file: told from its content
 	OutcomeHandshake                   // rbkit: the handshake named the protocol
+	OutcomeBundle                      // a bundle: as its source's format was recorded (its stream is re-encoded)
 )
 
 func (o Outcome) String() string {
 	return [...]string{"", "not asked (xml is the default)", "negotiated", "fallback: profiler predates setOutputFormat",
-		"fallback: no answer to setOutputFormat", "refused", "from the file's content", "handshake"}[o]
+		"fallback: no answer to setOutputFormat", "refused", "from the file's content", "handshake", "from a bundle"}[o]
 }
 
 // Status is a snapshot of a source, for display.
@@ -104,6 +105,13 @@ type Status struct {
 	// ProbeSpecs are the probes asked for (--probe): the problems found
 	// with them are theirs, among the telemetry's.
 	ProbeSpecs []string
+
+	// sourceNotes are the notes of the data itself (the decoder's), which
+	// a bundle keeps (Origin); Notes adds how it is read (followed, paced).
+	sourceNotes []string
+	// recorded is what the source of a bundle being replayed said about
+	// itself, which a bundle of the replay keeps in its turn.
+	recorded *Origin
 }
 
 // Fact is one thing a source knows of the process it watches.
@@ -232,6 +240,7 @@ func (t *tracker) snapshot() Status {
 	st.Agents = append([]protocol.Agent(nil), t.st.Agents...)
 	st.Facts = append([]Fact(nil), t.st.Facts...)
 	st.Notes = append([]string(nil), t.st.Notes...)
+	st.sourceNotes = append([]string(nil), t.st.sourceNotes...)
 	st.ProbeSpecs = append([]string(nil), t.st.ProbeSpecs...)
 	st.Events, st.Bytes, st.DecodeErrors = ev, by, t.errs.Load()
 	st.EventsPerSec, st.BytesPerSec = t.eventsPerSec, t.bytesPer

@@ -469,3 +469,37 @@ func TestRestartsKeepTheLatestTreesLeft(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot's two views of its methods (measured calls and the
+// sampler's hits) stay apart through JSON, as a bundle's history keeps
+// them: read back without the mark, the sampler's rows joined the
+// measured ones (runLoop twice in one table, its share over both).
+func TestProfilerJViewsSurviveJSON(t *testing.T) {
+	s, _ := picture(t, "../testdata/profilerj/snapshot-synthetic.xml", Query{CallersOf: -1})
+	samplerRows := 0
+	for i := range s.Methods {
+		if s.Methods[i].Sampler {
+			samplerRows++
+		}
+	}
+	if samplerRows == 0 {
+		t.Fatal("the snapshot has no sampler rows")
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for i := range back.Methods {
+		if back.Methods[i].Sampler {
+			got++
+		}
+	}
+	if got != samplerRows {
+		t.Fatalf("%d sampler rows read back of %d", got, samplerRows)
+	}
+}

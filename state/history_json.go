@@ -104,7 +104,7 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 
 // method is the row a named method was made of, in slot.
 func (n *NamedMethod) method(slot int32) Method {
-	m := Method{Slot: slot, Line: n.Line, Calls: n.Calls, Samples: n.Samples, TotalSamples: n.TotalSamples,
+	m := Method{Slot: slot, Line: n.Line, Calls: n.Calls, Samples: n.Samples, TotalSamples: n.TotalSamples, Sampler: n.Sampler,
 		Total: -1, Min: time.Duration(n.Min), Max: time.Duration(n.Max)}
 	if n.Self != nil {
 		m.Self = time.Duration(*n.Self)

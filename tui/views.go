@@ -111,7 +111,7 @@ func (m *Model) switchView() tea.Cmd {
 // a census asked of rbkit). A pane shown keeps its tab.
 func (m *Model) paneShown(p paneID) bool {
 	s := m.snap
-	mayCome := s == nil || m.status.Negotiation != client.OutcomeFile && m.status.State != client.StateEnded
+	mayCome := s == nil || m.status.Negotiation != client.OutcomeFile && m.status.Negotiation != client.OutcomeBundle && m.status.State != client.StateEnded
 	switch p {
 	case paneCoverage:
 		return s != nil && len(s.Coverage) > 0
