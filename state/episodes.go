@@ -26,6 +26,14 @@ import (
 // Reports need not name the lock as the poll does (the JVM agent cannot
 // always tell which of its names for a lock is which): they count on the
 // lock they name.
+//
+// Every one of them counts from when counting began at the earliest
+// (threadTable.countFrom: the stream's first poll, or the latest reset),
+// as the first poll's blocks and waits do: a report is dated by the start
+// of what it reports, which may be long before (a timed wait under way
+// when proftop attached, reported whole once it times out), and counted
+// whole it would make the thread's column read more than the time
+// watched, while its neighbour's endless wait reads that time exactly.
 
 // pendingGrace is how long (trace time) a block or wait a poll saw end
 // waits for the source's report before it counts as an estimate; an
@@ -201,6 +209,12 @@ func (a *Aggregator) count(t *thread, obj int64, waiting bool, d, n int64) {
 // polled thread, over [start, end] on obj: it takes the place of the
 // poll's view of the same episode.
 func (a *Aggregator) reported(t *thread, obj int64, waiting bool, start, end int64) {
+	from := a.threads.countFrom
+	if end < from {
+		// Over before counting began: nothing of it was watched, and no
+		// episode of the polls (all seen since) is it.
+		return
+	}
 	if e := t.live; e != nil && !e.confirmed && e.overlaps(waiting, start, end) {
 		if end >= e.lastSeen {
 			e.confirmed = true
@@ -232,7 +246,7 @@ func (a *Aggregator) reported(t *thread, obj int64, waiting bool, start, end int
 		}
 		t.estimates = est
 	}
-	a.count(t, obj, waiting, max(end-start, 0), 1)
+	a.count(t, obj, waiting, max(end-max(start, from), 0), 1)
 }
 
 // firstOverlap is the index of the first episode a report [start, end]
@@ -318,7 +332,9 @@ func (a *Aggregator) historyEnds(t *thread, id, obj int64, waiting bool, at int6
 	}
 	if t == nil {
 		delete(a.strangers, id)
-		a.count(nil, obj, waiting, max(at-h.start, 0), 1)
+		if from := a.threads.countFrom; at >= from { // as reported's
+			a.count(nil, obj, waiting, max(at-max(h.start, from), 0), 1)
+		}
 		return
 	}
 	t.hist.open = false

@@ -73,6 +73,12 @@ func (a *Aggregator) applyPoll(e *decode.ThreadPoll) {
 	}
 	firstPoll := !a.polled
 	a.polled, a.polledAt = true, now
+	if firstPoll {
+		// Watching the stream's blocks and waits begins: what this poll
+		// sees under way counts from now (observeEpisode), and so does
+		// what a report tells later of one under way now (reported).
+		a.threads.countFrom = max(a.threads.countFrom, now)
+	}
 	a.pollMark++
 	untracked := a.poll.overflow
 	for i := range a.poll.entries {

@@ -197,6 +197,9 @@ func TestEpisodesCountOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a := New(Options{})
 			feed(a, defs()...)
+			// Watching begins before any of the reports' starts: they
+			// count whole (else from this poll on).
+			poll(a, 100, polled{id: 1, state: "running"}, running, polled{id: 3, state: "running"})
 			for i, st := range c.steps {
 				if st.poll != nil {
 					poll(a, st.at, polled{id: 1, state: "running"}, *st.poll, polled{id: 3, state: "running"})

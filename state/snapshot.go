@@ -155,6 +155,12 @@ type Thread struct {
 	LockOwner     int64  `json:"lockOwner,omitempty"`
 	LockOwnerName string `json:"lockOwnerName,omitempty"`
 	Since         int64  `json:"sinceNs,omitempty"`
+	// SinceBegan says Since is when the state began, as the event that
+	// began it tells, or a poll saw it begin (to within the poll
+	// interval); else the state was under way already when watching began
+	// (the first poll), or at the statistics' latest reset, and Since is
+	// then: how long it has lasted is a lower bound.
+	SinceBegan bool `json:"sinceBegan,omitempty"`
 	// Timed says a wait or park has a timeout; Daemon a daemon thread.
 	Timed  bool `json:"timed,omitempty"`
 	Daemon bool `json:"daemon,omitempty"`
@@ -656,6 +662,9 @@ type NamedMethod struct {
 	// SinceStart is, in a picture of the history, the method's figures
 	// since watching began as of that moment.
 	SinceStart *MethodFigures `json:"sinceStart,omitempty"`
+	// Sampler marks a row of the sampler's view of a source with two
+	// (Snapshot.Views): read back without it, a picture's two views mix.
+	Sampler bool `json:"sampler,omitempty"`
 }
 
 // MethodFigures are a method's figures over one span, as JSON shows them.
@@ -675,7 +684,7 @@ type MethodFigures struct {
 // samples that stand for no time, of which samples is every row's: the
 // 100% of its share.
 func (s *Snapshot) named(m *Method, bySamples bool, samples int64) NamedMethod {
-	n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples}
+	n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples, Sampler: m.Sampler}
 	if bySamples {
 		// As the pane: the share of the samples, and no times, which
 		// these samples do not stand for.

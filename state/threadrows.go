@@ -149,6 +149,9 @@ func (tt *threadTable) fillRow(r *Thread, t *thread, now, span int64, stackOf in
 		r.Contentions += n
 		if t.state != ThreadEnded && t.state != ThreadRunning && t.state != ThreadNative {
 			r.Since = t.since
+			// The first poll's states, and those a reset moved to it,
+			// began at countFrom or before.
+			r.SinceBegan = !t.unseenStart && t.since > tt.countFrom
 		}
 		if len(t.pollStack) > 0 {
 			r.Method, r.Depth = t.pollStack[0].Method, len(t.pollStack)
@@ -165,6 +168,8 @@ func (tt *threadTable) fillRow(r *Thread, t *thread, now, span int64, stackOf in
 			r.Since = t.since
 			volatile = true
 		}
+		// An event dates its start exactly, unless a reset moved it.
+		r.SinceBegan = r.Since != 0 && t.since > tt.countFrom
 		if n := len(t.calls); n > 0 {
 			r.Method = methodNotTracked
 			if slot := t.calls[n-1].slot; slot >= 0 {

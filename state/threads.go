@@ -350,6 +350,13 @@ type threadTable struct {
 	samples, samplesAtSnap, samplesAtPrev int64
 	// Which rows changed since a table of them was made (threadrows.go).
 	marks rowMarks
+	// countFrom is when the blocked and waiting times count from (trace
+	// time, ns; 0: the start): the latest reset, and for a polled source
+	// its stream's first poll, which is when watching began for the
+	// totals (episodes.go). A block or wait under way then counts from
+	// then; its start, when a report tells it, is earlier than anything
+	// watched.
+	countFrom int64
 }
 
 const cpuWindow = 2 * time.Second
@@ -435,9 +442,11 @@ func (tt *threadTable) endAll(now int64) {
 	tt.refused.reset()
 }
 
-// reset zeroes the counters; a block or wait in progress counts from now.
+// reset zeroes the counters; a block or wait in progress counts from now,
+// and so does one reported later that was under way now.
 func (tt *threadTable) reset(now int64) {
 	tt.changedAll()
+	tt.countFrom = max(tt.countFrom, now)
 	for _, t := range tt.all {
 		t.blockedNS, t.waitingNS, t.contention = 0, 0, 0
 		t.cpuBase = t.cpu // CPU time counts from now; its rate is unchanged
@@ -447,6 +456,11 @@ func (tt *threadTable) reset(now int64) {
 		}
 		if t.state.onLock() {
 			t.since = max(t.since, now)
+		}
+		if t.late.open {
+			// A late episode's end counts it from its start (endLate):
+			// from now, as the present's.
+			t.late.since = max(t.late.since, now)
 		}
 	}
 }

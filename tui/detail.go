@@ -123,10 +123,12 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 		out = append(out, st.Title.Render("Owner ")+label("none known"))
 	}
 	title := st.Title.Render(fmt.Sprintf("Waiters (%d)", len(m.Waiters)))
-	if s.Polled && len(m.Waiters) > 0 {
-		// A poll sees a state, not when it began: it may have begun before
-		// proftop attached, so each time is a lower bound.
-		title += label(", each for at least the time since a poll first saw it")
+	began := waitsBegan(m, s)
+	if s.Polled && len(began) < len(m.Waiters) {
+		// A poll sees a state, not when it began: one the first poll (or
+		// a reset) found may have begun long before, so its time is a
+		// lower bound.
+		title += label(", \"for at least\": already so when watching began (or at the reset)")
 	}
 	out = append(out, "", title)
 	if n := m.VirtualUnlistedBlocked + m.VirtualUnlistedWaiting; n > 0 {
@@ -135,15 +137,40 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 	}
 	for i := range m.Waiters {
 		w := &m.Waiters[i]
-		out = append(out, waiterLine(w, s, st))
+		out = append(out, waiterLine(w, s, st, !s.Polled || began[w.Thread]))
 		out = append(out, stackLines(w.Stack, st)...)
 	}
 	return out
 }
 
+// waitsBegan says, of a polled source, which of a monitor's waiters a
+// poll saw begin their block or wait (their Since is its start, to within
+// a poll), by their threads' rows (state.Thread.SinceBegan) of the same
+// Since; a virtual thread has none, and is not known to.
+func waitsBegan(m *state.Monitor, s *state.Snapshot) map[int64]bool {
+	if !s.Polled || len(m.Waiters) == 0 {
+		return nil
+	}
+	since := make(map[int64]int64, len(m.Waiters))
+	for i := range m.Waiters {
+		if w := &m.Waiters[i]; !w.Virtual {
+			since[w.Thread] = w.Since.UnixNano()
+		}
+	}
+	began := map[int64]bool{}
+	for i := range s.Threads {
+		t := &s.Threads[i]
+		if ns, ok := since[t.ID]; ok && t.SinceBegan && t.Since == ns && t.State != state.ThreadEnded {
+			began[t.ID] = true
+		}
+	}
+	return began
+}
+
 // waiterLine is a waiter of a monitor's drill-in: who, held up how and
-// for how long.
-func waiterLine(w *state.Waiter, s *state.Snapshot, st *Styles) string {
+// for how long; began says its Since is when it began, not merely when
+// watching began (or the reset).
+func waiterLine(w *state.Waiter, s *state.Snapshot, st *Styles, began bool) string {
 	label, value := st.Label.Render, st.Value.Render
 	what := st.Blocked.Render("BLOCKED")
 	if w.State == state.ThreadParked {
@@ -161,10 +188,11 @@ func waiterLine(w *state.Waiter, s *state.Snapshot, st *Styles) string {
 	if w.Virtual {
 		kind = "virtual thread"
 	}
-	// Polled, the start is when a poll first saw it; else it is the
-	// event's, exact.
+	// Polled, the start is when a poll first saw it: when it began, to
+	// within a poll, unless it was under way at the first poll; else it
+	// is the event's, exact.
 	forHow := "for"
-	if s.Polled {
+	if !began {
 		forHow = "for at least"
 	}
 	return fmt.Sprintf("  ● %s %s %s %s %s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(%s %d)", kind, w.Thread)),
@@ -227,10 +255,11 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 	}
 	if t.Since > 0 && t.State != state.ThreadEnded {
 		// Polled, the state began at some moment before the first poll
-		// that saw it; else Since is the event that began it.
-		if s.Polled {
+		// that saw it: long before, when that was the first poll (or at
+		// a reset); else Since is the event that began it.
+		if s.Polled && !t.SinceBegan {
 			out = append(out, "  "+label("in this state for at least ")+value(since(s.Clock, time.Unix(0, t.Since)))+
-				label(" (since a poll first saw it)"))
+				label(" (already so when watching began, or at the reset)"))
 		} else {
 			out = append(out, "  "+label("in this state for ")+value(since(s.Clock, time.Unix(0, t.Since))))
 		}

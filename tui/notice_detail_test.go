@@ -118,7 +118,9 @@ func TestMonitorKnownByAddressSaysSo(t *testing.T) {
 // A waiter says what is known of its wait's timeout: a poll's
 // TIMED_WAITING has one, of a length it does not say; "no timeout" is
 // said only of a WAITING state. And a wait's length is a lower bound when
-// a poll, not the event that began it, dated its start.
+// it was under way already at the first poll (its thread's row says its
+// start was not seen): not when a poll saw it begin, nor when an event
+// began it.
 func TestMonitorDrillInWaiters(t *testing.T) {
 	st := PlainStyles()
 	clock := time.Unix(1_000, 0)
@@ -126,50 +128,61 @@ func TestMonitorDrillInWaiters(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		polled bool
+		seen   bool // a poll saw it begin
 		w      state.Waiter
 		want   string
 	}{
-		{"polled wait(5000)", true, state.Waiter{Thread: 21, ThreadName: "timed-waiter", Waiting: true, State: state.ThreadTimedWaiting, Since: began},
+		{"polled wait(5000)", true, false, state.Waiter{Thread: 21, ThreadName: "timed-waiter", Waiting: true, State: state.ThreadTimedWaiting, Since: began},
 			"● timed-waiter (thread 21) WAITING for at least 4.8s in Object.wait, with a timeout"},
-		{"polled wait()", true, state.Waiter{Thread: 22, ThreadName: "waiter", Waiting: true, State: state.ThreadWaiting, Since: began},
+		{"polled wait()", true, false, state.Waiter{Thread: 22, ThreadName: "waiter", Waiting: true, State: state.ThreadWaiting, Since: began},
 			"● waiter (thread 22) WAITING for at least 4.8s in Object.wait, no timeout"},
-		{"polled contention", true, state.Waiter{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: began},
+		{"polled contention", true, false, state.Waiter{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: began},
 			"● blocked (thread 23) BLOCKED for at least 4.8s"},
-		{"event wait(5000)", false, state.Waiter{Thread: 21, ThreadName: "timed-waiter", Waiting: true, State: state.ThreadTimedWaiting, Since: began, Timeout: 5 * time.Second},
-			"● timed-waiter (thread 21) WAITING for 4.8s in Object.wait, timeout 5s"},
-		{"event wait()", false, state.Waiter{Thread: 22, ThreadName: "waiter", Waiting: true, State: state.ThreadWaiting, Since: began},
+		{"polled wait(), seen beginning", true, true, state.Waiter{Thread: 22, ThreadName: "waiter", Waiting: true, State: state.ThreadWaiting, Since: began},
 			"● waiter (thread 22) WAITING for 4.8s in Object.wait, no timeout"},
-		{"event contention", false, state.Waiter{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: began},
+		{"polled contention, seen beginning", true, true, state.Waiter{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: began},
+			"● blocked (thread 23) BLOCKED for 4.8s"},
+		{"polled virtual thread", true, true, state.Waiter{Thread: 23, ThreadName: "blocked", Virtual: true, State: state.ThreadBlocked, Since: began},
+			"● blocked (virtual thread 23) BLOCKED for at least 4.8s"},
+		{"event wait(5000)", false, false, state.Waiter{Thread: 21, ThreadName: "timed-waiter", Waiting: true, State: state.ThreadTimedWaiting, Since: began, Timeout: 5 * time.Second},
+			"● timed-waiter (thread 21) WAITING for 4.8s in Object.wait, timeout 5s"},
+		{"event wait()", false, false, state.Waiter{Thread: 22, ThreadName: "waiter", Waiting: true, State: state.ThreadWaiting, Since: began},
+			"● waiter (thread 22) WAITING for 4.8s in Object.wait, no timeout"},
+		{"event contention", false, false, state.Waiter{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: began},
 			"● blocked (thread 23) BLOCKED for 4.8s"},
 	} {
-		s := &state.Snapshot{Clock: clock, Polled: tc.polled}
+		s := &state.Snapshot{Clock: clock, Polled: tc.polled, Threads: []state.Thread{
+			{ID: tc.w.Thread, Name: tc.w.ThreadName, State: tc.w.State, Since: began.UnixNano(), SinceBegan: tc.seen}}}
 		m := &state.Monitor{Object: 0x2d2e, Class: "java.lang.Object", Waiters: []state.Waiter{tc.w}}
 		text := ansi.Strip(strings.Join(monitorDetail(m, s, &st), "\n"))
 		if !strings.Contains(text, "\n  "+tc.want+"\n") {
 			t.Errorf("%s: no %q in\n%s", tc.name, tc.want, text)
 		}
-		if said := strings.Contains(text, "each for at least the time since a poll first saw it"); said != tc.polled {
-			t.Errorf("%s: polled %v, says its times are lower bounds %v:\n%s", tc.name, tc.polled, said, text)
+		lower := strings.Contains(tc.want, "for at least")
+		if said := strings.Contains(text, `"for at least": already so when watching began (or at the reset)`); said != lower {
+			t.Errorf("%s: a lower bound %v, says what one means %v:\n%s", tc.name, lower, said, text)
 		}
 	}
 }
 
-// A thread's time in its state is a lower bound only when a poll dated
-// its start; an event's start is exact.
+// A thread's time in its state is a lower bound only when it was so
+// already at the first poll; a poll that saw it begin, or an event, dates
+// its start.
 func TestThreadDetailTimeInState(t *testing.T) {
 	st := PlainStyles()
 	clock := time.Unix(1_000, 0)
-	th := &state.Thread{ID: 7, Name: "main", State: state.ThreadWaiting, Since: clock.Add(-996 * time.Millisecond).UnixNano()}
 	for _, tc := range []struct {
-		polled bool
-		want   string
+		polled, seen bool
+		want         string
 	}{
-		{true, "in this state for at least 996ms (since a poll first saw it)"},
-		{false, "in this state for 996ms\n"},
+		{true, false, "in this state for at least 996ms (already so when watching began, or at the reset)"},
+		{true, true, "in this state for 996ms\n"},
+		{false, true, "in this state for 996ms\n"},
 	} {
+		th := &state.Thread{ID: 7, Name: "main", State: state.ThreadWaiting, Since: clock.Add(-996 * time.Millisecond).UnixNano(), SinceBegan: tc.seen}
 		s := &state.Snapshot{Clock: clock, Polled: tc.polled}
 		if text := ansi.Strip(strings.Join(threadDetail(th, s, &st), "\n")); !strings.Contains(text, tc.want) {
-			t.Errorf("polled %v: no %q in\n%s", tc.polled, tc.want, text)
+			t.Errorf("polled %v, seen beginning %v: no %q in\n%s", tc.polled, tc.seen, tc.want, text)
 		}
 	}
 }
