@@ -209,6 +209,14 @@ func (m *Model) show(i int) {
 	m.trip.at = i
 	old := m.snap
 	m.snap = m.trip.pics[i].Snap
+	if m.status.Still && m.snap.Recent {
+		// A still picture (a snapshot) has no last seconds: its pictures
+		// read as it does live, cumulative. A copy: the picture is the
+		// history's, shared.
+		still := *m.snap
+		still.Recent = false
+		m.snap = &still
+	}
 	m.release(old)
 	if m.detail != nil {
 		m.detail.offset = 0

@@ -408,3 +408,18 @@ func TestHistoryWithoutAStream(t *testing.T) {
 		t.Fatalf("a step back:\n%.400s", screen)
 	}
 }
+
+// A still picture's moments read as it does live, cumulative: a
+// snapshot's history is of one moment, which has no last seconds.
+func TestStillSourcePicturesReadCumulative(t *testing.T) {
+	m, _ := historyModel(t, 200, 60)
+	m.status.Still = true
+	run(m, "2", "space", "left", "left")
+	screen := ansi.Strip(m.render())
+	if !strings.Contains(screen, "PAST") || !strings.Contains(screen, "Hot methods · cumulative") {
+		t.Fatalf("a still source's past moment:\n%.900s", screen)
+	}
+	if m.snap.Recent || !m.trip.pics[m.trip.at].Snap.Recent {
+		t.Fatal("the picture shown should be a cumulative copy, the history's own left as it was")
+	}
+}
