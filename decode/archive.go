@@ -83,13 +83,72 @@ func openInner(r io.Reader, entry, container string, opts Options) (Decoder, err
 		}
 		return nil, err
 	}
-	return &archiveDecoder{Decoder: NewDecoder(f, whole, opts), entry: entry, container: container}, nil
+	inner := NewDecoder(f, whole, opts)
+	a := &archiveDecoder{Decoder: inner, entry: entry, container: container}
+	if _, ok := inner.(RecordSource); ok {
+		return &archiveRecords{a}, nil
+	}
+	return a, nil
 }
 
-// archiveDecoder is the decoder of a trace inside a gzip or a tar.
+// archiveDecoder is the decoder of a trace inside a gzip or a tar. It
+// says what the decoder inside says of its data (Describer, the rbkit
+// handshake, losses, an XML root's other attributes): a gzipped snapshot
+// is a still picture as the snapshot is, a gzipped Jinsight trace's
+// times as approximate.
 type archiveDecoder struct {
 	Decoder
 	entry, container string
+}
+
+func (a *archiveDecoder) Notes() []string {
+	if d, ok := a.Decoder.(Describer); ok {
+		return d.Notes()
+	}
+	return nil
+}
+
+func (a *archiveDecoder) Still() bool {
+	d, ok := a.Decoder.(Describer)
+	return ok && d.Still()
+}
+
+// Lost counts what the decoder inside could not read (rbkit's frames).
+func (a *archiveDecoder) Lost() int64 {
+	if d, ok := a.Decoder.(interface{ Lost() int64 }); ok {
+		return d.Lost()
+	}
+	return 0
+}
+
+// Handshake is an rbkit recording's handshake reply, when it is one.
+func (a *archiveDecoder) Handshake() (RbkitHandshake, bool) {
+	if d, ok := a.Decoder.(interface {
+		Handshake() (RbkitHandshake, bool)
+	}); ok {
+		return d.Handshake()
+	}
+	return RbkitHandshake{}, false
+}
+
+// ExtraAttrs are an XML trace's root attributes proftop does not read.
+func (a *archiveDecoder) ExtraAttrs() []Attr {
+	if d, ok := a.Decoder.(interface{ ExtraAttrs() []Attr }); ok {
+		return d.ExtraAttrs()
+	}
+	return nil
+}
+
+// archiveRecords is an archiveDecoder of a format with records of its
+// own (Jinsight's), which decode --stats counts as the plain file's.
+type archiveRecords struct{ *archiveDecoder }
+
+func (a *archiveRecords) NextRecord() (Record, error) {
+	rec, err := a.Decoder.(RecordSource).NextRecord()
+	if de := (*Error)(nil); err != nil && errors.As(err, &de) {
+		de.Entry = a.entry
+	}
+	return rec, err
 }
 
 func (a *archiveDecoder) Next() (Event, error) {

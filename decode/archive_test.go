@@ -207,3 +207,58 @@ func TestZipEntryDamageNamesTheEntry(t *testing.T) {
 		})
 	}
 }
+
+// A gzipped trace says of its data what the trace says: a snapshot is a
+// still picture with its notes, and a Jinsight trace has the records of
+// its own that decode --stats counts, as many as the plain file's.
+func TestGzippedTracesSayWhatTheTraceSays(t *testing.T) {
+	gz := func(data []byte) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+		return b.Bytes()
+	}
+	snap := readFixture(t, "../testdata/profilerj/snapshot-synthetic.xml")
+	plain, err := Open(bytes.NewReader(snap), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipped, err := Open(bytes.NewReader(gz(snap)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []Decoder{plain, zipped} {
+		for {
+			if _, err := d.Next(); err != nil {
+				break
+			}
+		}
+	}
+	pd, zd := plain.(Describer), zipped.(Describer)
+	if !zd.Still() || len(zd.Notes()) == 0 || strings.Join(zd.Notes(), "|") != strings.Join(pd.Notes(), "|") {
+		t.Fatalf("gzipped snapshot: still %v, notes %q; plain: %q", zd.Still(), zd.Notes(), pd.Notes())
+	}
+
+	trace := readFixture(t, jinsightFixture)
+	count := func(data []byte) int {
+		d, err := Open(bytes.NewReader(data), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, ok := d.(RecordSource)
+		if !ok {
+			t.Fatalf("%T has no records of its own", d)
+		}
+		n := 0
+		for {
+			if _, err := rs.NextRecord(); err != nil {
+				return n
+			}
+			n++
+		}
+	}
+	if p, z := count(trace), count(gz(trace)); p == 0 || p != z {
+		t.Fatalf("records: %d plain, %d gzipped", p, z)
+	}
+}
