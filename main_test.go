@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/proftop/proftop/bundle"
 )
 
 // proftopBin is the real binary, built once for the end-to-end tests.
@@ -530,5 +532,32 @@ func TestBatchRecordingSaysWhereItWent(t *testing.T) {
 	written := strings.TrimSuffix(given, ".trcxml") + ".trcbin"
 	if _, err := os.Stat(written); code != 0 || err != nil || !strings.Contains(errs, "proftop: recorded to "+written) {
 		t.Fatalf("exit %d, %v:\n%s", code, err, errs)
+	}
+}
+
+// A batch run that writes a bundle takes its history's last picture at
+// its end, as one that prints its history does: stopped between two
+// refreshes, the bundle's history ended a refresh before its picture.
+func TestBatchBundleHistoryEndsAtTheEnd(t *testing.T) {
+	port := startSimulator(t)
+	path := filepath.Join(t.TempDir(), "b.tar.gz")
+	cmd := exec.Command(proftopBin, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--batch", "--refresh", "4s", "--bundle", path)
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(6 * time.Second) // a picture at 4 s, the run stopped at 6
+	stopped := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	b, err := bundle.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Pictures) == 0 {
+		t.Fatal("no picture in the bundle")
+	}
+	if last := b.Pictures[len(b.Pictures)-1].At; stopped.Sub(last) > time.Second {
+		t.Fatalf("the history's last picture at %s, %v before the run stopped", last.Format("15:04:05.000"), stopped.Sub(last))
 	}
 }

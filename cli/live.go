@@ -119,9 +119,13 @@ func Watch(ctx context.Context, src client.Source, s config.Settings, v View, ou
 		// where it went, as the interface's header does.
 		fmt.Fprintln(os.Stderr, "proftop: recorded to "+textsafe.Inert(rec))
 	}
-	if v.History {
-		cancel() // the recorder's: the end is taken once it has stopped
+	if v.History || v.Bundle != "" {
+		// The recorder's: the end is taken once it has stopped, for the
+		// history printed and the bundle's alike.
+		cancel()
 		w.endRecording()
+	}
+	if v.History {
 		if perr := printHistory(out, w.history); perr != nil && err == nil {
 			err = perr
 		}

@@ -119,8 +119,8 @@ func (w *watching) record(ctx context.Context) {
 
 // endRecording takes the picture of a run's end, once the recorder on the
 // wall clock has stopped (ctx, which it runs under, is done): taken beside
-// it, the two could take one moment twice, or race. A picture taken less
-// than a step before is the end already: pictures stay a step apart.
+// it, the two could take one moment twice, or race. A picture taken just
+// before is the end already (Recorder.TakeFinal).
 func (w *watching) endRecording() {
 	if w.recorder == nil || w.traceTime {
 		return // a recording's end is taken as it is read

@@ -305,12 +305,17 @@ func TestTheEndsPictureKeepsAStepFromTheLatest(t *testing.T) {
 		{time.Millisecond, false},
 		{499 * time.Millisecond, false},
 		{500 * time.Millisecond, true},
+		{2500 * time.Millisecond, true}, // a slow refresh's end, below: half a second, not half its step
 	} {
-		if got := rec.TakeFinal(t0.Add(tc.after), time.Second) != nil; got != tc.taken {
+		step := time.Second
+		if tc.after > time.Second {
+			step = 4 * time.Second
+		}
+		if got := rec.TakeFinal(t0.Add(tc.after), step) != nil; got != tc.taken {
 			t.Fatalf("%v after the first picture: taken %v, want %v", tc.after, got, tc.taken)
 		}
 	}
-	if n := len(hist.Pictures()); n != 2 {
-		t.Fatalf("%d pictures, want 2", n)
+	if n := len(hist.Pictures()); n != 3 {
+		t.Fatalf("%d pictures, want 3", n)
 	}
 }

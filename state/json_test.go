@@ -99,7 +99,9 @@ func TestUntimedSamplesInJSONAreSharesOfTheSamples(t *testing.T) {
 		if i == 3 {
 			top = "Object#[]"
 		}
-		evs = append(evs, &decode.Sample{ThreadIDRef: 1, Count: 1, Stack: frames(top, "<main>")})
+		st := frames(top, "<main>")
+		st.Lines[0] = 34
+		evs = append(evs, &decode.Sample{ThreadIDRef: 1, Count: 1, Stack: st, Flags: decode.SampleFirstLines}) // rbkit's: a method's first line
 	}
 	a.Apply(evs, 1, decode.Clock{}, t0)
 	b, err := json.Marshal(a.Snapshot(t0, Query{CallersOf: -1}))
@@ -116,7 +118,7 @@ func TestUntimedSamplesInJSONAreSharesOfTheSamples(t *testing.T) {
 		t.Fatalf("%d methods: %s", len(doc.Methods), b)
 	}
 	first, second := doc.Methods[0], doc.Methods[1]
-	if first["name"] != "Foo#work" || first["percent"] != 75.0 || second["name"] != "Object#[]" || second["percent"] != 25.0 {
+	if first["name"] != "Foo#work" || first["percent"] != 75.0 || first["line"] != 34.0 || second["name"] != "Object#[]" || second["percent"] != 25.0 {
 		t.Fatalf("methods %v, want Foo#work 75%% then Object#[] 25%%", doc.Methods)
 	}
 	for _, m := range doc.Methods {

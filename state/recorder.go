@@ -49,11 +49,12 @@ func (r *Recorder) Take(now time.Time) *Picture {
 }
 
 // TakeFinal takes the picture of a run's end, unless the latest was
-// taken less than half a step before now: that one is the end already (a
-// run that ended just after a picture wrote two of one moment). One taken
-// longer before is not: the end would go missing from the history.
+// taken less than half a step, and half a second, before now: that one is
+// the end already (a run that ended just after a picture wrote two of one
+// moment). One taken longer before is not: the end, seconds of a slow
+// refresh, would go missing from the history.
 func (r *Recorder) TakeFinal(now time.Time, step time.Duration) *Picture {
-	if latest := r.hist.latest(); latest != nil && now.Sub(latest.At) < step/2 {
+	if latest := r.hist.latest(); latest != nil && now.Sub(latest.At) < min(step/2, time.Second/2) {
 		return nil
 	}
 	return r.Take(now)

@@ -685,6 +685,9 @@ type MethodFigures struct {
 // 100% of its share.
 func (s *Snapshot) named(m *Method, bySamples bool, samples int64) NamedMethod {
 	n := NamedMethod{Name: s.MethodName(m), Percent: s.Percent(m), Calls: m.Calls, Samples: m.Samples, TotalSamples: m.TotalSamples, Sampler: m.Sampler}
+	if m.Line > 0 {
+		n.Line = m.Line
+	}
 	if bySamples {
 		// As the pane: the share of the samples, and no times, which
 		// these samples do not stand for.
@@ -706,9 +709,6 @@ func (s *Snapshot) named(m *Method, bySamples bool, samples int64) NamedMethod {
 	if s.MethodOwnCPU && m.Calls > 0 {
 		own := int64(m.OwnCPU)
 		n.OwnCPU = &own
-	}
-	if m.Line > 0 {
-		n.Line = m.Line
 	}
 	if m.Total >= 0 {
 		t := int64(m.Total)
