@@ -38,14 +38,16 @@ var fleetStateNames = [...]string{"live", "connecting", "choose agent", "reconne
 // no question of whether the agent runs), else its connection's.
 func rowState(st client.State, sum *state.Summary) int {
 	s := fleetState(st)
-	if s != fleetLive && !sum.Process.Exited.IsZero() {
+	if (s == fleetReconnecting || s == fleetGone) && !sum.Process.Exited.IsZero() {
 		return fleetExited
 	}
 	return s
 }
 
 // rowCause is why a JVM does not stream: its exit, as its agent said it,
-// or its connection's cause.
+// then what the connection met since, unless that is only the refusal
+// an exited JVM's port gives (a JVM started again that refuses the
+// token, say, is said); or its connection's cause.
 func rowCause(st *client.Status, sum *state.Summary) string {
 	if rowState(st.State, sum) != fleetExited {
 		return st.Cause
@@ -54,8 +56,15 @@ func rowCause(st *client.Status, sum *state.Summary) string {
 	if st.State == client.StateReconnecting {
 		why += "; reconnecting in case it starts again"
 	}
+	if st.Cause != "" && !refusedOnly(st.Cause) {
+		why += "; " + st.Cause
+	}
 	return why
 }
+
+// refusedOnly says a connection's cause is a refused connection, what
+// the port of a JVM that exited answers: nothing more to say of it.
+func refusedOnly(cause string) bool { return strings.HasPrefix(cause, "connection refused by ") }
 
 // fleetState reduces a source's state to the overview's few.
 func fleetState(st client.State) int {

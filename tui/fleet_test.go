@@ -549,14 +549,21 @@ func TestFleetRowOfAnExitedJVM(t *testing.T) {
 		{client.StateReconnecting, exited, "exited", []string{"the JVM exited at 09:30:00 (its agent said so)", "reconnecting in case it starts again"}, "agent controller"},
 		{client.StateDisconnected, exited, "exited", []string{"the JVM exited at 09:30:00"}, "reconnecting"},
 		{client.StateReconnecting, time.Time{}, "reconnecting", []string{refused}, ""},
+		// Started again, and refusing: said after the exit.
+		{client.StateReconnecting, exited, "exited", []string{"the JVM exited at 09:30:00", "authenticate: UNAUTHORIZED"}, ""},
+		{client.StateChoosingAgent, exited, "choose agent", nil, ""},
 		{client.StateStreaming, exited, "live", nil, ""},
 	} {
-		rows := fleetRows{{name: "127.0.0.1:10010", status: client.Status{State: tc.state, Cause: refused}}}
+		cause := refused
+		if strings.Contains(strings.Join(tc.wantCause, ""), "UNAUTHORIZED") {
+			cause = "authenticate: UNAUTHORIZED: wrong token"
+		}
+		rows := fleetRows{{name: "127.0.0.1:10010", status: client.Status{State: tc.state, Cause: cause}}}
 		rows[0].sum.Process.Exited = tc.exited
 		if got := rows.Cell(0, 1); got != tc.wantState {
 			t.Errorf("%v, exited %v: state %q, want %q", tc.state, tc.exited, got, tc.wantState)
 		}
-		cause := rows.Cell(0, fleetColError)
+		cause = rows.Cell(0, fleetColError)
 		for _, w := range tc.wantCause {
 			if !strings.Contains(cause, w) {
 				t.Errorf("%v: cause %q, want %q", tc.state, cause, w)
