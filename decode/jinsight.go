@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // A JinsightLive binary trace (.trc): a 45-byte header, then events, each
@@ -28,8 +29,6 @@ const JinsightHeaderSize = 45
 // reader would otherwise drop without a word.
 const jinsightTrailerSize = 8
 
-// ErrTrailingData is data after the end a stream declared.
-var ErrTrailingData = errors.New("data after the end of the trace")
 
 // jinsightMagic is the header's first byte, 'b' for binary.
 const jinsightMagic = 'b'
@@ -134,7 +133,9 @@ type JinsightReader struct {
 	// trailer counts the bytes after the end event skipped so far, up to
 	// jinsightTrailerSize.
 	trailer int
-	fatal   error
+	// trailing says what followed the trailer, not read (Trailing).
+	trailing string
+	fatal    error
 
 	// One record of each type, reused.
 	classDefine  JinsightClassDefine
@@ -222,12 +223,14 @@ func (d *JinsightReader) NextRecord() (Record, error) {
 	return rec, nil
 }
 
-// afterEnd reads what follows the end event: io.EOF when the input ends
-// within the writer's trailer, a fatal ErrTrailingData at the first byte
-// beyond it. Resumable: a read error is returned as it came, and the
-// trailer bytes already skipped stay skipped.
+// afterEnd reads what follows the end event, up to the writer's
+// trailer, and ends the records (io.EOF). As the format's readers do, it
+// reads nothing beyond: what follows is not read, and said (Trailing),
+// unless it is zeros (a file padded to a block). Resumable: a read error
+// is returned as it came, and the trailer bytes already skipped stay
+// skipped.
 func (d *JinsightReader) afterEnd() error {
-	if d.opts.Growing {
+	if d.opts.Growing || d.trailing != "" {
 		// A file followed as it is written: its end event ends it, and
 		// the trailer its writer may not have written yet is not waited
 		// for (the follower would wait for ever).
@@ -248,15 +251,22 @@ func (d *JinsightReader) afterEnd() error {
 	if err := d.in.fill(8); err != nil && (err != io.EOF || d.in.buffered() == 0) {
 		return err
 	}
+	shown := d.in.unread()[:min(d.in.buffered(), 8)]
+	if !slices.ContainsFunc(shown, func(b byte) bool { return b != 0 }) {
+		return io.EOF // zeros: padding
+	}
 	more := "more bytes follow"
 	if d.opts.InputSize > 0 {
 		more = fmt.Sprintf("%d more bytes follow", d.opts.InputSize-d.in.offset())
 	}
-	shown := d.in.unread()[:min(d.in.buffered(), 8)]
-	detail := fmt.Sprintf("%s at offset %d and the writer's %d-byte trailer ended the trace, but %s, starting with %s: another file appended to it? They are not read",
-		jinsightEvents[d.endID].name, d.endAt, jinsightTrailerSize, more, quoteDetail(string(shown)))
-	return d.fail(&Error{Err: ErrTrailingData, Offset: d.in.offset(), Detail: detail})
+	d.trailing = fmt.Sprintf("%s at offset %d and the writer's %d-byte trailer ended the trace, but %s from offset %d, starting with %s: another file appended to it? They are not read",
+		jinsightEvents[d.endID].name, d.endAt, jinsightTrailerSize, more, d.in.offset(), quoteDetail(string(shown)))
+	return io.EOF
 }
+
+// Trailing says what followed the trace's end and was not read ("" when
+// nothing did, or zeros).
+func (d *JinsightReader) Trailing() string { return d.trailing }
 
 // readHeader reads and checks the 45-byte header, which is little-endian
 // whatever the platform.

@@ -136,6 +136,9 @@ func (d *JinsightDecoder) Notes() []string {
 	if d.closedAtEnd > 0 {
 		out = append(out, counted(d.closedAtEnd, "frame", "frames")+" open at the end of the trace closed there")
 	}
+	if t := d.r.Trailing(); t != "" {
+		out = append(out, t)
+	}
 	if d.unmatchedLeaves > 0 {
 		out = append(out, counted(d.unmatchedLeaves, "leave", "leaves")+" without an enter on "+pick(d.unmatchedLeaves, "its", "their")+" thread ignored")
 	}
