@@ -84,46 +84,50 @@ func openInner(r io.Reader, entry, container string, opts Options) (Decoder, err
 		return nil, err
 	}
 	inner := NewDecoder(f, whole, opts)
-	a := &archiveDecoder{Decoder: inner, entry: entry, container: container}
+	a := &archiveDecoder{Decoder: inner, says: says{inner}, entry: entry, container: container}
 	if _, ok := inner.(RecordSource); ok {
 		return &archiveRecords{a}, nil
 	}
 	return a, nil
 }
 
-// archiveDecoder is the decoder of a trace inside a gzip or a tar. It
-// says what the decoder inside says of its data (Describer, the rbkit
-// handshake, losses, an XML root's other attributes): a gzipped snapshot
-// is a still picture as the snapshot is, a gzipped Jinsight trace's
-// times as approximate.
+// archiveDecoder is the decoder of a trace inside a gzip or a tar.
 type archiveDecoder struct {
 	Decoder
+	says
 	entry, container string
 }
 
-func (a *archiveDecoder) Notes() []string {
-	if d, ok := a.Decoder.(Describer); ok {
+// says forwards what the decoder of a trace inside an archive says of its
+// data (Describer, the rbkit handshake, losses, an XML root's other
+// attributes): a zipped or gzipped snapshot is a still picture as the
+// snapshot is, a gzipped Jinsight trace's times approximate. inner is the
+// latest entry's decoder, kept once it has ended: what it said stands.
+type says struct{ inner Decoder }
+
+func (s says) Notes() []string {
+	if d, ok := s.inner.(Describer); ok {
 		return d.Notes()
 	}
 	return nil
 }
 
-func (a *archiveDecoder) Still() bool {
-	d, ok := a.Decoder.(Describer)
+func (s says) Still() bool {
+	d, ok := s.inner.(Describer)
 	return ok && d.Still()
 }
 
 // Lost counts what the decoder inside could not read (rbkit's frames).
-func (a *archiveDecoder) Lost() int64 {
-	if d, ok := a.Decoder.(interface{ Lost() int64 }); ok {
+func (s says) Lost() int64 {
+	if d, ok := s.inner.(interface{ Lost() int64 }); ok {
 		return d.Lost()
 	}
 	return 0
 }
 
 // Handshake is an rbkit recording's handshake reply, when it is one.
-func (a *archiveDecoder) Handshake() (RbkitHandshake, bool) {
-	if d, ok := a.Decoder.(interface {
+func (s says) Handshake() (RbkitHandshake, bool) {
+	if d, ok := s.inner.(interface {
 		Handshake() (RbkitHandshake, bool)
 	}); ok {
 		return d.Handshake()
@@ -132,8 +136,8 @@ func (a *archiveDecoder) Handshake() (RbkitHandshake, bool) {
 }
 
 // ExtraAttrs are an XML trace's root attributes proftop does not read.
-func (a *archiveDecoder) ExtraAttrs() []Attr {
-	if d, ok := a.Decoder.(interface{ ExtraAttrs() []Attr }); ok {
+func (s says) ExtraAttrs() []Attr {
+	if d, ok := s.inner.(interface{ ExtraAttrs() []Attr }); ok {
 		return d.ExtraAttrs()
 	}
 	return nil

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -208,10 +209,10 @@ func TestZipEntryDamageNamesTheEntry(t *testing.T) {
 	}
 }
 
-// A gzipped trace says of its data what the trace says: a snapshot is a
+// A gzipped or zipped trace says of its data what the trace says: a snapshot is a
 // still picture with its notes, and a Jinsight trace has the records of
 // its own that decode --stats counts, as many as the plain file's.
-func TestGzippedTracesSayWhatTheTraceSays(t *testing.T) {
+func TestArchivedTracesSayWhatTheTraceSays(t *testing.T) {
 	gz := func(data []byte) []byte {
 		var b bytes.Buffer
 		w := gzip.NewWriter(&b)
@@ -219,25 +220,34 @@ func TestGzippedTracesSayWhatTheTraceSays(t *testing.T) {
 		w.Close()
 		return b.Bytes()
 	}
+	zipOf := func(data []byte) []byte {
+		var b bytes.Buffer
+		w := zip.NewWriter(&b)
+		f, _ := w.Create("snapshot.xml")
+		f.Write(data)
+		w.Close()
+		return b.Bytes()
+	}
 	snap := readFixture(t, "../testdata/profilerj/snapshot-synthetic.xml")
-	plain, err := Open(bytes.NewReader(snap), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	zipped, err := Open(bytes.NewReader(gz(snap)), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []Decoder{plain, zipped} {
-		for {
+	var decoders []Decoder
+	for _, data := range [][]byte{snap, gz(snap), zipOf(snap)} {
+		d, err := Open(bytes.NewReader(data), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for { // to the end: what it says stands once read
 			if _, err := d.Next(); err != nil {
 				break
 			}
 		}
+		decoders = append(decoders, d)
 	}
-	pd, zd := plain.(Describer), zipped.(Describer)
-	if !zd.Still() || len(zd.Notes()) == 0 || strings.Join(zd.Notes(), "|") != strings.Join(pd.Notes(), "|") {
-		t.Fatalf("gzipped snapshot: still %v, notes %q; plain: %q", zd.Still(), zd.Notes(), pd.Notes())
+	pd := decoders[0].(Describer)
+	for _, d := range decoders[1:] {
+		zd := d.(Describer)
+		if !zd.Still() || len(zd.Notes()) == 0 || strings.Join(zd.Notes(), "|") != strings.Join(pd.Notes(), "|") {
+			t.Fatalf("%T snapshot: still %v, notes %q; plain: %q", d, zd.Still(), zd.Notes(), pd.Notes())
+		}
 	}
 
 	trace := readFixture(t, jinsightFixture)

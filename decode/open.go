@@ -243,6 +243,7 @@ func openZip(orig io.Reader, all io.Reader, opts Options) (Decoder, error) {
 
 // zipDecoder decodes each trace document of a zip archive in turn.
 type zipDecoder struct {
+	says  // what the latest entry's decoder says of its data
 	opts  Options
 	files []*zip.File
 	next  int
@@ -304,7 +305,7 @@ func (z *zipDecoder) openEntry(f *zip.File) error {
 		return err
 	}
 	d := NewDecoder(format, whole, z.opts)
-	z.cur, z.rc, z.entry, z.last = d, rc, f.Name, d.Format()
+	z.cur, z.rc, z.entry, z.last, z.inner = d, rc, f.Name, d.Format(), d
 	return nil
 }
 
@@ -336,11 +337,3 @@ func (z *zipDecoder) Container() string { return "zip" }
 
 // Entry names the zip entry being decoded.
 func (z *zipDecoder) Entry() string { return z.entry }
-
-// ExtraAttrs forwards to an XML entry's decoder.
-func (z *zipDecoder) ExtraAttrs() []Attr {
-	if x, ok := z.cur.(*XMLDecoder); ok {
-		return x.ExtraAttrs()
-	}
-	return nil
-}
