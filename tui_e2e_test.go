@@ -351,3 +351,11 @@ func TestInterfaceASCIIAt80x24(t *testing.T) {
 	tm.keys("q")
 	tm.waitFor("the shell", 5*time.Second, "$ ")
 }
+
+// replay - reads a pipe: given the terminal instead, it says so rather
+// than wait for a trace to be typed.
+func TestReplayOfATerminalOnStandardInput(t *testing.T) {
+	tm := newTmux(t, 150, 10)
+	tm.keys(proftopBin+" replay -", "Enter")
+	tm.waitFor("the refusal", 10*time.Second, "standard input is a terminal: pipe a trace into it", "$ ")
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/proftop/proftop/bundle"
@@ -94,6 +95,10 @@ type pipeInput struct {
 func openPipe(path string) (*pipeInput, error) {
 	var in *os.File
 	if path == "-" {
+		if term.IsTerminal(os.Stdin.Fd()) {
+			// It would wait for a trace typed in.
+			return nil, errors.New("replay -: standard input is a terminal: pipe a trace into it (zcat trace.gz | proftop replay -)")
+		}
 		in, path = os.Stdin, "standard input"
 	} else {
 		st, err := os.Stat(path)

@@ -266,9 +266,14 @@ func (s *Session) attach(c *control) (protocol.Agent, error) {
 			if from != "" {
 				return protocol.Agent{}, fmt.Errorf("authenticate with the token in %s: %w", from, err)
 			}
-			// Given (--token, PROFTOP_TOKEN or the config file): the
-			// agent's hint of where its file is says what to give instead.
-			return protocol.Agent{}, fmt.Errorf("authenticate with the token given (--token, PROFTOP_TOKEN or the config file's token, used instead of the agent's file): %w", err)
+			// Given (--token, PROFTOP_TOKEN or the config file): on this
+			// machine, the agent's hint of where its file is says what to
+			// give instead, which proftop would have read by itself.
+			given := "the token given (--token, PROFTOP_TOKEN or the config file's)"
+			if isLoopback(s.cfg.Host) {
+				given += ", read instead of the agent's file"
+			}
+			return protocol.Agent{}, fmt.Errorf("authenticate with %s: %w", given, err)
 		}
 		if in.LastDrop != nil {
 			dropped := describeDrop(in.LastDrop, time.Now())

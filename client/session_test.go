@@ -282,7 +282,7 @@ func TestTokenIsRequiredWhenConfigured(t *testing.T) {
 	// the agent's file, which the agent's own hint points at.
 	w, _, _ := run(t, Config{Port: port, Token: "wrong", Reconnect: true, ReconnectMin: time.Hour})
 	waitFor(t, "a refusal of the token given", 5*time.Second, func() bool { return w.Status().State == StateReconnecting })
-	if cause := w.Status().Cause; !strings.Contains(cause, "UNAUTHORIZED") || !strings.Contains(cause, "the token given (--token") {
+	if cause := w.Status().Cause; !strings.Contains(cause, "UNAUTHORIZED") || !strings.Contains(cause, "the token given (--token") || !strings.Contains(cause, "instead of the agent's file") {
 		t.Fatalf("cause %q", cause)
 	}
 	_, c, _ := run(t, Config{Port: port, Token: "s3cret"})
