@@ -45,34 +45,22 @@ func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t",
 // which it returns.
 func (s *tmuxSession) waitForLast(what string, d time.Duration, want ...string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		last := lastLine(s.screen())
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(last, w)
-		}
-		if ok {
-			return last
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("timed out waiting for %s on the last line; it reads %q", what, last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return lastLine(s.waitUntil(what+" on the last line", d, func(screen string) bool { return containsAll(lastLine(screen), want) }))
 }
 
 // waitFor polls the screen until every string is on it.
 func (s *tmuxSession) waitFor(what string, d time.Duration, want ...string) string {
 	s.t.Helper()
+	return s.waitUntil(what, d, func(screen string) bool { return containsAll(screen, want) })
+}
+
+// waitUntil polls the screen until done says so of it, and returns it.
+func (s *tmuxSession) waitUntil(what string, d time.Duration, done func(screen string) bool) string {
+	s.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		screen := s.screen()
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(screen, w)
-		}
-		if ok {
+		if done(screen) {
 			return screen
 		}
 		if time.Now().After(deadline) {
@@ -80,6 +68,15 @@ func (s *tmuxSession) waitFor(what string, d time.Duration, want ...string) stri
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+func containsAll(s string, want []string) bool {
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // The real binary in a terminal against the simulator: the four panes
