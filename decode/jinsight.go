@@ -29,7 +29,6 @@ const JinsightHeaderSize = 45
 // reader would otherwise drop without a word.
 const jinsightTrailerSize = 8
 
-
 // jinsightMagic is the header's first byte, 'b' for binary.
 const jinsightMagic = 'b'
 
