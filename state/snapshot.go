@@ -680,6 +680,14 @@ type MethodFigures struct {
 	OwnCPU       *int64 `json:"ownCpuNs,omitempty"`
 }
 
+// BySamples says the methods' figures are told in samples, their shares
+// of samples, as the pane and the JSON both show them: samples that stand
+// for no time, in the window (of which samples is the count), or ever
+// (rbkit's).
+func (s *Snapshot) BySamples(samples int64) bool {
+	return s.Sampled && s.TotalSelf <= 0 && (samples > 0 || s.SamplesUntimed)
+}
+
 // named is a method row as JSON shows it. bySamples says its figures are
 // samples that stand for no time, of which samples is every row's: the
 // 100% of its share.
@@ -737,9 +745,7 @@ func (s *Snapshot) MarshalJSON() ([]byte, error) {
 	for i := range s.Since {
 		samplesSince += s.Since[i].Samples
 	}
-	// As the pane (tui's methodRows): samples with no time in the
-	// window, or ever.
-	bySamples := s.Sampled && s.TotalSelf <= 0 && (samples > 0 || s.SamplesUntimed)
+	bySamples := s.BySamples(samples)
 	for i := range s.Methods {
 		named[i] = s.named(&s.Methods[i], bySamples, samples)
 		if i < len(s.Since) {

@@ -320,7 +320,7 @@ func newMethodRows(s *state.Snapshot) methodRows {
 		}
 		// Untimed samples keep their columns while the window is empty:
 		// they switched to calls' (MIN, MAX, LINE gone) and back.
-		r.bySamples = r.totalSamples > 0 || s.SamplesUntimed
+		r.bySamples = s.BySamples(r.totalSamples)
 	}
 	return r
 }
