@@ -179,13 +179,15 @@ func (s *Session) Run(ctx context.Context) error {
 				return &ExitedError{Why: why}
 			}
 		}
+		refused := errors.Is(err, syscall.ECONNREFUSED)
 		if !s.cfg.Reconnect {
 			s.track.setState(StateDisconnected, cause)
+			s.track.update(func(st *Status) { st.Refused = refused })
 			return errors.New(cause)
 		}
 		wait := backoff(attempt, s.cfg.ReconnectMin, s.cfg.ReconnectMax)
 		s.track.update(func(st *Status) {
-			st.State, st.Cause, st.Attempt, st.RetryAt = StateReconnecting, cause, attempt, time.Now().Add(wait)
+			st.State, st.Cause, st.Refused, st.Attempt, st.RetryAt = StateReconnecting, cause, refused, attempt, time.Now().Add(wait)
 		})
 		select {
 		case <-time.After(wait):

@@ -306,6 +306,10 @@ func TestUnreachableHostsAreDescribed(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(s.Status().Cause, tc.want) {
 			t.Errorf("%s:%d: %v", tc.host, tc.port, err)
 		}
+		// A refusal is told apart from the rest, not by its words.
+		if refused := strings.HasPrefix(tc.want, "connection refused"); s.Status().Refused != refused {
+			t.Errorf("%s:%d: refused %v, want %v", tc.host, tc.port, s.Status().Refused, refused)
+		}
 	}
 }
 

@@ -63,8 +63,12 @@ type Status struct {
 	// unasked, as it told the next one: a client that had stopped reading
 	// never read the reason sent then.
 	Dropped string
-	// Cause says why the source is disconnected, reconnecting or ended.
-	Cause string
+	// Cause says why the source is disconnected, reconnecting or ended;
+	// Refused that it was a refused connection (nothing listens there: a
+	// JVM that exited), which says nothing more once the JVM said it
+	// exited.
+	Cause   string
+	Refused bool
 	// Waiting says what a streaming source waits for before it can show
 	// anything: a followed file its writer has not filled yet.
 	Waiting string
@@ -179,7 +183,7 @@ func (t *tracker) update(f func(*Status)) {
 func (t *tracker) setState(s State, cause string) {
 	t.update(func(st *Status) {
 		st.State = s
-		st.Cause = cause
+		st.Cause, st.Refused = cause, false
 		st.Waiting = ""
 	})
 }

@@ -56,15 +56,11 @@ func rowCause(st *client.Status, sum *state.Summary) string {
 	if st.State == client.StateReconnecting {
 		why += "; reconnecting in case it starts again"
 	}
-	if st.Cause != "" && !refusedOnly(st.Cause) {
+	if st.Cause != "" && !st.Refused {
 		why += "; " + st.Cause
 	}
 	return why
 }
-
-// refusedOnly says a connection's cause is a refused connection, what
-// the port of a JVM that exited answers: nothing more to say of it.
-func refusedOnly(cause string) bool { return strings.HasPrefix(cause, "connection refused by ") }
 
 // fleetState reduces a source's state to the overview's few.
 func fleetState(st client.State) int {

@@ -558,7 +558,7 @@ func TestFleetRowOfAnExitedJVM(t *testing.T) {
 		if strings.Contains(strings.Join(tc.wantCause, ""), "UNAUTHORIZED") {
 			cause = "authenticate: UNAUTHORIZED: wrong token"
 		}
-		rows := fleetRows{{name: "127.0.0.1:10010", status: client.Status{State: tc.state, Cause: cause}}}
+		rows := fleetRows{{name: "127.0.0.1:10010", status: client.Status{State: tc.state, Cause: cause, Refused: cause == refused}}}
 		rows[0].sum.Process.Exited = tc.exited
 		if got := rows.Cell(0, 1); got != tc.wantState {
 			t.Errorf("%v, exited %v: state %q, want %q", tc.state, tc.exited, got, tc.wantState)

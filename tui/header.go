@@ -278,7 +278,7 @@ func renderHeader(h headerInfo, s *state.Snapshot, width int, st *Styles) []stri
 	}
 	switch c := causeLine(stt); {
 	case c == "":
-	case s != nil && !s.Process.Exited.IsZero() && stt.State == client.StateReconnecting && refusedOnly(stt.Cause):
+	case s != nil && !s.Process.Exited.IsZero() && stt.State == client.StateReconnecting && stt.Refused:
 		// Its agent said the JVM shut down: a connection refused since
 		// asks nothing of the agent; proftop waits for the JVM to start
 		// again (a service restarted).

@@ -84,7 +84,7 @@ func TestHeaderOfAJVMThatExited(t *testing.T) {
 		&decode.RuntimeShutdown{ThreadMoment: decode.ThreadMoment{Time: decode.Ticks(t0.Add(time.Second).UnixNano())}},
 	}, 1, decode.Clock{}, t0)
 	st := streamingStatus()
-	st.State, st.Cause = client.StateReconnecting, "connection refused by prod-1:10002: is the profiler's agent controller running there?"
+	st.State, st.Cause, st.Refused = client.StateReconnecting, "connection refused by prod-1:10002: is the profiler's agent controller running there?", true
 	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: st}, agg)
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
 	deliver(m, agg)
