@@ -66,10 +66,7 @@ func TestHeaderCostsKeepTheirUnit(t *testing.T) {
 		&decode.AgentCost{Time: decode.Ticks(t0.UnixNano()), AgentThreads: 7, JFRThreads: 2, ProcessCPU: -1},
 		&decode.AgentCost{Time: decode.Ticks(t0.Add(2 * time.Second).UnixNano()), AgentThreads: 7, JFRThreads: 2, ProcessCPU: -1},
 	}, 1, decode.Clock{}, t0)
-	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
-	deliver(m, agg)
-	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "proftop CPU 0.0%") || !strings.Contains(screen, "agent CPU 0.0% JFR 0.0%") {
+	if screen := firstScreen(agg, streamingStatus(), 200, 30); !strings.Contains(screen, "proftop CPU 0.0%") || !strings.Contains(screen, "agent CPU 0.0% JFR 0.0%") {
 		t.Fatalf("the header:\n%.400s", screen)
 	}
 }
@@ -85,11 +82,17 @@ func TestHeaderOfAJVMThatExited(t *testing.T) {
 	}, 1, decode.Clock{}, t0)
 	st := streamingStatus()
 	st.State, st.Cause, st.Refused = client.StateReconnecting, "connection refused by prod-1:10002: is the profiler's agent controller running there?", true
-	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: st}, agg)
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
-	deliver(m, agg)
-	screen := ansi.Strip(m.render())
+	screen := firstScreen(agg, st, 200, 30)
 	if !strings.Contains(screen, "exited at") || !strings.Contains(screen, "reconnecting in case it starts again") || strings.Contains(screen, "agent controller running") {
 		t.Fatalf("the header:\n%.600s", screen)
 	}
+}
+
+// firstScreen is the screen of a model of w×h cells over agg, its source
+// saying st, once a snapshot has come.
+func firstScreen(agg *state.Aggregator, st client.Status, w, h int) string {
+	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: st}, agg)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	deliver(m, agg)
+	return ansi.Strip(m.render())
 }

@@ -45,10 +45,7 @@ func TestThreadsTitleCountsTheUnlisted(t *testing.T) {
 		&decode.ThreadStart{ThreadID: 1, ThreadName: "main", Time: decode.Ticks(t0.UnixNano())},
 		&decode.AgentCost{Time: decode.Ticks(t0.UnixNano()), AgentThreads: 7, JFRThreads: 2, ProcessCPU: -1},
 	}, 1, decode.Clock{}, t0)
-	m := New(Config{Refresh: time.Second, Theme: ThemeDark}, &fakeSource{st: streamingStatus()}, agg)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	deliver(m, agg)
-	if screen := ansi.Strip(m.render()); !strings.Contains(screen, "Threads · 1 · by") || !strings.Contains(screen, "· 9 of proftop's and JFR's not listed") {
+	if screen := firstScreen(agg, streamingStatus(), 120, 30); !strings.Contains(screen, "Threads · 1 · by") || !strings.Contains(screen, "· 9 of proftop's and JFR's not listed") {
 		t.Fatalf("the threads' title:\n%s", screen)
 	}
 }
