@@ -28,6 +28,14 @@ type FileSource struct {
 	Follow bool
 	// Poll is how often a followed file is looked at for more (0: 250 ms).
 	Poll time.Duration
+	// Consume, when set before Run, takes every batch on Run's goroutine,
+	// as it is made, and Batches delivers none (it is closed when Run
+	// returns): a file read to its picture then decodes and aggregates on
+	// one core, with one batch reused while it is in the cache, and nothing
+	// handed between goroutines. It cost a tenth to a seventh less CPU
+	// than the channel (docs/performance.md); the interface keeps the
+	// channel, so that its snapshots never wait for the file's reading.
+	Consume func(*Batch)
 
 	// once is the input when it can be read only once (a pipe, a FIFO,
 	// standard input): read where it is, never opened again by its path.
@@ -79,6 +87,7 @@ func (c countingReader) Read(p []byte) (int, error) {
 // until ctx ends.
 func (f *FileSource) Run(ctx context.Context) error {
 	defer close(f.pump.out)
+	f.pump.consume = f.Consume
 	for {
 		err := f.play(ctx)
 		var so *startOver

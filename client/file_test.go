@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proftop/proftop/decode"
 )
@@ -48,5 +49,50 @@ func TestPipeSourceReadsItsInputOnce(t *testing.T) {
 	}
 	if st := src.Status(); st.Bytes != int64(len(data)) || st.State != StateEnded {
 		t.Fatalf("%d bytes read of %d, state %v", st.Bytes, len(data), st.State)
+	}
+}
+
+// A file source with Consume hands every batch to it, in order, on Run's
+// goroutine (the batch reused once consumed), a start over included, and
+// sends none on Batches.
+func TestConsumeTakesEveryBatchInsteadOfTheChannel(t *testing.T) {
+	names := make([]string, 3*batchSize+7) // several batches, the same one reused
+	for i := range names {
+		names[i] = "t" + strconv.Itoa(i)
+	}
+	path := filepath.Join(t.TempDir(), "many.trcbin")
+	os.WriteFile(path, traceOf(t, true, names...), 0o644)
+	src := NewFileSource(path, 0, decode.Options{})
+	src.Follow, src.Poll = true, 10*time.Millisecond
+	var c collector
+	batches := map[*Batch]bool{}
+	src.Consume = func(b *Batch) {
+		batches[b] = true
+		c.take(b)
+	}
+	sent := make(chan int, 1)
+	go func() {
+		n := 0
+		for range src.Batches() {
+			n++
+		}
+		sent <- n
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- src.Run(ctx) }()
+	all := strings.Join(names, " ")
+	waitFor(t, "every event consumed", 20*time.Second, func() bool { return c.seen() == all })
+	os.WriteFile(path, traceOf(t, true, "again"), 0o644) // shorter: truncated, read again
+	waitFor(t, "the file read again", 20*time.Second, func() bool { return c.seen() == all+" | again" })
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if n := <-sent; n != 0 {
+		t.Fatalf("%d batches sent on the channel as well", n)
+	}
+	if len(batches) != 1 {
+		t.Fatalf("%d batches made, want the one reused", len(batches))
 	}
 }

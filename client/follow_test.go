@@ -30,21 +30,26 @@ func collect(src Source) *collector {
 	go func() {
 		defer close(c.done)
 		for b := range src.Batches() {
-			c.mu.Lock()
-			if b.Restart {
-				c.restarts++
-				c.names = append(c.names, "|")
-			}
-			for _, ev := range b.Events() {
-				if ts, ok := ev.(*decode.ThreadStart); ok {
-					c.names = append(c.names, ts.ThreadName)
-				}
-			}
-			c.mu.Unlock()
+			c.take(b)
 			src.Recycle(b)
 		}
 	}()
 	return c
+}
+
+// take notes the threads a batch starts.
+func (c *collector) take(b *Batch) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.Restart {
+		c.restarts++
+		c.names = append(c.names, "|")
+	}
+	for _, ev := range b.Events() {
+		if ts, ok := ev.(*decode.ThreadStart); ok {
+			c.names = append(c.names, ts.ThreadName)
+		}
+	}
 }
 
 func (c *collector) seen() string {

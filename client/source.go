@@ -54,6 +54,9 @@ type pump struct {
 	// beforeSend, when set, runs before a batch is sent (to refresh the
 	// status the batch's events go with).
 	beforeSend func()
+	// consume, when set, takes each batch on the producing goroutine
+	// instead of the channel (FileSource.Consume).
+	consume func(*Batch)
 }
 
 func newPump(track *tracker) *pump {
@@ -102,6 +105,18 @@ func (p *pump) flush(ctx context.Context) error {
 	}
 	p.track.addEvents(p.events)
 	p.events = 0
+	return p.send(ctx)
+}
+
+// send hands the current batch over: to consume, which has done with it
+// on return, or to the consumer on the other end of out.
+func (p *pump) send(ctx context.Context) error {
+	if p.consume != nil {
+		p.consume(p.cur)
+		p.recycle(p.cur) // the next batch: the same memory, still in the cache
+		p.cur, p.restart = nil, false
+		return nil
+	}
 	select {
 	case p.out <- p.cur:
 		p.cur, p.restart = nil, false
@@ -125,13 +140,6 @@ func (p *pump) startOver(ctx context.Context) error {
 	if !p.restart {
 		return nil // a batch of events carried it
 	}
-	b := p.batch()
-	b.Clock = p.clock
-	select {
-	case p.out <- b:
-		p.cur, p.restart = nil, false
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	p.batch().Clock = p.clock
+	return p.send(ctx)
 }

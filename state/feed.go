@@ -9,23 +9,33 @@ import (
 
 // Feed applies every batch of a source until its batches end. Run it on
 // its own goroutine: it is where aggregation happens, off the UI.
+//
+// A file source whose Consume is the aggregator's (FileSource.Consume) delivers
+// no batch: Feed then only ends a recording on trace time when the file
+// has been read.
 func (a *Aggregator) Feed(src client.Source) {
 	for b := range src.Batches() {
-		if b.Restart {
-			a.Restart()
-			if a.onTrace != nil {
-				a.onTrace.restart()
-			}
-		}
-		if a.onTrace != nil {
-			a.applyRecorded(b.Events(), b.Stream, b.Clock)
-		} else {
-			a.Apply(b.Events(), b.Stream, b.Clock, time.Now())
-		}
+		a.Consume(b)
 		src.Recycle(b)
 	}
 	if a.onTrace != nil {
 		a.onTrace.end()
+	}
+}
+
+// Consume applies one batch of a source. The batch is the caller's again
+// on return.
+func (a *Aggregator) Consume(b *client.Batch) {
+	if b.Restart {
+		a.Restart()
+		if a.onTrace != nil {
+			a.onTrace.restart()
+		}
+	}
+	if a.onTrace != nil {
+		a.applyRecorded(b.Events(), b.Stream, b.Clock)
+	} else {
+		a.Apply(b.Events(), b.Stream, b.Clock, time.Now())
 	}
 }
 
