@@ -1,7 +1,11 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/proftop/proftop/decode"
@@ -251,5 +255,33 @@ func TestNewStreamForgetsTheGroupsOnAMonitor(t *testing.T) {
 	mt.get(3, 3)
 	if mt.byObj[1] != nil {
 		t.Fatalf("monitor 1 kept, with %d+%d unlisted threads of the old stream", mt.byObj[1].unlistedBlocked, mt.byObj[1].unlistedWaiting)
+	}
+}
+
+// leastUsed picks what a stable sort by uses would put first: the least
+// used, the first walked among the equally used; counted or sorted.
+func TestLeastUsedIsTheStableSortsFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 400 {
+		cands := make([]dropCandidate, 1+rng.IntN(300))
+		spread := []int64{1, 3, fewUses, 4 * fewUses}[trial%4]
+		for i := range cands {
+			cands[i] = dropCandidate{uses: rng.Int64N(spread + 1), m: &monitor{obj: int64(i)}}
+		}
+		n := rng.IntN(len(cands) + 2)
+		want := slices.Clone(cands)
+		slices.SortStableFunc(want, func(a, b dropCandidate) int { return cmp.Compare(a.uses, b.uses) })
+		want = want[:min(n, len(want))]
+		got := leastUsed(slices.Clone(cands), n)
+		gotSet, wantSet := map[int64]bool{}, map[int64]bool{}
+		for _, c := range got {
+			gotSet[c.m.obj] = true
+		}
+		for _, c := range want {
+			wantSet[c.m.obj] = true
+		}
+		if len(got) != len(want) || !maps.Equal(gotSet, wantSet) {
+			t.Fatalf("trial %d: %d of %d (spread %d): got %d monitors, want %d, sets differ: %v", trial, n, len(cands), spread, len(got), len(want), !maps.Equal(gotSet, wantSet))
+		}
 	}
 }
