@@ -121,9 +121,9 @@ type monitorTable struct {
 	// gen counts the changes to owners and waiters the events do not say
 	// (a poll's present set, monitors expired, classes named), for the
 	// deadlocks found (deadlockfind.go).
-	gen       uint64
-	objClass  recentClasses        // object -> class id, for the latest allocations
-	pending   map[int64][]*monitor // class id -> monitors waiting for its name
+	gen      uint64
+	objClass recentClasses        // object -> class id, for the latest allocations
+	pending  map[int64][]*monitor // class id -> monitors waiting for its name
 	// pendingN counts pending's entries; past pendingLimit, those no longer
 	// in the table or no longer waiting are let go: a stream that never
 	// defines the classes it names does not grow it beyond the table.
