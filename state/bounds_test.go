@@ -170,13 +170,18 @@ func TestPollBeyondTheThreadBound(t *testing.T) {
 
 // The count of what was turned away is close to exact at any size.
 func TestUntrackedCount(t *testing.T) {
-	for _, n := range []int{1, 100, 12_345, 300_000} {
+	for _, n := range []int{1, 100, 12_345, NotTrackedExactUpTo, NotTrackedExactUpTo + 1, 300_000} {
 		var u untracked
-		for i := range n {
-			u.addID(int64(i))
-			u.addID(int64(i)) // twice: counted once
+		u.add(0) // a hash like any other
+		for i := range n - 1 {
+			u.addID(int64(i + 1)) // mix(0) is 0: the hash added already
+			u.addID(int64(i + 1)) // twice: counted once
 		}
+		u.add(0)
 		got := u.count()
+		if n <= NotTrackedExactUpTo && got != int64(n) {
+			t.Errorf("%d distinct: counted %d, not exactly", n, got)
+		}
 		if d := float64(got-int64(n)) / float64(n); d < -0.005 || d > 0.005 {
 			t.Errorf("%d distinct: counted %d", n, got)
 		}

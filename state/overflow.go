@@ -30,9 +30,10 @@ type NotTracked struct {
 // their hashes), then from a bitmap of the hashes, read by linear
 // counting: within a fraction of a percent up to millions.
 type untracked struct {
-	few  map[uint64]struct{} // the hashes, while there are at most exactFew
-	bits []uint64            // nil until the first refusal
-	set  int                 // bits set
+	few  hashSet  // the hashes, while there are at most exactFew; then none
+	many bool     // more than exactFew: the bitmap counts
+	bits []uint64 // nil until the first refusal
+	set  int      // bits set
 }
 
 const (
@@ -47,14 +48,9 @@ const NotTrackedExactUpTo = 16_384
 func (u *untracked) add(h uint64) {
 	if u.bits == nil {
 		u.bits = make([]uint64, untrackedBits/64)
-		u.few = map[uint64]struct{}{}
 	}
-	if u.few != nil {
-		if len(u.few) < exactFew {
-			u.few[h] = struct{}{}
-		} else if _, ok := u.few[h]; !ok {
-			u.few = nil // many: the bitmap counts from here
-		}
+	if !u.many && !u.few.add(h, exactFew) {
+		u.many, u.few = true, hashSet{} // many: the bitmap counts from here
 	}
 	i := h & (untrackedBits - 1)
 	w, b := i/64, uint64(1)<<(i%64)
@@ -72,8 +68,8 @@ func (u *untracked) addName(s string) { u.add(maphash.String(untrackedSeed, s)) 
 
 // count estimates how many distinct keys were added.
 func (u *untracked) count() int64 {
-	if u.few != nil || u.set == 0 {
-		return int64(len(u.few))
+	if !u.many {
+		return int64(u.few.n)
 	}
 	m := float64(untrackedBits)
 	zero := max(m-float64(u.set), 1) // a full bitmap: the estimate is a lower bound
@@ -100,3 +96,83 @@ const maxStackDepth = 1024
 
 // maxClasses bounds the class names kept per stream.
 const maxClasses = 1 << 17
+
+// hashSet is a set of hashes, open addressing with linear probing: the
+// monitors an H2 replay drops to make room (140,000 in two minutes) went
+// into a map, whose growth cost more than the rest of counting them.
+type hashSet struct {
+	slots []uint64 // 0: empty; the hash 0 is held by zero
+	zero  bool
+	n     int
+}
+
+// add puts h in the set, which holds at most limit hashes; false, h not
+// added, when it is new and the set is full.
+func (s *hashSet) add(h uint64, limit int) bool {
+	if h == 0 {
+		if !s.zero {
+			if s.n >= limit {
+				return false
+			}
+			s.zero, s.n = true, s.n+1
+		}
+		return true
+	}
+	if 2*(s.n+1) > len(s.slots) {
+		if s.has(h) {
+			return true
+		}
+		if s.n >= limit {
+			return false
+		}
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case h:
+			return true
+		case 0:
+			if s.n >= limit {
+				return false
+			}
+			s.slots[i] = h
+			s.n++
+			return true
+		}
+	}
+}
+
+// has says h is in the set.
+func (s *hashSet) has(h uint64) bool {
+	if h == 0 {
+		return s.zero
+	}
+	if len(s.slots) == 0 {
+		return false
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; s.slots[i] != 0; i = (i + 1) & mask {
+		if s.slots[i] == h {
+			return true
+		}
+	}
+	return false
+}
+
+// grow doubles the slots (at least 64), placing the hashes anew.
+func (s *hashSet) grow() {
+	old := s.slots
+	s.slots = make([]uint64, max(64, 2*len(old)))
+	mask := uint64(len(s.slots) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = h
+	}
+}
