@@ -64,6 +64,9 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 			if !explicit {
 				file = config.DefaultFile(os.Getenv)
 			}
+			for _, w := range config.UnknownEnv(os.Environ()) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "proftop: warning:", textsafe.Inert(w))
+			}
 			var err error
 			settings, origins, err = config.Load(cmd.Flags(), file, explicit, os.Getenv)
 			usedFile = file

@@ -272,8 +272,25 @@ func TestSettingsThatDoNotApplyAreNotRefused(t *testing.T) {
 	cmd := exec.Command(proftopBin, "replay", "testdata/sample.trcbin", "--batch")
 	cmd.Env = append(os.Environ(), "PROFTOP_HOST=prod-1", "PROFTOP_PORT=7")
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "THREADS") {
+	if err != nil || !strings.Contains(string(out), "THREADS") || strings.Contains(string(out), "warning") {
 		t.Fatalf("%v:\n%s", err, out)
+	}
+}
+
+// A PROFTOP_ variable with a typo in its name is not ignored in silence:
+// a warning names it and the setting it was likely meant to be, and the
+// command still runs.
+func TestATypoInAnEnvironmentVariableIsSaid(t *testing.T) {
+	cmd := exec.Command(proftopBin, "replay", "testdata/sample.trcbin", "--batch")
+	cmd.Env = append(os.Environ(), "PROFTOP_REFERSH=2s")
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "THREADS") {
+		t.Fatalf("%v:\n%s%s", err, out.String(), errs.String())
+	}
+	want := "proftop: warning: PROFTOP_REFERSH names no proftop setting; it is ignored (did you mean PROFTOP_REFRESH?)\n"
+	if errs.String() != want {
+		t.Fatalf("stderr %q, want %q", errs.String(), want)
 	}
 }
 

@@ -237,6 +237,34 @@ func EnvName(key string) string {
 	return "PROFTOP_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
 }
 
+// UnknownEnv says, one line each, the PROFTOP_ variables of environ
+// ("NAME=value" entries, as os.Environ gives) that name no setting: a typo
+// (PROFTOP_HSOT) would otherwise be ignored without a word. Each says the
+// setting it is likely a typo of. PROFTOP_TEST_ variables are the tests'
+// own, read by go test, not by proftop.
+func UnknownEnv(environ []string) []string {
+	known := map[string]bool{}
+	var names []string
+	for _, s := range settings {
+		known[EnvName(s.key)] = true
+		names = append(names, EnvName(s.key))
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "PROFTOP_") || strings.HasPrefix(name, "PROFTOP_TEST_") || known[name] {
+			continue
+		}
+		line := fmt.Sprintf("%s names no proftop setting; it is ignored", name)
+		if near := nearest(name, names); near != "" {
+			line += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // DefaultFile is the config file read when no --config is given.
 func DefaultFile(getenv func(string) string) string {
 	dir := getenv("XDG_CONFIG_HOME")

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,23 @@ func TestBrokenConfigFile(t *testing.T) {
 	_, _, err := load(t, nil, nil, "host: [a\n")
 	if err == nil || !strings.Contains(err.Error(), "config.yaml: not YAML proftop can read: yaml: line 1:") || strings.Contains(err.Error(), "While") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A PROFTOP_ variable that names no setting is said, with the setting it
+// is likely a typo of; settings, other programs' variables and the tests'
+// own are not.
+func TestUnknownEnvIsSaid(t *testing.T) {
+	got := UnknownEnv([]string{
+		"PROFTOP_HSOT=prod-1", "PROFTOP_HOST=prod-2", "PROFTOP_REFERSH=2s", "PROFTOP_QQQQQQQQ=1",
+		"PROFTOP_TEST_JDKS=/usr/lib/jvm/x", "HOME=/root", "PROFTOPX=1", "PROFTOP_MEMORY_LIMIT=1g",
+	})
+	want := []string{
+		"PROFTOP_HSOT names no proftop setting; it is ignored (did you mean PROFTOP_HOST?)",
+		"PROFTOP_QQQQQQQQ names no proftop setting; it is ignored",
+		"PROFTOP_REFERSH names no proftop setting; it is ignored (did you mean PROFTOP_REFRESH?)",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
