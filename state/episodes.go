@@ -43,6 +43,11 @@ const (
 	estimateLife = 30_000_000_000
 	// maxEpisodes bounds a thread's pending episodes and estimates.
 	maxEpisodes = 16
+	// splitMargin is how much earlier than a reported episode the first
+	// poll must have seen its thread on the lock for that to be another
+	// episode: a poll takes a moment to walk the threads, and its time is
+	// its start.
+	splitMargin = 100_000_000
 )
 
 // episode is one block or wait as polls saw it, lower bounds both ends.
@@ -141,12 +146,17 @@ func (a *Aggregator) endEpisode(t *thread, now int64) {
 	if e == nil || e.confirmed {
 		return
 	}
+	a.endEpisodeAt(t, *e, now)
+}
+
+// endEpisodeAt makes e pending, seen over at now.
+func (a *Aggregator) endEpisodeAt(t *thread, e episode, now int64) {
 	e.ended = now
 	if len(t.pending) >= maxEpisodes {
 		a.commitEstimate(t, t.pending[0])
 		t.pending = t.pending[:copy(t.pending, t.pending[1:])]
 	}
-	t.pending = append(t.pending, *e)
+	t.pending = append(t.pending, e)
 }
 
 // expireEpisodes commits, as estimates, the pending episodes nobody
@@ -216,6 +226,19 @@ func (a *Aggregator) reported(t *thread, obj int64, waiting bool, start, end int
 		return
 	}
 	if e := t.live; e != nil && !e.confirmed && e.overlaps(waiting, start, end) {
+		if e.beforeWatching && start-e.since > splitMargin {
+			// The first poll saw it under way before the episode reported
+			// began: what it saw first was an earlier one, begun before
+			// the source started (JFR reports none of those), which no
+			// report will name. That part counts as the polls saw it, as
+			// an episode they saw end, and the rest is the one reported;
+			// taken all as the one reported, the thread's column went
+			// back by the earlier one's length, and stayed short of it.
+			head := *e
+			head.lastSeen = start - 1 // before the report's start: the report does not replace it
+			a.endEpisodeAt(t, head, start)
+			e.since, e.unseenStart, e.beforeWatching = start, false, false
+		}
 		if end >= e.lastSeen {
 			e.confirmed = true
 		} else {

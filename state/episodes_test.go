@@ -193,3 +193,49 @@ func TestThreadRowsSinceBegan(t *testing.T) {
 		t.Fatal("an event's wait, after a reset: since is the reset's, said to be its start")
 	}
 }
+
+// A thread in timed waits back to back, the first begun before watching
+// began: JFR never reports that one, only those after it. The polls saw
+// the thread waiting from the first; the first report (of the second
+// wait) must not take the place of all they saw, or the thread's waiting
+// column lost the first wait's watched part (here 3.5 s) for good, while
+// its neighbour in an endless wait read the time watched. It reads, at
+// every poll, at most the time watched and at least two seconds less (a
+// report's delay, in which the polls' view of the latest wait counts only
+// from the poll that saw the report before). The same for contention.
+func TestAWaitBegunBeforeWatchingIsNotLostToTheNextReport(t *testing.T) {
+	for _, waiting := range []bool{true, false} {
+		a := New(Options{})
+		feed(a, defs()...)
+		report := map[int][]decode.Event{} // by the poll it arrives at: a second or two after it ended
+		// The first wait, 59 s to 64.5 s, is not reported; then 3 s at a time.
+		for from := 64_500; from < 90_000; from += 3_000 {
+			evs := []decode.Event{
+				&decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: 2, ObjIDRef: 0x20, Timeout: 3000, Time: ms(from)}},
+				&decode.MonWaited{MonitorWait: decode.MonitorWait{ThreadIDRef: 2, ObjIDRef: 0x20, Timeout: 3000, Time: ms(from + 3000)}}}
+			if !waiting {
+				evs = []decode.Event{&decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 0x20, Time: ms(from)},
+					&decode.MonContendedEntered{ThreadIDRef: 2, ObjIDRef: 0x20, Time: ms(from + 3000)}}
+			}
+			due := (from+3000)/1000*1000 + 1000
+			report[due] = append(report[due], evs...)
+		}
+		state := polled{id: 2, state: "timed-waiting", lock: 0x20, class: "java.lang.Object", flags: decode.ThreadTimed}
+		if !waiting {
+			state = polled{id: 2, state: "blocked", lock: 0x20, class: "com.acme.Cache", owner: 3}
+		}
+		for at := 61_000; at <= 85_000; at += 1000 {
+			poll(a, at, state, polled{id: 3, state: "waiting", lock: 0x30, class: "java.lang.Object"})
+			feed(a, report[at]...)
+			s := a.Snapshot(t0, Query{CallersOf: -1})
+			got := threadByID(s, 2).Waiting
+			if !waiting {
+				got = threadByID(s, 2).Blocked
+			}
+			watched := time.Duration(at-61_000) * time.Millisecond
+			if got > watched || got < watched-2*time.Second {
+				t.Fatalf("waiting %v: after %v watched, thread 2 read %v", waiting, watched, got)
+			}
+		}
+	}
+}
