@@ -32,9 +32,10 @@ type FileSource struct {
 	// as it is made, and Batches delivers none (it is closed when Run
 	// returns): a file read to its picture then decodes and aggregates on
 	// one core, with one batch reused while it is in the cache, and nothing
-	// handed between goroutines. It cost a tenth to a seventh less CPU
-	// than the channel (docs/performance.md); the interface keeps the
-	// channel, so that its snapshots never wait for the file's reading.
+	// handed between goroutines: up to a seventh less CPU than the channel
+	// on a JVM's recording (docs/performance.md). It stops when Run's
+	// context ends. The interface keeps the channel, so that its
+	// snapshots never wait for the file's reading.
 	Consume func(*Batch)
 
 	// once is the input when it can be read only once (a pipe, a FIFO,

@@ -61,7 +61,9 @@ func TestConsumeTakesEveryBatchInsteadOfTheChannel(t *testing.T) {
 		names[i] = "t" + strconv.Itoa(i)
 	}
 	path := filepath.Join(t.TempDir(), "many.trcbin")
-	os.WriteFile(path, traceOf(t, true, names...), 0o644)
+	if err := os.WriteFile(path, traceOf(t, true, names...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	src := NewFileSource(path, 0, decode.Options{})
 	src.Follow, src.Poll = true, 10*time.Millisecond
 	var c collector
@@ -83,7 +85,9 @@ func TestConsumeTakesEveryBatchInsteadOfTheChannel(t *testing.T) {
 	go func() { ran <- src.Run(ctx) }()
 	all := strings.Join(names, " ")
 	waitFor(t, "every event consumed", 20*time.Second, func() bool { return c.seen() == all })
-	os.WriteFile(path, traceOf(t, true, "again"), 0o644) // shorter: truncated, read again
+	if err := os.WriteFile(path, traceOf(t, true, "again"), 0o644); err != nil { // shorter: truncated, read again
+		t.Fatal(err)
+	}
 	waitFor(t, "the file read again", 20*time.Second, func() bool { return c.seen() == all+" | again" })
 	cancel()
 	if err := <-ran; err != nil {
@@ -94,5 +98,37 @@ func TestConsumeTakesEveryBatchInsteadOfTheChannel(t *testing.T) {
 	}
 	if len(batches) != 1 {
 		t.Fatalf("%d batches made, want the one reused", len(batches))
+	}
+}
+
+// A file source with Consume stops reading when its context ends (an
+// interrupt, or the snapshots asked for all printed), as it does when
+// the channel's consumer stops taking batches: no batch is consumed after.
+func TestConsumeStopsWhenTheContextEnds(t *testing.T) {
+	names := make([]string, 50*batchSize)
+	for i := range names {
+		names[i] = "t" + strconv.Itoa(i)
+	}
+	path := filepath.Join(t.TempDir(), "long.trcbin")
+	if err := os.WriteFile(path, traceOf(t, true, names...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := NewFileSource(path, 0, decode.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	consumed := 0
+	src.Consume = func(b *Batch) {
+		if consumed++; consumed == 2 {
+			cancel()
+		}
+	}
+	go func() {
+		for range src.Batches() {
+		}
+	}()
+	if err := src.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if consumed != 2 {
+		t.Fatalf("%d batches consumed of 50, want the 2 before the context ended", consumed)
 	}
 }

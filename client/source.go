@@ -112,6 +112,9 @@ func (p *pump) flush(ctx context.Context) error {
 // on return, or to the consumer on the other end of out.
 func (p *pump) send(ctx context.Context) error {
 	if p.consume != nil {
+		if err := ctx.Err(); err != nil {
+			return err // interrupted, or the snapshots asked for printed: read no further
+		}
 		p.consume(p.cur)
 		p.recycle(p.cur) // the next batch: the same memory, still in the cache
 		p.cur, p.restart = nil, false

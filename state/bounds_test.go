@@ -174,7 +174,7 @@ func TestUntrackedCount(t *testing.T) {
 		var u untracked
 		u.add(0) // a hash like any other
 		for i := range n - 1 {
-			u.addID(int64(i + 1)) // mix(0) is 0: the hash added already
+			u.addID(int64(i + 1))
 			u.addID(int64(i + 1)) // twice: counted once
 		}
 		u.add(0)

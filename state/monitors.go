@@ -515,7 +515,12 @@ func leastUsed(cands []dropCandidate, n int) []dropCandidate {
 	}
 	var count [fewUses + 1]int // the last: fewUses uses or more
 	for _, c := range cands {
-		count[min(max(c.uses, 0), fewUses)]++
+		if c.uses < 0 {
+			// A monitor made again by taking back an estimate (count's
+			// -1) goes first, as the sort puts it: sort them all.
+			return sortedLeastUsed(cands, n)
+		}
+		count[min(c.uses, fewUses)]++
 	}
 	// cut is the uses of the n-th least used; below cut all go, at cut the
 	// first walked.
@@ -525,15 +530,13 @@ func leastUsed(cands []dropCandidate, n int) []dropCandidate {
 		cut++
 	}
 	if cut == fewUses {
-		// Some go that were used fewUses times or more: sort them all (by
-		// uses, then by their place, as they are).
-		slices.SortStableFunc(cands, func(a, b dropCandidate) int { return cmp.Compare(a.uses, b.uses) })
-		return cands[:n]
+		// Some go that were used fewUses times or more: sort them all.
+		return sortedLeastUsed(cands, n)
 	}
 	atCut := n - below
 	kept := 0
 	for _, c := range cands {
-		u := min(max(c.uses, 0), fewUses)
+		u := min(c.uses, fewUses)
 		if u < int64(cut) || (u == int64(cut) && atCut > 0) {
 			if u == int64(cut) {
 				atCut--
@@ -543,6 +546,12 @@ func leastUsed(cands []dropCandidate, n int) []dropCandidate {
 		}
 	}
 	return cands[:kept]
+}
+
+// sortedLeastUsed is leastUsed by a stable sort: by uses, then by place.
+func sortedLeastUsed(cands []dropCandidate, n int) []dropCandidate {
+	slices.SortStableFunc(cands, func(a, b dropCandidate) int { return cmp.Compare(a.uses, b.uses) })
+	return cands[:n]
 }
 
 // compactHeld keeps the list of held monitors within twice the table:

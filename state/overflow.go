@@ -3,6 +3,7 @@ package state
 import (
 	"hash/maphash"
 	"math"
+	"math/rand/v2"
 )
 
 // The aggregator's tables are bounded (Options): a source with more
@@ -60,7 +61,7 @@ func (u *untracked) add(h uint64) {
 	}
 }
 
-func (u *untracked) addID(id int64) { u.add(mix(uint64(id))) }
+func (u *untracked) addID(id int64) { u.add(hashID(id)) }
 
 var untrackedSeed = maphash.MakeSeed()
 
@@ -77,6 +78,14 @@ func (u *untracked) count() int64 {
 }
 
 func (u *untracked) reset() { *u = untracked{} }
+
+// idSeed makes the hashes of ids this process's own: a peer that knew
+// them could send ids that all fall in one slot of an open-addressing
+// table (recentClasses, hashSet), each lookup then a walk of all of them.
+var idSeed = rand.Uint64()
+
+// hashID is an id's hash, seeded (idSeed).
+func hashID(id int64) uint64 { return mix(uint64(id) ^ idSeed) }
 
 // mix spreads the bits of an id (splitmix64's finalizer): ids often
 // differ only in their low bits.

@@ -57,7 +57,7 @@ func (r *recentClasses) put(obj, class int64) {
 		r.ring[pos] = classOfObject{obj, class}
 		r.next = (r.next + 1) % r.size
 	}
-	i := mix(uint64(obj)) & r.mask
+	i := hashID(obj) & r.mask
 	for r.index[i] != 0 {
 		i = (i + 1) & r.mask
 	}
@@ -77,7 +77,7 @@ func (r *recentClasses) grow(n int) {
 	r.index, r.mask = make([]int32, slots), uint64(slots-1)
 	r.ring = append(make([]classOfObject, 0, n), r.ring...)
 	for pos, e := range r.ring {
-		i := mix(uint64(e.obj)) & r.mask
+		i := hashID(e.obj) & r.mask
 		for r.index[i] != 0 {
 			i = (i + 1) & r.mask
 		}
@@ -87,7 +87,7 @@ func (r *recentClasses) grow(n int) {
 
 // find returns the ring position of an object; -1 when it is not there.
 func (r *recentClasses) find(obj int64) int {
-	for i := mix(uint64(obj)) & r.mask; ; i = (i + 1) & r.mask {
+	for i := hashID(obj) & r.mask; ; i = (i + 1) & r.mask {
 		p := r.index[i]
 		if p == 0 {
 			return -1
@@ -103,7 +103,7 @@ func (r *recentClasses) find(obj int64) int {
 // shifted back: a lookup stops at the first empty slot, and must not meet
 // one before its object.
 func (r *recentClasses) remove(obj int64) {
-	i := mix(uint64(obj)) & r.mask
+	i := hashID(obj) & r.mask
 	for {
 		p := r.index[i]
 		if p == 0 {
@@ -115,7 +115,7 @@ func (r *recentClasses) remove(obj int64) {
 		i = (i + 1) & r.mask
 	}
 	for j := (i + 1) & r.mask; r.index[j] != 0; j = (j + 1) & r.mask {
-		home := mix(uint64(r.ring[r.index[j]-1].obj)) & r.mask
+		home := hashID(r.ring[r.index[j]-1].obj) & r.mask
 		// The entry at j may fill the hole at i if its home is not in
 		// (i, j]: its probe from home then passes i.
 		if (j-home)&r.mask >= (j-i)&r.mask {

@@ -18,9 +18,15 @@ import sys
 def cpu_ms(args):
     r = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock"] + args,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise SystemExit("%s failed (exit %d):\n%s" % (" ".join(args), r.returncode, r.stderr))
     for line in r.stderr.splitlines():
         if "task-clock" in line:
-            return float(line.split(",")[0])
+            value = line.split(",")[0]
+            try:
+                return float(value)
+            except ValueError:
+                raise SystemExit("perf stat did not count %s: %r" % (" ".join(args), value))
     raise SystemExit("perf stat said no task-clock:\n" + r.stderr)
 
 
