@@ -158,6 +158,12 @@ type RbkitSource struct {
 	// across reconnections, not since the latest. Only the Run goroutine
 	// touches it.
 	firstHandshake decode.Ticks
+
+	// refused is a connection's message over --max-message-size (zmtp.go),
+	// for the stream to end with; refusal keeps it for a command whose
+	// reply it was, which otherwise fails with the closed socket's words.
+	refused chan error
+	refusal error // under mu
 }
 
 // NewRbkitSource returns a source; call Run.
@@ -167,7 +173,7 @@ func NewRbkitSource(cfg RbkitConfig) *RbkitSource {
 	t := newTracker(name)
 	t.st.Unfilled = []Unfilled{{Pane: PaneMonitors,
 		Why: "rbkit reports no locks: a Ruby process's monitors and mutexes are not traced, so this pane stays empty."}}
-	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu", turn: make(chan struct{}, 1)}
+	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu", turn: make(chan struct{}, 1), refused: make(chan error, 1)}
 	if cfg.Record != "" {
 		s.rec = &recorder{base: cfg.Record}
 	}
@@ -267,6 +273,12 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	s.track.update(func(st *Status) { st.State, st.Cause = StateConnecting, "" })
 	conn, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.set(func() { s.refusal = nil })
+	select {
+	case <-s.refused: // a former connection's
+	default:
+	}
+	defer onRefusal(s.refuse, net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.PubPort)), net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.ReqPort)))()
 	sub, err := s.dial(conn, zmq4.NewSub, s.cfg.PubPort)
 	if err != nil {
 		return false, err
@@ -461,6 +473,8 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case err := <-s.refused:
+			return err
 		case r := <-in:
 			if r.err != nil {
 				if ctx.Err() != nil {
@@ -541,6 +555,15 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 	}
 }
 
+// refuse takes a connection's refusal of a message over the bound.
+func (s *RbkitSource) refuse(err error) {
+	s.set(func() { s.refusal = err })
+	select {
+	case s.refused <- err:
+	default:
+	}
+}
+
 // command sends one command and waits for its reply, within the command
 // timeout (and the connect timeout, when the REQ socket must be made
 // anew). A REQ socket whose reply did not come is stuck (it may not send
@@ -585,6 +608,12 @@ func (s *RbkitSource) command(ctx context.Context, cmd string) ([]byte, error) {
 	select {
 	case r := <-done:
 		if r.err != nil {
+			s.mu.Lock()
+			refusal := s.refusal
+			s.mu.Unlock()
+			if refusal != nil {
+				return nil, fmt.Errorf("%s: %w", cmd, refusal) // its reply, or a frame meanwhile, was too large
+			}
 			return nil, fmt.Errorf("%s: %w", cmd, r.err)
 		}
 		return r.b, nil

@@ -374,3 +374,17 @@ func TestRbkitProcessUpSinceTheFirstHandshake(t *testing.T) {
 		t.Errorf("batches of streams %v, want 1, 2 (pid 5 again, started anew) and 3 (pid 6)", streams)
 	}
 }
+
+// A frame over --max-message-size (an object-space snapshot of a large
+// heap) is said, naming the limit and the flag, not lost without a word:
+// zmq4 drops the connection whose read failed, and its SUB socket then
+// just receives nothing more.
+func TestRbkitFrameOverTheLimitIsSaid(t *testing.T) {
+	big := bytes.Repeat([]byte{0xc0}, 300<<10) // 300 KiB: over a 256 KiB limit
+	srv := startRbkit(t, rbkitsim.Config{Frames: [][]byte{collectionFrame(0), big, collectionFrame(2)}})
+	s, _, _ := runRbkit(t, srv, RbkitConfig{MaxMessageSize: 256 << 10, Quiet: time.Hour})
+	waitFor(t, "the refusal said", 20*time.Second, func() bool {
+		st := s.Status()
+		return strings.Contains(st.Cause, "over the limit of 262144") && strings.Contains(st.Cause, "--max-message-size")
+	})
+}

@@ -39,12 +39,34 @@ const (
 type errMessageTooLarge struct{ size, max uint64 }
 
 func (e errMessageTooLarge) Error() string {
-	return fmt.Sprintf("the rbkit server sent a ZeroMQ message of %d bytes or more, over the limit of %d (--max-message-size)", e.size, e.max)
+	return fmt.Sprintf("the rbkit server sent a ZeroMQ message of %d bytes or more, over the limit of %d (--max-message-size raises it; an object-space snapshot of a large heap needs more)", e.size, e.max)
 }
 
 type boundedTCP struct{ max uint64 }
 
 var registered sync.Map // bound -> transport name
+
+// refusals tells the source that dialed an address that a message from it
+// went over the bound: zmq4 drops a connection whose read fails and says
+// nothing of why, and a SUB socket then just receives nothing more.
+var refusals sync.Map // dial address ("host:port") -> *refusalSink
+
+// refusalSink is who is told of a refusal (a pointer: it is compared).
+type refusalSink struct{ tell func(error) }
+
+// onRefusal has tell called with the refusals of the connections to these
+// addresses, until the returned function is called.
+func onRefusal(tell func(error), addrs ...string) (stop func()) {
+	sink := &refusalSink{tell}
+	for _, a := range addrs {
+		refusals.Store(a, sink)
+	}
+	return func() {
+		for _, a := range addrs {
+			refusals.CompareAndDelete(a, sink)
+		}
+	}
+}
 
 // boundedEndpoint is a tcp endpoint whose messages are bounded to max bytes.
 func boundedEndpoint(host string, port int, max int) string {
@@ -68,7 +90,7 @@ func (b boundedTCP) Dial(ctx context.Context, d transport.Dialer, addr string) (
 	if nd, ok := d.(*net.Dialer); ok && nd.Timeout > 0 {
 		timeout = nd.Timeout
 	}
-	bc := &boundedConn{Conn: c, z: zmtpBound{max: b.max, left: zmtpGreeting, state: stateBody}}
+	bc := &boundedConn{Conn: c, addr: addr, z: zmtpBound{max: b.max, left: zmtpGreeting, state: stateBody}}
 	c.SetDeadline(time.Now().Add(timeout))
 	bc.stop = context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) }) // a past deadline: the wait ends now
 	return bc, nil
@@ -93,6 +115,7 @@ func (b boundedTCP) Addr(ep string) (string, error) {
 // handshake's deadline once it is over.
 type boundedConn struct {
 	net.Conn
+	addr    string // as dialed: whom to tell of a refusal (refusals)
 	z       zmtpBound
 	stop    func() bool // stops the context's watch over the handshake
 	settled bool        // the handshake is over: no deadline
@@ -102,6 +125,9 @@ func (c *boundedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if berr := c.z.feed(p[:n]); berr != nil {
 		c.Conn.Close()
+		if sink, ok := refusals.Load(c.addr); ok {
+			sink.(*refusalSink).tell(berr)
+		}
 		return 0, berr
 	}
 	if c.z.ready && !c.settled {
