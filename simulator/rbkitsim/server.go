@@ -42,6 +42,9 @@ type Config struct {
 	Lose int
 	// Delay, when set, holds the reply to a command this long.
 	Delay func(cmd string) time.Duration
+	// Reply, when set and not nil for a command, is its reply instead of
+	// the usual one (a reply too large for the client, say).
+	Reply func(cmd string) []byte
 	// Freezable puts a relay in front of both sockets, so that Freeze can
 	// stop the server as kill -STOP does a Ruby process (freeze.go).
 	Freezable bool
@@ -226,6 +229,11 @@ func (s *Server) serveCommands() {
 			s.dump = true
 		}
 		s.mu.Unlock()
+		if s.cfg.Reply != nil {
+			if r := s.cfg.Reply(cmd); r != nil {
+				reply = r
+			}
+		}
 		// A reply to a client that gave up on it (and closed its REQ
 		// socket) goes nowhere; the server goes on, as rbkit's does.
 		s.rep.Send(zmq4.NewMsg(reply))
