@@ -152,12 +152,6 @@ type RbkitSource struct {
 	// lostBefore is the frames lost by the connections before this one to
 	// the same process; only the Run goroutine touches it.
 	lostBefore int64
-	// firstHandshake is when the first handshake with this process was
-	// made: rbkit stamps a handshake when it is made, and no start of the
-	// process is known, so the process is said to have been up since then
-	// across reconnections, not since the latest. Only the Run goroutine
-	// touches it.
-	firstHandshake decode.Ticks
 
 	// refused is a connection's message over --max-message-size (zmtp.go),
 	// for the stream to end with; refusal keeps it for a command whose
@@ -308,9 +302,6 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	if err != nil {
 		return false, err
 	}
-	if another {
-		s.firstHandshake = 0
-	}
 	s.mu.Lock()
 	s.up = true
 	s.mu.Unlock()
@@ -356,12 +347,6 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	frames := decode.NewRbkitFrames(decode.Options{MaxMessageSize: s.cfg.MaxMessageSize})
 	if evs, err := frames.Decode(reply, 0); err == nil {
 		for _, ev := range evs {
-			if pc, ok := ev.(*decode.ProcessCreate); ok {
-				if s.firstHandshake == 0 {
-					s.firstHandshake = pc.Time
-				}
-				pc.Time = s.firstHandshake
-			}
 			if err := s.pump.add(conn, ev); err != nil {
 				return true, err
 			}

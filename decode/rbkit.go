@@ -16,7 +16,9 @@ import (
 //	cpu_sample            Sample (one, count 1, no weight: rbkit does not say
 //	                      how much time a sample stands for; its lines are the
 //	                      methods' first lines), and ThreadStart the first
-//	                      time a thread id is seen
+//	                      time a thread id is seen, undated (time 0): rbkit
+//	                      tells no thread's start, and one seen in a sample
+//	                      may have run for hours
 //	obj_created           ClassDef (once per class name) and ObjAlloc; an
 //	                      object without a class has ClassIDRef 0
 //	obj_destroyed         ObjFree
@@ -29,7 +31,9 @@ import (
 //	object_space_dump     ObjectCensus lines, by class and allocation site,
 //	                      once every object the dump announced has arrived
 //	handshake             ProcessCreate and AgentCreate (a recording starts
-//	                      with the handshake reply)
+//	                      with the handshake reply); the process undated, for
+//	                      rbkit does not tell when it started (the handshake's
+//	                      time is when it was asked for)
 //
 // Timestamps are float milliseconds since the epoch; events carry them as
 // nanoseconds (the default clock).
@@ -157,7 +161,7 @@ func (m *rbkitMapper) frame(b []byte) error {
 		h := &msg.handshake
 		m.handshake, m.hasHandshake = *h, true
 		t := msTicks(msg.ts)
-		m.emit(&ProcessCreate{ProcessID: strconv.FormatInt(h.PID, 10), Name: h.ProcessName, PID: int32(h.PID), Time: t})
+		m.emit(&ProcessCreate{ProcessID: strconv.FormatInt(h.PID, 10), Name: h.ProcessName, PID: int32(h.PID)})
 		m.emit(&AgentCreate{AgentName: "rbkit", AgentType: "rbkit", Version: h.ServerVersion + " (protocol " + h.ProtocolVersion + ")", Time: t})
 		return nil
 	}
@@ -239,7 +243,7 @@ func (m *rbkitMapper) sample(frames []rbFrame, t Ticks) {
 			clear(m.threads)
 		}
 		m.threads[thread] = true
-		m.emit(&ThreadStart{ThreadID: thread, TransientThreadID: thread, Time: t, ThreadName: rbkitThreadName(frames, thread)})
+		m.emit(&ThreadStart{ThreadID: thread, TransientThreadID: thread, ThreadName: rbkitThreadName(frames, thread)})
 	}
 	first := len(m.methods)
 	for i := range frames {

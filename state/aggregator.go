@@ -680,7 +680,10 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		a.process.PID = e.PID
 		a.process.Name = e.Name
-		a.process.Started = time.Unix(0, a.ns(e.Time))
+		a.process.Started = time.Time{}
+		if e.Time != 0 { // 0: the source does not say (rbkit)
+			a.process.Started = time.Unix(0, a.ns(e.Time))
+		}
 	case *decode.AgentCreate:
 		a.process.Agent, a.process.Version = e.AgentName, e.Version
 	case *decode.AgentCost:

@@ -633,6 +633,11 @@ func renderGC(s *state.Snapshot, width, height int, st *Styles, ascii bool) []st
 	// not fit goes whole, never cut inside a figure.
 	first := []string{fmt.Sprintf("%s %s", label("collections"), value(count(g.Count)))}
 	switch {
+	case g.Count == 0 && !g.SinceStart && len(g.Collectors) == 0:
+		// Nothing reported yet, neither a collection nor the process's
+		// totals (rbkit's come with its GC stats, a while after attaching):
+		// not "0", which reads as none since the process started.
+		first = []string{label("collections") + " " + value("–"), label(" none reported yet")}
 	case g.SinceStart && g.TotalTime > 0:
 		since := label(" since the process started,") + " " + value(dur(g.TotalTime))
 		if widthOf(first[0])+widthOf(since) > width {
