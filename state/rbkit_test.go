@@ -3,8 +3,10 @@ package state
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,6 +189,38 @@ func TestAnotherProcessForgetsTheHeapOfTheOneBefore(t *testing.T) {
 	}
 	if len(s.Objects.Classes) != 1 || s.Objects.Classes[0].Class != "Bar" || s.Objects.Classes[0].Live != 1 || s.Process.PID != 200 {
 		t.Fatalf("another process: classes %+v, pid %d", s.Objects.Classes, s.Process.PID)
+	}
+}
+
+// Another process's threads are its own: those of the process before,
+// which ended with it, are not listed beside them under the same ids and
+// names (a Ruby script started again); the same process reconnected
+// keeps its threads.
+func TestAnotherProcessListsOnlyItsThreads(t *testing.T) {
+	process := func(pid int32, at int) []decode.Event {
+		return []decode.Event{&decode.ProcessCreate{PID: pid, Name: "app.rb"},
+			&decode.ThreadStart{ThreadID: 60, ThreadName: "main"}, &decode.ThreadStart{ThreadID: 61, ThreadName: "poller"},
+			&decode.Sample{ThreadIDRef: 60, Time: ms(at), Count: 1, Stack: decode.Stack{Methods: []string{"Calc#heavy"}, Lines: []int64{3}}}}
+	}
+	names := func(s *Snapshot) (out []string) {
+		for _, th := range s.Threads {
+			out = append(out, fmt.Sprintf("%d %s %s", th.ID, th.Name, th.State))
+		}
+		slices.Sort(out)
+		return out
+	}
+	a := New(Options{})
+	a.Apply(process(100, 0), 1, decode.Clock{}, t0)
+	a.Apply(process(100, 1000), 1, decode.Clock{}, t0) // the same process, reconnected: its stream goes on (client.RbkitSource)
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if got := names(s); len(got) != 2 || strings.Contains(strings.Join(got, ","), "ended") {
+		t.Fatalf("the same process reconnected: %v", got)
+	}
+	a.Release(s)
+	a.Apply(process(200, 5000), 2, decode.Clock{}, t0)
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if got := names(s); len(got) != 2 || strings.Contains(strings.Join(got, ","), "ended") {
+		t.Fatalf("another process: threads %v, want its own two", got)
 	}
 }
 

@@ -7,9 +7,13 @@ import "time"
 // a JVM restarted. Its objects, census and collections were of a heap
 // that is gone, and would read as the new one's; its agent's CPU readings
 // are of another process, and a share taken between them and the new
-// one's would be nonsense; the methods' and threads' statistics stay, as
-// for any new stream.
+// one's would be nonsense; its threads, ended with it, are no longer
+// listed. The methods' statistics stay, as for any new stream.
 func (a *Aggregator) newProcess() {
+	// The former process's threads ended with it: listed on, they sat
+	// beside the new one's under the same ids and names (a Ruby script
+	// started again), nothing telling them apart.
+	a.threads.expire(a.latest, 0, 0)
 	a.cost = costState{}
 	a.gc = gcState{}
 	a.gc.init(a.opts.History)
