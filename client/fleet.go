@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/proftop/proftop/protocol"
 )
@@ -84,6 +85,20 @@ func ParseTarget(entry string, defaultPort int) (Target, error) {
 	}
 	if strings.ContainsAny(t.Host, " \t\r\n,") {
 		return Target{}, fmt.Errorf("%q: a host name has no spaces or commas", entry)
+	}
+	// A host is a name (letters, digits, '-', '.', and '_' that some
+	// networks allow) or an address (an IPv6 one has ':' and a zone after
+	// '%'): anything else is a typo that would be retried for ever as a
+	// name that does not resolve.
+	if i := strings.IndexFunc(t.Host, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._:%", r))
+	}); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(t.Host[i:])
+		hint := ""
+		if r == ';' {
+			hint = " (a ':' before the port?)"
+		}
+		return Target{}, fmt.Errorf("%q: %q cannot be in a host name or address%s", entry, r, hint)
 	}
 	return t, nil
 }

@@ -33,6 +33,11 @@ func TestParseTarget(t *testing.T) {
 		{"prod-1/", Target{}, "", "nothing after /"},
 		{"[::1]x", Target{}, "", `"[::1]x"`},
 		{"", Target{}, "", "no host"},
+		{"127.0.0.1;12004", Target{}, "", `"127.0.0.1;12004": ';' cannot be in a host name or address (a ':' before the port?)`},
+		{"prod_1.example.com", Target{Host: "prod_1.example.com", Port: 10002}, "prod_1.example.com", ""},
+		{"fe80::1%eth0", Target{Host: "fe80::1%eth0", Port: 10002}, "[fe80::1%eth0]", ""},
+		{"prod-1!", Target{}, "", `'!' cannot be in a host name`},
+		{"app@prod-1", Target{}, "", `'@' cannot be in a host name`},
 	} {
 		got, err := ParseTarget(tc.entry, 10002)
 		switch {
