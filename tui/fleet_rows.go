@@ -62,6 +62,18 @@ func rowCause(st *client.Status, sum *state.Summary) string {
 	return why
 }
 
+// withoutAddress takes out of a cause the address the row's HOST says:
+// in a narrow cell, "connection refused by 127.0.0.1…" had lost the port
+// that told which JVM, and kept the address every row has.
+func withoutAddress(cause, addr string) string {
+	if addr == "" {
+		return cause
+	}
+	cause = strings.Replace(cause, " by "+addr, "", 1)
+	cause = strings.Replace(cause, " from "+addr, "", 1)
+	return strings.TrimPrefix(cause, addr+" ")
+}
+
 // fleetState reduces a source's state to the overview's few.
 func fleetState(st client.State) int {
 	switch st {
@@ -156,7 +168,7 @@ func (r fleetRows) Cell(i, col int) string {
 		if fleetState(f.status.State) == fleetLive {
 			return ""
 		}
-		return inert(rowCause(&f.status, &f.sum))
+		return inert(withoutAddress(rowCause(&f.status, &f.sum), f.status.Source))
 	}
 	if !s.HasData() {
 		return noData

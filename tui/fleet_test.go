@@ -528,8 +528,13 @@ func TestFleetDeadlockBannerWraps(t *testing.T) {
 func TestFleetWideErrorsAreWhole(t *testing.T) {
 	f, _ := newTestFleet(t, 200, 50)
 	screen := ansi.Strip(f.render())
-	if !strings.Contains(screen, "prod-4:10002 closed the connection ") {
-		t.Fatalf("the error is cut:\n%s", screen)
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(line, "│prod-4/billing") && !strings.HasSuffix(strings.TrimRight(strings.TrimSuffix(line, "│"), " "), "closed the connection") {
+			t.Fatalf("the error is cut, or not the row's:\n%s", screen)
+		}
+	}
+	if !strings.Contains(screen, "closed the connection") {
+		t.Fatalf("no error:\n%s", screen)
 	}
 }
 
@@ -571,6 +576,23 @@ func TestFleetRowOfAnExitedJVM(t *testing.T) {
 		}
 		if tc.causeNotIn != "" && strings.Contains(cause, tc.causeNotIn) {
 			t.Errorf("%v: cause %q says %q", tc.state, cause, tc.causeNotIn)
+		}
+	}
+}
+
+// A row's error leaves out the address its HOST says: cut in a narrow
+// cell, "connection refused by 127.0.0.1…" had lost the port that told
+// which JVM.
+func TestFleetErrorCellLeavesOutTheAddress(t *testing.T) {
+	for cause, want := range map[string]string{
+		"connection refused by 127.0.0.1:12003: is the profiler's agent controller running there?": "connection refused: is the profiler's agent controller running there?",
+		"127.0.0.1:12003 closed the connection":                                                  "closed the connection",
+		"the trace stream from 127.0.0.1:12003 is malformed: bad magic":                          "the trace stream is malformed: bad magic",
+		`cannot resolve host "prod-9": no such host`:                                              `cannot resolve host "prod-9": no such host`,
+	} {
+		rows := fleetRows{{name: "127.0.0.1:12003", status: client.Status{Source: "127.0.0.1:12003", State: client.StateReconnecting, Cause: cause}}}
+		if got := rows.Cell(0, fleetColError); got != want {
+			t.Errorf("%q: cell %q, want %q", cause, got, want)
 		}
 	}
 }

@@ -217,14 +217,21 @@ func (f *FleetModel) selectedLines(r *fleetRow, width int) []string {
 		if s := r.sum; !s.Process.Started.IsZero() && !s.Clock.IsZero() {
 			parts = append(parts, "up "+uptime(s.Clock.Sub(s.Process.Started)))
 		}
-		if r.sum.TopLock != "" {
-			parts = append(parts, fmt.Sprintf("top lock %s: %s blocked, %d now", inert(r.sum.TopLock), dur(r.sum.TopLockBlocked), r.sum.TopLockNow))
-		}
 		line := head
 		if len(parts) > 0 {
 			line += "  " + f.st.Label.Render(strings.Join(parts, " · "))
 		}
-		return []string{"", clip(line, width)}
+		out := []string{"", clip(line, width)}
+		if r.sum.TopLock != "" {
+			// A line of its own, the lock shortened rather than cut: at the
+			// end of the line above, its identity (the part after the @)
+			// was what the width cut off.
+			figures := fmt.Sprintf(": %s blocked, %d now", dur(r.sum.TopLockBlocked), r.sum.TopLockNow)
+			const lead = "  top lock "
+			lock := shortLock(inert(r.sum.TopLock), max(width-widthOf(lead)-widthOf(figures), 12))
+			out = append(out, clip(f.st.Label.Render(lead)+f.st.Value.Render(lock)+f.st.Label.Render(figures), width))
+		}
+		return out
 	}
 	out := []string{"", clip(head, width)}
 	for _, l := range wrapWords(inert(rowCause(&st, &r.sum)), width-2, 2) {
