@@ -586,9 +586,9 @@ func TestFleetRowOfAnExitedJVM(t *testing.T) {
 func TestFleetErrorCellLeavesOutTheAddress(t *testing.T) {
 	for cause, want := range map[string]string{
 		"connection refused by 127.0.0.1:12003: is the profiler's agent controller running there?": "connection refused: is the profiler's agent controller running there?",
-		"127.0.0.1:12003 closed the connection":                                                  "closed the connection",
-		"the trace stream from 127.0.0.1:12003 is malformed: bad magic":                          "the trace stream is malformed: bad magic",
-		`cannot resolve host "prod-9": no such host`:                                              `cannot resolve host "prod-9": no such host`,
+		"127.0.0.1:12003 closed the connection":                                                    "closed the connection",
+		"the trace stream from 127.0.0.1:12003 is malformed: bad magic":                            "the trace stream is malformed: bad magic",
+		`cannot resolve host "prod-9": no such host`:                                               `cannot resolve host "prod-9": no such host`,
 	} {
 		rows := fleetRows{{name: "127.0.0.1:12003", status: client.Status{Source: "127.0.0.1:12003", State: client.StateReconnecting, Cause: cause}}}
 		if got := rows.Cell(0, fleetColError); got != want {
