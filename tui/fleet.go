@@ -41,7 +41,11 @@ type FleetModel struct {
 	snap             *state.FleetSnapshot
 	statuses         []client.Status
 	rows             fleetRows
-	cpu              float64
+	// seen is each JVM's top method and lock as last seen live: a JVM
+	// not connected shows those, not a window that goes on emptying
+	// (its top method changed, then went, after the connection did).
+	seen []seenDoing
+	cpu  float64
 
 	table       *table
 	filter      string
@@ -171,7 +175,7 @@ func (f *FleetModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		f.applied = msg.seq
 		f.snap, f.statuses, f.cpu = msg.snap, msg.statuses, msg.cpu
-		f.rows = buildFleetRows(f.srcs, f.snap, f.statuses, f.rows)
+		f.rows, f.seen = buildFleetRows(f.srcs, f.snap, f.statuses, f.rows, f.seen)
 		f.sizeOpen()
 		return f, next
 	case fleetTickMsg:
@@ -204,13 +208,35 @@ func (f *FleetModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return f, nil
 }
 
-// buildFleetRows pairs each JVM's summary with its source's status.
-func buildFleetRows(srcs FleetSources, snap *state.FleetSnapshot, sts []client.Status, out fleetRows) fleetRows {
+// seenDoing is what a JVM was last seen doing, of its summary's window.
+type seenDoing struct {
+	topMethod        string
+	topMethodPercent float64
+	topMethodSelf    time.Duration
+	topLock          string
+	topLockBlocked   time.Duration
+	known            bool
+}
+
+// buildFleetRows pairs each JVM's summary with its source's status; of a
+// JVM not connected, its top method and lock are those last seen live
+// (seen, kept up to date here).
+func buildFleetRows(srcs FleetSources, snap *state.FleetSnapshot, sts []client.Status, out fleetRows, seen []seenDoing) (fleetRows, []seenDoing) {
 	out = out[:0]
-	for i := range sts {
-		out = append(out, fleetRow{name: srcs.Label(i), status: sts[i], sum: snap.JVMs[i]})
+	if len(seen) != len(sts) {
+		seen = make([]seenDoing, len(sts))
 	}
-	return out
+	for i := range sts {
+		sum := snap.JVMs[i]
+		if fleetState(sts[i].State) == fleetLive {
+			seen[i] = seenDoing{sum.TopMethod, sum.TopMethodPercent, sum.TopMethodSelf, sum.TopLock, sum.TopLockBlocked, true}
+		} else if d := seen[i]; d.known {
+			sum.TopMethod, sum.TopMethodPercent, sum.TopMethodSelf = d.topMethod, d.topMethodPercent, d.topMethodSelf
+			sum.TopLock, sum.TopLockBlocked = d.topLock, d.topLockBlocked
+		}
+		out = append(out, fleetRow{name: srcs.Label(i), status: sts[i], sum: sum})
+	}
+	return out, seen
 }
 
 func (f *FleetModel) quit() (tea.Model, tea.Cmd) {

@@ -19,7 +19,7 @@ import (
 // is above 0), in the order given.
 func RenderFleetText(srcs FleetSources, snap *state.FleetSnapshot, sts []client.Status, width, top int, ascii bool) string {
 	st := PlainStyles()
-	rows := buildFleetRows(srcs, snap, sts, nil)
+	rows, _ := buildFleetRows(srcs, snap, sts, nil, nil)
 	var b strings.Builder
 	line := func(l string) {
 		b.WriteString(strings.TrimRight(l, " "))

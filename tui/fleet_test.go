@@ -596,3 +596,28 @@ func TestFleetErrorCellLeavesOutTheAddress(t *testing.T) {
 		}
 	}
 }
+
+// A JVM no longer connected shows the top method and lock it was last
+// seen live with, not those of a window that goes on emptying after the
+// connection went (its top method changed, then went blank); live again,
+// it shows its own again.
+func TestFleetRowKeepsWhatItWasLastSeenDoing(t *testing.T) {
+	srcs := &fakeFleet{labels: []string{"prod-1"}}
+	snap := func(method, lock string) *state.FleetSnapshot {
+		return &state.FleetSnapshot{JVMs: []state.Summary{{Events: 10, Threads: 47, TopMethod: method, TopLock: lock}}}
+	}
+	st := func(s client.State) []client.Status { return []client.Status{{State: s}} }
+	var seen []seenDoing
+	var rows fleetRows
+	rows, seen = buildFleetRows(srcs, snap("a.B.live", "a.Lock@1"), st(client.StateStreaming), rows, seen)
+	for _, later := range []string{"c.D.older", ""} { // the window emptying
+		rows, seen = buildFleetRows(srcs, snap(later, ""), st(client.StateReconnecting), rows, seen)
+		if rows[0].sum.TopMethod != "a.B.live" || rows[0].sum.TopLock != "a.Lock@1" {
+			t.Fatalf("not connected: top method %q, lock %q; want those last seen live", rows[0].sum.TopMethod, rows[0].sum.TopLock)
+		}
+	}
+	rows, _ = buildFleetRows(srcs, snap("e.F.now", "b.Lock@2"), st(client.StateStreaming), rows, seen)
+	if rows[0].sum.TopMethod != "e.F.now" || rows[0].sum.TopLock != "b.Lock@2" {
+		t.Fatalf("live again: %q, %q", rows[0].sum.TopMethod, rows[0].sum.TopLock)
+	}
+}
