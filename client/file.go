@@ -181,6 +181,10 @@ func (f *FileSource) decodeFrom(ctx context.Context, in io.Reader, opts decode.O
 	}
 	f.track.update(func(st *Status) {
 		st.State, st.Cause, st.Waiting, st.Format, st.Negotiation, st.Streams, st.Still = StateStreaming, "", waiting, dec.Format(), OutcomeFile, f.stream, still
+		st.Unfilled = nil
+		if dec.Format() == decode.FormatRbkit {
+			st.Unfilled = rbkitUnfilled // a recording of rbkit's says what its live view says
+		}
 	})
 	pacer := newPacer(f.speed)
 	f.skipNote = ""

@@ -132,3 +132,25 @@ func TestConsumeStopsWhenTheContextEnds(t *testing.T) {
 		t.Fatalf("%d batches consumed of 50, want the 2 before the context ended", consumed)
 	}
 }
+
+// A replayed rbkit recording says, as the live view does, that rbkit
+// fills no Monitors pane; a JVM's trace says nothing of the kind.
+func TestReplayOfRbkitSaysWhatItNeverFills(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"ruby.msgpack": readShared(t, "rbkit/cpu_sampling.msgpack"), "jvm.trcbin": traceOf(t, true, "main")} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src := NewFileSource(path, 0, decode.Options{})
+		c := collect(src)
+		if err := src.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		<-c.done
+		got := src.Status().Unfilled
+		if wantOne := name == "ruby.msgpack"; (len(got) == 1 && got[0].Pane == PaneMonitors) != wantOne || (!wantOne && len(got) != 0) {
+			t.Errorf("%s: unfilled %+v", name, got)
+		}
+	}
+}

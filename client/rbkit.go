@@ -160,13 +160,16 @@ type RbkitSource struct {
 	refusal error // under mu
 }
 
+// rbkitUnfilled is what rbkit's data never fills, live or replayed.
+var rbkitUnfilled = []Unfilled{{Pane: PaneMonitors,
+	Why: "rbkit reports no locks: a Ruby process's monitors and mutexes are not traced, so this pane stays empty."}}
+
 // NewRbkitSource returns a source; call Run.
 func NewRbkitSource(cfg RbkitConfig) *RbkitSource {
 	cfg = cfg.withDefaults()
 	name := fmt.Sprintf("rbkit %s:%d/%d", cfg.Host, cfg.PubPort, cfg.ReqPort)
 	t := newTracker(name)
-	t.st.Unfilled = []Unfilled{{Pane: PaneMonitors,
-		Why: "rbkit reports no locks: a Ruby process's monitors and mutexes are not traced, so this pane stays empty."}}
+	t.st.Unfilled = rbkitUnfilled
 	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu", turn: make(chan struct{}, 1), refused: make(chan error, 1)}
 	if cfg.Record != "" {
 		s.rec = &recorder{base: cfg.Record}
