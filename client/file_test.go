@@ -56,14 +56,7 @@ func TestPipeSourceReadsItsInputOnce(t *testing.T) {
 // goroutine (the batch reused once consumed), a start over included, and
 // sends none on Batches.
 func TestConsumeTakesEveryBatchInsteadOfTheChannel(t *testing.T) {
-	names := make([]string, 3*batchSize+7) // several batches, the same one reused
-	for i := range names {
-		names[i] = "t" + strconv.Itoa(i)
-	}
-	path := filepath.Join(t.TempDir(), "many.trcbin")
-	if err := os.WriteFile(path, traceOf(t, true, names...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, names := threadsFile(t, 3*batchSize+7) // several batches, the same one reused
 	src := NewFileSource(path, 0, decode.Options{})
 	src.Follow, src.Poll = true, 10*time.Millisecond
 	var c collector
@@ -105,14 +98,7 @@ func TestConsumeTakesEveryBatchInsteadOfTheChannel(t *testing.T) {
 // interrupt, or the snapshots asked for all printed), as it does when
 // the channel's consumer stops taking batches: no batch is consumed after.
 func TestConsumeStopsWhenTheContextEnds(t *testing.T) {
-	names := make([]string, 50*batchSize)
-	for i := range names {
-		names[i] = "t" + strconv.Itoa(i)
-	}
-	path := filepath.Join(t.TempDir(), "long.trcbin")
-	if err := os.WriteFile(path, traceOf(t, true, names...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, _ := threadsFile(t, 50*batchSize)
 	src := NewFileSource(path, 0, decode.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	consumed := 0
@@ -153,4 +139,19 @@ func TestReplayOfRbkitSaysWhatItNeverFills(t *testing.T) {
 			t.Errorf("%s: unfilled %+v", name, got)
 		}
 	}
+}
+
+// threadsFile writes a trace of n thread starts, named t0, t1, ..., and
+// returns its path and the names.
+func threadsFile(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "t" + strconv.Itoa(i)
+	}
+	path := filepath.Join(t.TempDir(), "threads.trcbin")
+	if err := os.WriteFile(path, traceOf(t, true, names...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, names
 }
