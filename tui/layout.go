@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -553,6 +554,33 @@ func tableTitle(t *table, total int, filter string) string {
 	return b.String()
 }
 
+// fitTitle makes a pane's title fit in w cells by leaving out whole parts
+// (" · " apart), those that say least first: the sort (the column header
+// marks it too), then the count of rows; never the pane's name nor what
+// the pane's figures mean. Cut at the end, "Monitors · 0 · by time bl…"
+// said half of a part; "Coverage · 71% of 21 lines ran · 2 · by class…"
+// kept its sense only by luck. What still does not fit is cut as before.
+func fitTitle(title string, w int) string {
+	if widthOf(title) <= w {
+		return title
+	}
+	parts := strings.Split(title, " · ")
+	for _, leastFirst := range []func(string) bool{
+		func(p string) bool { return strings.HasPrefix(p, "by ") },
+		func(p string) bool { return titleCount.MatchString(p) },
+	} {
+		for i := len(parts) - 1; i > 0 && widthOf(strings.Join(parts, " · ")) > w; i-- {
+			if leastFirst(parts[i]) {
+				parts = append(parts[:i], parts[i+1:]...)
+			}
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// titleCount matches a title's count of rows: "9", "1–18 of 22", "3 (of 40)".
+var titleCount = regexp.MustCompile(`^\d+(–\d+ of \d+)?( \(of \d+\))?( /.*)?$`)
+
 // frame draws a box of w×h cells with a title in its top border.
 func frame(title string, body []string, w, h int, focused bool, st *Styles, ascii bool) []string {
 	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
@@ -564,6 +592,7 @@ func frame(title string, body []string, w, h int, focused bool, st *Styles, asci
 		bs, ts = st.BorderFocus, st.PaneFocus
 	}
 	innerW := max(w-2, 0)
+	title = fitTitle(title, innerW-3)
 	t := fit(" "+title+" ", min(innerW-1, widthOf(title)+2), false)
 	top := bs.Render(tl+hz) + ts.Render(t) + bs.Render(strings.Repeat(hz, max(innerW-1-widthOf(t), 0))+tr)
 	out := make([]string, 0, h)

@@ -1,0 +1,26 @@
+package tui
+
+import "testing"
+
+// A title too wide loses the sort, then the count, whole, before anything
+// is cut: never half a part, nor the pane's name or what its figures mean.
+func TestTitlesLoseWholePartsLeastFirst(t *testing.T) {
+	for _, c := range []struct {
+		title string
+		w     int
+		want  string
+	}{
+		{"Monitors · 0 · by time blocked ▼", 40, "Monitors · 0 · by time blocked ▼"},
+		{"Monitors · 0 · by time blocked ▼", 26, "Monitors · 0"},
+		{"Coverage · 71% of 21 lines ran · 2 · by class ▲", 45, "Coverage · 71% of 21 lines ran · 2"},
+		{"Objects · per second over 10s · 1–16 of 48 · by live objects ▼ · 2083 freed of unknown class", 76,
+			"Objects · per second over 10s · 1–16 of 48 · 2083 freed of unknown class"},
+		{"Threads · 3 (of 40) /http · by CPU time ▼", 20, "Threads"},
+		{"Hot methods · last 10s · sampled: SELF and TOTAL in samples · 1–18 of 22 · by self time ▼", 40,
+			"Hot methods · last 10s · sampled: SELF and TOTAL in samples"}, // cut by the frame, from its end
+	} {
+		if got := fitTitle(c.title, c.w); got != c.want {
+			t.Errorf("%q in %d: %q, want %q", c.title, c.w, got, c.want)
+		}
+	}
+}
