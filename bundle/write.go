@@ -289,8 +289,8 @@ func (src *Source) readme(now time.Time, s *state.Snapshot, st client.Status, pi
 	fmt.Fprintf(&b, "%-17s every deadlock seen (%d), with the stacks of its threads; %s the same as JSON\n", FileDeadlocks, len(ds), FileDeadJSON)
 	fmt.Fprintf(&b, "%-17s a thread dump in jstack's format of every thread and the stack last known of it\n", FileThreads)
 	if src.Ring != nil {
-		fmt.Fprintf(&b, "%-17s the raw stream of the last %s (%s to %s), %d bytes, as a binary trace",
-			FileStream, ring.To.Sub(ring.From).Round(time.Second), at(ring.From), at(ring.To), ring.Bytes)
+		fmt.Fprintf(&b, "%-17s the raw stream of the last %s (%s to %s), %d bytes (%.0f MB once unpacked: proftop replay reads\n%-17s the bundle as it is, without unpacking it), as a binary trace",
+			FileStream, ring.To.Sub(ring.From).Round(time.Second), at(ring.From), at(ring.To), ring.Bytes, float64(ring.Bytes)/1e6, "")
 		if ring.DefsDropped > 0 {
 			fmt.Fprintf(&b, "; %d definitions left out beyond their bound", ring.DefsDropped)
 		}

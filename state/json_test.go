@@ -127,3 +127,32 @@ func TestUntimedSamplesInJSONAreSharesOfTheSamples(t *testing.T) {
 		}
 	}
 }
+
+// A class known by the sampled size of its allocations only (JFR's) says
+// its bytes and rate in the picture's JSON, and no count: not measured is
+// left out, not written as 0.
+func TestObjectsJSONLeavesOutCountsSampledBySizeOnly(t *testing.T) {
+	o := Objects{FreesReported: true, Classes: []ObjectClass{
+		{Class: "byte[]", Bytes: 11766992, BytesRate: 141000, Sampled: true, History: []int64{0, 0, 0}},
+		{Class: "Foo", Live: 3, Allocs: 5, Frees: 2, Bytes: 80, History: []int64{1, 3}},
+	}}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	sampled, counted := got.Classes[0], got.Classes[1]
+	for _, key := range []string{"live", "allocated", "freed", "allocatedPerSec", "liveHistory"} {
+		if _, ok := sampled[key]; ok {
+			t.Errorf("the class sampled by size says %s: %s", key, b)
+		}
+	}
+	if sampled["bytes"] != float64(11766992) || sampled["sampled"] != true || counted["live"] != float64(3) || counted["freed"] != float64(2) {
+		t.Errorf("%s", b)
+	}
+}

@@ -857,8 +857,8 @@ func (o Objects) MarshalJSON() ([]byte, error) {
 	classes := make([]any, len(o.Classes))
 	for i := range o.Classes {
 		c := &o.Classes[i]
-		if c.Counted {
-			classes[i] = c // its census count alone (ObjectClass.MarshalJSON)
+		if c.Counted || c.BySizeOnly() {
+			classes[i] = c // its census count, or its sampled bytes, alone (ObjectClass.MarshalJSON)
 			continue
 		}
 		j := objectClassJSON{Class: c.Class, Live: c.Live, Allocs: c.Allocs, Bytes: c.Bytes, AllocRate: c.AllocRate,

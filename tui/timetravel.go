@@ -406,8 +406,11 @@ func (m *Model) historyNote() string {
 		return "History: none is kept."
 	}
 	o := h.Options()
-	out := fmt.Sprintf("History: a picture every refresh (a second apart at least), the last %s, within %s.",
-		spanText(o.Span), size(o.MaxBytes))
+	span := "the last " + spanText(o.Span)
+	if o.Span >= 1<<62 {
+		span = "as far back as it goes" // unbounded in time: a bundle's history, as it was written
+	}
+	out := fmt.Sprintf("History: a picture every refresh (a second apart at least), %s, within %s.", span, size(o.MaxBytes))
 	if n, bytes, covers, capacity := h.Usage(); n > 1 {
 		now := fmt.Sprintf("It holds %d pictures over %s in %s", n, agoText(covers.Round(time.Second)), size(bytes))
 		if capacity > 0 {
