@@ -113,3 +113,17 @@ func TestExportByTimeOfStacksWithoutTimes(t *testing.T) {
 		t.Fatalf("exit %d: %q %s", code, got, errs)
 	}
 }
+
+// --value means something to collapsed stacks only: given with pprof, it
+// is refused (a pprof profile holds both values, its viewer chooses), not
+// ignored; without it, pprof is written.
+func TestExportRefusesValueForPprof(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.pb.gz")
+	_, errs, code := run(t, nil, "export", "testdata/sample.trcbin", "--format", "pprof", "--value", "count", "-o", out)
+	if _, statErr := os.Stat(out); code != 1 || !strings.Contains(errs, "--value applies to --format collapsed only") || statErr == nil {
+		t.Fatalf("exit %d, %s, the file: %v", code, errs, statErr)
+	}
+	if _, errs, code := run(t, nil, "export", "testdata/sample.trcbin", "--format", "pprof", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}

@@ -43,6 +43,10 @@ a ProfilerJ snapshot, an rbkit recording (.msgpack).
 			if err != nil {
 				return err
 			}
+			if format == "pprof" && cmd.Flags().Changed("value") {
+				// A pprof profile holds both values, time and count, as its sample types: the viewer chooses.
+				return fmt.Errorf("--value applies to --format collapsed only: a pprof profile holds both time and count, and its viewer chooses (go tool pprof -sample_index=...)")
+			}
 			tree, span, cut, err := exportTree(args[0], *s)
 			if err != nil {
 				return err

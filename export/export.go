@@ -73,6 +73,9 @@ func Pprof(w io.Writer, tree *state.CallTree, span Span) error {
 		count, timed = "samples", "cpu"
 	}
 	p.SampleType = []*profile.ValueType{{Type: count, Unit: "count"}}
+	// Each sample (or call) counts one: what a period of one sample is.
+	// The interval between samples is not in the stream.
+	p.PeriodType, p.Period = &profile.ValueType{Type: count, Unit: "count"}, 1
 	if tree.Weighted {
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: timed, Unit: "nanoseconds"})
 	}

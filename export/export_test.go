@@ -53,8 +53,9 @@ func TestPprofReadsBackWithThePprofLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.SampleType) != 2 || p.SampleType[0].Type != "samples" || p.SampleType[1].Unit != "nanoseconds" || p.DurationNanos != int64(time.Minute) {
-		t.Fatalf("sample types %v, duration %d", p.SampleType, p.DurationNanos)
+	if len(p.SampleType) != 2 || p.SampleType[0].Type != "samples" || p.SampleType[1].Unit != "nanoseconds" || p.DurationNanos != int64(time.Minute) ||
+		p.PeriodType == nil || p.PeriodType.Type != "samples" || p.Period != 1 {
+		t.Fatalf("sample types %v, period %v × %d, duration %d", p.SampleType, p.PeriodType, p.Period, p.DurationNanos)
 	}
 	for _, weight := range []bool{false, true} {
 		want, got := paths(tree, weight), paths(back, weight)
