@@ -106,6 +106,11 @@ type Kept struct {
 	Monitors int `json:"monitors"`
 }
 
+// KeptOf says, of a picture of the history, how many threads, methods
+// and monitors there were when it was taken: its tables keep the first of
+// them only. Zero for a snapshot that is no picture.
+func (s *Snapshot) KeptOf() Kept { return s.keptOf }
+
 // IsPicture says a snapshot is a picture of the history: cut down, and
 // without what only the aggregator knows (callers, thread stacks beyond
 // its rows).
@@ -348,6 +353,7 @@ func NewPicture(s *Snapshot, at time.Time, rows int) *Picture {
 	p := &Picture{At: at, Held: heldUp(s), Of: Kept{Threads: len(s.Threads), Methods: len(s.Methods), Monitors: len(s.Monitors)}}
 	c := *s
 	c.picture, c.gen, c.objectHistories = true, noGen, nil // its classes' histories are copies
+	c.keptOf = p.Of
 	c.Threads = keepThreads(s, rows)
 	c.Methods, c.Names, p.methodSlots = keepMethods(s, rows)
 	c.Since = nil

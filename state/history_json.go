@@ -48,7 +48,7 @@ func (p *Picture) UnmarshalJSON(b []byte) error {
 			p.Marks |= MarkContention
 		}
 	}
-	p.Snap.picture, p.Snap.gen = true, noGen
+	p.Snap.picture, p.Snap.gen, p.Snap.keptOf = true, noGen, j.Of
 	p.bytes = pictureBytes(p)
 	return nil
 }

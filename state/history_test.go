@@ -145,6 +145,9 @@ func TestPictureJSONRoundTrip(t *testing.T) {
 		if !back.Snap.picture || len(back.Snap.Methods) != len(p.Snap.Methods) || back.Snap.MethodName(&back.Snap.Methods[0]) == "" {
 			t.Fatal("methods lost")
 		}
+		if back.Snap.KeptOf() != p.Snap.KeptOf() || p.Snap.KeptOf().Threads == 0 {
+			t.Fatalf("the rows there were: %+v read back, %+v written", back.Snap.KeptOf(), p.Snap.KeptOf())
+		}
 	}
 	var p Picture
 	if err := json.Unmarshal([]byte(`{"at":"2026-01-01T00:00:00Z"}`), &p); err == nil {

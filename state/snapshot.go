@@ -605,6 +605,7 @@ type Snapshot struct {
 	// threadRows is what Threads was made from, for Release to hand back.
 	threadRows threadRows
 	picture    bool // a picture of the history: its tables are not the aggregator's to reuse
+	keptOf     Kept // a picture's: the rows there were of what it keeps the first of
 	// objectHistories is the array the object classes' histories are cut
 	// from, handed back with them by Release.
 	objectHistories []int64

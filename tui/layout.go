@@ -482,6 +482,7 @@ func (m *Model) pane(p paneID, w, h int) []string {
 			title = "Probes · since the start"
 		}
 		title += tableTitle(t, rowCount(d), m.filters[p])
+		title += keptTitle(m.snap, p, rowCount(d))
 		if p == paneThreads || p == paneObjects {
 			title += m.lostTitle() // before what may be cut
 		}
@@ -552,6 +553,28 @@ func tableTitle(t *table, total int, filter string) string {
 	}
 	b.WriteString(" · by " + t.sortName())
 	return b.String()
+}
+
+// keptTitle says, of a past picture, that a table keeps the first of more
+// rows than it shows: "1–18 of 100" read as all there were, when there
+// were 9,695 monitors.
+func keptTitle(s *state.Snapshot, p paneID, rows int) string {
+	if !s.IsPicture() {
+		return ""
+	}
+	of := 0
+	switch p {
+	case paneThreads:
+		of = s.KeptOf().Threads
+	case paneMethods:
+		of = s.KeptOf().Methods
+	case paneMonitors:
+		of = s.KeptOf().Monitors
+	}
+	if of <= rows {
+		return ""
+	}
+	return fmt.Sprintf(" · the first %d of %d kept", rows, of)
 }
 
 // fitTitle makes a pane's title fit in w cells by leaving out whole parts

@@ -1,6 +1,12 @@
 package tui
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/proftop/proftop/state"
+)
 
 // A title too wide loses the sort, then the count, whole, before anything
 // is cut: never half a part, nor the pane's name or what its figures mean.
@@ -22,5 +28,25 @@ func TestTitlesLoseWholePartsLeastFirst(t *testing.T) {
 		if got := fitTitle(c.title, c.w); got != c.want {
 			t.Errorf("%q in %d: %q, want %q", c.title, c.w, got, c.want)
 		}
+	}
+}
+
+// A past picture's table that keeps the first of more rows says so: "of
+// 100" read as all there were.
+func TestPastPictureSaysItKeptTheFirstRows(t *testing.T) {
+	s := &state.Snapshot{}
+	for i := range 150 {
+		s.Monitors = append(s.Monitors, state.Monitor{Object: int64(i + 1), Class: "org.h2.mvstore.tx.Transaction"})
+	}
+	pic := state.NewPicture(s, time.Unix(0, 0), 100).Snap
+	rows := len(pic.Monitors)
+	if got, want := keptTitle(pic, paneMonitors, rows), fmt.Sprintf(" · the first %d of 150 kept", rows); rows >= 150 || got != want {
+		t.Errorf("%d rows kept: %q, want %q", rows, got, want)
+	}
+	if got := keptTitle(s, paneMonitors, 150); got != "" {
+		t.Errorf("a live snapshot: %q", got)
+	}
+	if got := keptTitle(pic, paneThreads, 0); got != "" {
+		t.Errorf("no thread dropped: %q", got)
 	}
 }
