@@ -69,6 +69,11 @@ func (m *Model) writeBundle() tea.Cmd {
 	now := time.Now()
 	path := unused(stamp("proftop-bundle", now), ".tar.gz") + ".tar.gz"
 	m.notice = "writing the bundle " + path + "…"
+	if m.trip.shown() != nil || m.paused {
+		// A bundle is of now: its history holds the moment shown, its
+		// picture.json and threads.txt are of now.
+		m.notice = "writing the bundle " + path + " of now (its history holds the moment shown)…"
+	}
 	m.bundleNote = m.notice
 	write := m.cfg.Bundle
 	return func() tea.Msg {

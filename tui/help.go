@@ -77,7 +77,8 @@ func (m *Model) helpNotes() []string {
 			"a series or group large, with its scale. Probes: the application's JFR events.",
 		m.historyNote(),
 		"Marks on the timeline: D a deadlock began, G a GC pause far above the median, " +
-			"C contention peaked. Every pane and drill-in shows the moment shown.",
+			"C contention peaked; · a cell that holds pictures (a blank one falls between two: " +
+			"the line has fewer cells than the history has pictures, or more). Every pane and drill-in shows the moment shown.",
 	}
 }
 

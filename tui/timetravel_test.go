@@ -423,3 +423,18 @@ func TestStillSourcePicturesReadCumulative(t *testing.T) {
 		t.Fatal("the picture shown should be a cumulative copy, the history's own left as it was")
 	}
 }
+
+// A bundle written while a past picture is shown says it is of now: its
+// history holds the moment shown, its picture and threads are of now.
+func TestBundleWrittenInThePastSaysItIsOfNow(t *testing.T) {
+	m, _ := historyModel(t, 200, 60)
+	m.cfg.Bundle = func(path string, now time.Time) (string, error) { return "bundle written: " + path, nil }
+	press(m, "space", "left")
+	if m.trip.shown() == nil {
+		t.Fatal("no past picture shown")
+	}
+	m.Update(keyMsg("w"))
+	if !strings.Contains(m.notice, "of now (its history holds the moment shown)") {
+		t.Fatalf("notice %q", m.notice)
+	}
+}
