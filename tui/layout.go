@@ -206,6 +206,8 @@ func (m *Model) emptyPane(p paneID, rows, width int) []string {
 	switch {
 	case rows > 0:
 		what = "no row matches the filter (/ changes it, esc clears it)"
+	case m.snap != nil && m.snap.IsPicture():
+		what = "none at this moment" // a past picture waits for nothing
 	case m.status.State != client.StateEnded && !m.status.Still:
 		what = "waiting for data"
 	}

@@ -50,3 +50,17 @@ func TestPastPictureSaysItKeptTheFirstRows(t *testing.T) {
 		t.Errorf("no thread dropped: %q", got)
 	}
 }
+
+// An empty table of a past picture says there was none then, not that it
+// waits for data: a picture of the past waits for nothing.
+func TestPastPictureEmptyPaneWaitsForNothing(t *testing.T) {
+	m := &Model{st: PlainStyles()}
+	m.snap = state.NewPicture(&state.Snapshot{}, time.Unix(0, 0), 100).Snap
+	if got := m.emptyPane(paneMethods, 0, 80); len(got) != 1 || got[0] != "none at this moment" {
+		t.Fatalf("%q", got)
+	}
+	m.snap = &state.Snapshot{}
+	if got := m.emptyPane(paneMethods, 0, 80); len(got) != 1 || got[0] != "waiting for data" {
+		t.Fatalf("live: %q", got)
+	}
+}
