@@ -90,13 +90,17 @@ func ParseTarget(entry string, defaultPort int) (Target, error) {
 	// networks allow) or an address (an IPv6 one has ':' and a zone after
 	// '%'): anything else is a typo that would be retried for ever as a
 	// name that does not resolve.
-	if i := strings.IndexFunc(t.Host, func(r rune) bool {
+	name, _, _ := strings.Cut(t.Host, "%") // an IPv6 zone is an interface's name: any characters
+	if i := strings.IndexFunc(name, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._:%", r))
 	}); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(t.Host[i:])
+		r, _ := utf8.DecodeRuneInString(name[i:])
 		hint := ""
-		if r == ';' {
+		switch {
+		case r == ';':
 			hint = " (a ':' before the port?)"
+		case r >= utf8.RuneSelf:
+			hint = " (a name in another script is written in its xn-- form)"
 		}
 		return Target{}, fmt.Errorf("%q: %q cannot be in a host name or address%s", entry, r, hint)
 	}

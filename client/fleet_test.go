@@ -38,6 +38,8 @@ func TestParseTarget(t *testing.T) {
 		{"fe80::1%eth0", Target{Host: "fe80::1%eth0", Port: 10002}, "[fe80::1%eth0]", ""},
 		{"prod-1!", Target{}, "", `'!' cannot be in a host name`},
 		{"app@prod-1", Target{}, "", `'@' cannot be in a host name`},
+		{"fe80::1%veth+1", Target{Host: "fe80::1%veth+1", Port: 10002}, "[fe80::1%veth+1]", ""},
+		{"bücher.example", Target{}, "", "xn-- form"},
 	} {
 		got, err := ParseTarget(tc.entry, 10002)
 		switch {

@@ -153,9 +153,11 @@ type RbkitSource struct {
 	// the same process; only the Run goroutine touches it.
 	lostBefore int64
 
-	// refused is a connection's message over --max-message-size (zmtp.go),
-	// for the stream to end with; refusal keeps it for a command whose
-	// reply it was, which otherwise fails with the closed socket's words.
+	// refused is the SUB connection's frame over --max-message-size
+	// (zmtp.go), for the stream to end with; refusal keeps the latest of
+	// either connection's for a command whose reply it was (or that a
+	// frame's refusal interrupted), which otherwise fails with the closed
+	// socket's words.
 	refused chan error
 	refusal error // under mu
 }
@@ -275,7 +277,11 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	case <-s.refused: // a former connection's
 	default:
 	}
-	defer onRefusal(s.refuse, net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.PubPort)), net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.ReqPort)))()
+	// A frame too large ends the stream (the SUB socket would receive
+	// nothing more); a reply too large fails its command only, whose REQ
+	// socket is made anew.
+	defer onRefusal(s.refuse, net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.PubPort)))()
+	defer onRefusal(s.refuseReply, net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.ReqPort)))()
 	sub, err := s.dial(conn, zmq4.NewSub, s.cfg.PubPort)
 	if err != nil {
 		return false, err
@@ -543,14 +549,18 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 	}
 }
 
-// refuse takes a connection's refusal of a message over the bound.
+// refuse takes the SUB connection's refusal of a frame over the bound.
 func (s *RbkitSource) refuse(err error) {
-	s.set(func() { s.refusal = err })
+	s.refuseReply(err)
 	select {
 	case s.refused <- err:
 	default:
 	}
 }
+
+// refuseReply takes the REQ connection's refusal of a reply over the
+// bound, for the command waiting for it to say.
+func (s *RbkitSource) refuseReply(err error) { s.set(func() { s.refusal = err }) }
 
 // command sends one command and waits for its reply, within the command
 // timeout (and the connect timeout, when the REQ socket must be made

@@ -402,9 +402,15 @@ func TestRbkitMessageOverTheLimitIsSaid(t *testing.T) {
 		}})
 		s, _, _ := runRbkit(t, srv, RbkitConfig{MaxMessageSize: 256 << 10, Quiet: time.Hour, Reconnect: true})
 		waitFor(t, "connected", 20*time.Second, func() bool { return s.Status().State == StateStreaming })
+		streams := s.Status().Streams
 		_, err := s.Do(context.Background(), RbkitKeySnapshot)
 		if err == nil || !said(err.Error()) {
 			t.Fatalf("the snapshot asked for: %v", err)
+		}
+		// The reply's refusal fails its command only: the stream goes on.
+		time.Sleep(500 * time.Millisecond)
+		if st := s.Status(); st.State != StateStreaming || st.Streams != streams || said(st.Cause) {
+			t.Fatalf("after a reply too large: %v, %d streams (was %d), cause %q", st.State, st.Streams, streams, st.Cause)
 		}
 	})
 }

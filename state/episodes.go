@@ -45,9 +45,11 @@ const (
 	maxEpisodes = 16
 	// splitMargin is how much earlier than a reported episode the first
 	// poll must have seen its thread on the lock for that to be another
-	// episode: a poll takes a moment to walk the threads, and its time is
-	// its start.
-	splitMargin = 100_000_000
+	// episode: the agent dates a poll by its start, and the first poll of
+	// a large JVM takes hundreds of milliseconds to reach its last
+	// threads; one that began blocking meanwhile must not count twice. The
+	// earlier episode's part lost to the margin is at most this.
+	splitMargin = 1_000_000_000
 )
 
 // episode is one block or wait as polls saw it, lower bounds both ends.

@@ -239,3 +239,25 @@ func TestAWaitBegunBeforeWatchingIsNotLostToTheNextReport(t *testing.T) {
 		}
 	}
 }
+
+// The first poll is dated by its start, and reaches a large JVM's last
+// threads hundreds of milliseconds later: a thread it saw blocked that
+// began blocking meanwhile (JFR's report starts after the poll's date) is
+// that one contention, not an earlier one besides.
+func TestASlowFirstPollAddsNoContention(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	blocked := polled{id: 2, state: "blocked", lock: 0x20, class: "com.acme.Cache", owner: 3}
+	poll(a, 61_000, blocked)
+	feed(a, &decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 0x20, Time: ms(61_140)},
+		&decode.MonContendedEntered{ThreadIDRef: 2, ObjIDRef: 0x20, Time: ms(61_170)})
+	poll(a, 62_000, blocked)
+	feed(a, &decode.MonContendedEnter{ThreadIDRef: 2, ObjIDRef: 0x20, Time: ms(61_900)},
+		&decode.MonContendedEntered{ThreadIDRef: 2, ObjIDRef: 0x20, Time: ms(62_100)})
+	poll(a, 63_000, polled{id: 2, state: "running"})
+	poll(a, 70_000, polled{id: 2, state: "running"}) // anything left pending is an estimate by now
+	th := threadByID(a.Snapshot(t0, Query{CallersOf: -1}), 2)
+	if th.Contentions != 2 || th.Blocked != 230*time.Millisecond {
+		t.Fatalf("%d contentions, %v blocked; want the 2 reported, 230ms", th.Contentions, th.Blocked)
+	}
+}
