@@ -57,6 +57,11 @@ func (r *recentClasses) put(obj, class int64) {
 		r.ring[pos] = classOfObject{obj, class}
 		r.next = (r.next + 1) % r.size
 	}
+	r.file(obj, pos)
+}
+
+// file enters an object not in the index at its ring position.
+func (r *recentClasses) file(obj int64, pos int) {
 	i := hashID(obj) & r.mask
 	for r.index[i] != 0 {
 		i = (i + 1) & r.mask
@@ -77,11 +82,7 @@ func (r *recentClasses) grow(n int) {
 	r.index, r.mask = make([]int32, slots), uint64(slots-1)
 	r.ring = append(make([]classOfObject, 0, n), r.ring...)
 	for pos, e := range r.ring {
-		i := hashID(e.obj) & r.mask
-		for r.index[i] != 0 {
-			i = (i + 1) & r.mask
-		}
-		r.index[i] = int32(pos + 1)
+		r.file(e.obj, pos)
 	}
 }
 

@@ -44,7 +44,7 @@ type FleetModel struct {
 	// seen is each JVM's top method and lock as last seen live: a JVM
 	// not connected shows those, not a window that goes on emptying
 	// (its top method changed, then went, after the connection did).
-	seen []seenDoing
+	seen []state.Summary
 	cpu  float64
 
 	table       *table
@@ -208,31 +208,21 @@ func (f *FleetModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return f, nil
 }
 
-// seenDoing is what a JVM was last seen doing, of its summary's window.
-type seenDoing struct {
-	topMethod        string
-	topMethodPercent float64
-	topMethodSelf    time.Duration
-	topLock          string
-	topLockBlocked   time.Duration
-	known            bool
-}
-
 // buildFleetRows pairs each JVM's summary with its source's status; of a
-// JVM not connected, its top method and lock are those last seen live
-// (seen, kept up to date here).
-func buildFleetRows(srcs FleetSources, snap *state.FleetSnapshot, sts []client.Status, out fleetRows, seen []seenDoing) (fleetRows, []seenDoing) {
+// JVM not connected, its top method and lock are those of its summary
+// last seen live (seen, kept up to date here).
+func buildFleetRows(srcs FleetSources, snap *state.FleetSnapshot, sts []client.Status, out fleetRows, seen []state.Summary) (fleetRows, []state.Summary) {
 	out = out[:0]
 	if len(seen) != len(sts) {
-		seen = make([]seenDoing, len(sts))
+		seen = make([]state.Summary, len(sts))
 	}
 	for i := range sts {
 		sum := snap.JVMs[i]
 		if fleetState(sts[i].State) == fleetLive {
-			seen[i] = seenDoing{sum.TopMethod, sum.TopMethodPercent, sum.TopMethodSelf, sum.TopLock, sum.TopLockBlocked, true}
-		} else if d := seen[i]; d.known {
-			sum.TopMethod, sum.TopMethodPercent, sum.TopMethodSelf = d.topMethod, d.topMethodPercent, d.topMethodSelf
-			sum.TopLock, sum.TopLockBlocked = d.topLock, d.topLockBlocked
+			seen[i] = sum
+		} else if live := &seen[i]; live.HasData() {
+			sum.TopMethod, sum.TopMethodPercent, sum.TopMethodSelf = live.TopMethod, live.TopMethodPercent, live.TopMethodSelf
+			sum.TopLock, sum.TopLockBlocked = live.TopLock, live.TopLockBlocked
 		}
 		out = append(out, fleetRow{name: srcs.Label(i), status: sts[i], sum: sum})
 	}

@@ -607,7 +607,7 @@ func TestFleetRowKeepsWhatItWasLastSeenDoing(t *testing.T) {
 		return &state.FleetSnapshot{JVMs: []state.Summary{{Events: 10, Threads: 47, TopMethod: method, TopLock: lock}}}
 	}
 	st := func(s client.State) []client.Status { return []client.Status{{State: s}} }
-	var seen []seenDoing
+	var seen []state.Summary
 	var rows fleetRows
 	rows, seen = buildFleetRows(srcs, snap("a.B.live", "a.Lock@1"), st(client.StateStreaming), rows, seen)
 	for _, later := range []string{"c.D.older", ""} { // the window emptying
