@@ -821,7 +821,7 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	}
 	s.VirtualGroups, s.Virtual, s.VirtualPinning, s.Notes = a.virtualRows(nowNS)
 	var total selfTotals
-	if q.Methods != nil && len(a.methods.stats) > pageAbove {
+	if q.Methods != nil && a.methods.stats.len() > pageAbove {
 		s.Methods, s.Page = a.methods.page(q.Recent, q.Methods)
 		total, s.gen = a.methods.totals(q.Recent), noGen
 	} else {

@@ -139,22 +139,32 @@ func (mt *methodTable) closeBucket() {
 	if len(mt.buckets) >= mt.maxBuckets {
 		b = mt.expireOldest()
 	}
+	// Sized at once, as the last second's took per method: a bucket of a
+	// wide window (a megabyte) grown by appends is copied a dozen times.
+	if n := len(mt.buckets); n > 0 && len(mt.buckets[n-1]) > 0 {
+		last := mt.buckets[n-1]
+		if want := len(last)/max(mt.lastEntries, 1)*len(mt.touched) + len(last)/8; cap(b) < want {
+			b = make(windowBucket, 0, want)
+		}
+	}
+	mt.lastEntries = len(mt.touched)
 	b = b[:0]
-	mt.slotBits = sortSlots(mt.touched, len(mt.stats), mt.slotBits)
+	mt.slotBits = sortSlots(mt.touched, mt.stats.len(), mt.slotBits)
 	prev := int32(0)
 	for _, slot := range mt.touched {
 		in := mt.info.at(slot)
 		cur := mt.curOf(slot)
 		b = b.appendEntry(prev, slot, &cur)
 		prev = slot
-		in.win.merge(&mt.curs[in.cur])
+		in.win.merge(mt.curs.at(in.cur))
 		if ms := mt.samplesOf(slot); ms != nil {
 			ms.win.add(ms.cur)
 			ms.cur = sampleFigures{}
 		}
-		mt.stats[slot].touched = false
+		mt.stats.at(slot).touched = false
 	}
-	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
+	mt.touched = mt.touched[:0]
+	mt.curs.reset()
 	mt.buckets = append(mt.buckets, b)
 }
 
@@ -175,7 +185,7 @@ func (mt *methodTable) expireOldest() windowBucket {
 		prev = slot
 		in := mt.info.at(slot)
 		mt.touch(slot) // its window figures change
-		if !mt.stats[slot].dead {
+		if !mt.stats.at(slot).dead {
 			mt.addWindowSelf(slot, -e.self, -e.samples)
 		}
 		in.win.calls -= e.calls
@@ -191,7 +201,7 @@ func (mt *methodTable) expireOldest() windowBucket {
 			if ms != nil {
 				ms.win = sampleFigures{}
 			}
-			if !mt.stats[slot].touched || !mt.curHas(slot) {
+			if !mt.stats.at(slot).touched || !mt.curHas(slot) {
 				mt.leave(slot)
 			}
 			continue

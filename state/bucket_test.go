@@ -2,6 +2,7 @@ package state
 
 import (
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -93,5 +94,36 @@ func TestWindowMinMaxForgetExpiredSeconds(t *testing.T) {
 		if len(s.Methods) != 1 || s.Methods[0].Min != tc.min || s.Methods[0].Max != tc.max {
 			t.Fatalf("second %d: %+v, want min %v max %v", tc.sec, s.Methods, tc.min, tc.max)
 		}
+	}
+}
+
+// A window bucket is sized once, from the bytes an entry took the second
+// before, not grown by appends: a wide window's bucket is a megabyte,
+// copied a dozen times as it grows.
+func TestWindowBucketSizedFromTheSecondBefore(t *testing.T) {
+	var mt methodTable
+	mt.init(time.Hour, 10_000)
+	for i := range 5_000 {
+		mt.newSlot(provisionalText(strconv.Itoa(i)), strconv.Itoa(i), 1)
+	}
+	second := int64(0)
+	fill := func() {
+		second++
+		for slot := range int32(5_000) {
+			mt.record(slot, 1, 1000+second, 1000+second, 1000, 1000, -1)
+		}
+	}
+	fill()
+	mt.closeBucket()
+	allocs := testing.AllocsPerRun(5, func() {
+		fill()
+		mt.closeBucket()
+	})
+	if allocs > 2 { // the bucket, and now and then the list of buckets
+		t.Fatalf("closing a second of 5,000 methods allocates %.0f times", allocs)
+	}
+	last, prev := mt.buckets[len(mt.buckets)-1], mt.buckets[len(mt.buckets)-2]
+	if cap(last) > len(prev)+len(prev)/4 {
+		t.Fatalf("a bucket of %d bytes after one of %d has capacity %d", len(last), len(prev), cap(last))
 	}
 }

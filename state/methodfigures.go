@@ -101,12 +101,12 @@ func (mt *methodTable) cumOf(slot int32) figures {
 	if ms := mt.samplesOf(slot); ms != nil {
 		s = ms.cum
 	}
-	return joinFigures(&mt.stats[slot].cum, &s)
+	return joinFigures(&mt.stats.at(slot).cum, &s)
 }
 
 // cumHas says a method has figures since the start: it is listed.
 func (mt *methodTable) cumHas(slot int32) bool {
-	if mt.stats[slot].cum.calls > 0 {
+	if mt.stats.at(slot).cum.calls > 0 {
 		return true
 	}
 	ms := mt.samplesOf(slot)
@@ -119,12 +119,12 @@ func (mt *methodTable) curOf(slot int32) figures {
 	if ms := mt.samplesOf(slot); ms != nil {
 		s = ms.cur
 	}
-	return joinFigures(&mt.curs[mt.info.at(slot).cur], &s)
+	return joinFigures(mt.curs.at(mt.info.at(slot).cur), &s)
 }
 
 // curHas says a touched method has figures in the second being filled.
 func (mt *methodTable) curHas(slot int32) bool {
-	if mt.curs[mt.info.at(slot).cur].calls > 0 {
+	if mt.curs.at(mt.info.at(slot).cur).calls > 0 {
 		return true
 	}
 	ms := mt.samplesOf(slot)

@@ -86,7 +86,7 @@ func (mt *methodTable) noteChanged(slot int32) {
 	if mt.order == nil || mt.changedAll {
 		return
 	}
-	if len(mt.changed) >= len(mt.stats) {
+	if len(mt.changed) >= mt.stats.len() {
 		mt.changed, mt.changedAll = mt.changed[:0], true
 		return
 	}
@@ -130,7 +130,7 @@ const (
 
 // classify works out a slot's flags (all but orderHead) and key.
 func (o *methodOrder) classify(mt *methodTable, slot int32) (flags uint8, key int64) {
-	st := &mt.stats[slot]
+	st := mt.stats.at(slot)
 	listed := false
 	if o.spec.recent {
 		listed = mt.window.at[slot] != 0
@@ -200,7 +200,7 @@ func (o *methodOrder) reorder(mt *methodTable, spec orderSpec) {
 		o.matchFor, o.matchName, o.match = spec.filter, o.matchName[:0], o.match[:0]
 	}
 	o.keys, o.flags = o.keys[:0], o.flags[:0]
-	o.grow(len(mt.stats))
+	o.grow(mt.stats.len())
 	o.listed, o.matched, o.lines = 0, 0, 0
 	for slot := range o.flags {
 		f, k := o.classify(mt, int32(slot))
@@ -215,7 +215,7 @@ func (o *methodOrder) reorder(mt *methodTable, spec orderSpec) {
 // last snapshot (a slot may be listed more than once).
 func (o *methodOrder) apply(mt *methodTable, changed []int32) {
 	o.names = mt.names
-	o.grow(len(mt.stats))
+	o.grow(mt.stats.len())
 	q := o.queue[:0]
 	out := false
 	for _, s := range changed {

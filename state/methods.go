@@ -54,7 +54,7 @@ type methodInfo struct {
 // methodTable holds one slot per distinct method (class, name, signature,
 // line), kept across streams; ids map to slots per stream.
 type methodTable struct {
-	stats []methodStat
+	stats slotPages[methodStat]
 	info  slotPages[methodInfo]
 	texts slotPages[methodText] // by slot: its key, name and signature
 	mark  uint32
@@ -87,8 +87,8 @@ type methodTable struct {
 	keyBuf   []byte   // a key being looked up
 	callers  callerLists
 	touched  []int32
-	curs     []callFigures // the second being filled, of the touched methods only
-	slotBits []uint64      // a bitset of every slot, to put touched in order (sortSlots)
+	curs     slotPages[callFigures] // the second being filled, of the touched methods only
+	slotBits []uint64               // a bitset of every slot, to put touched in order (sortSlots)
 	// sampleFigs are the sample figures of the methods that have any
 	// (methodfigures.go).
 	sampleFigs []methodSamples
@@ -110,6 +110,7 @@ type methodTable struct {
 
 	bucketWidth time.Duration
 	buckets     []windowBucket // completed buckets, oldest first
+	lastEntries int            // the entries of the latest bucket
 	maxBuckets  int
 	bucketEnd   time.Time
 	// dueNs is bucketEnd in nanoseconds (0 before it is set): a window on
@@ -182,7 +183,7 @@ func (mt *methodTable) setName(slot int32, name string) {
 // room says a new method whose names take nameBytes bytes fits in the
 // table: by count, and by the bytes of the names it holds.
 func (mt *methodTable) room(nameBytes int) bool {
-	return len(mt.stats) < mt.max && mt.nameBytes+int64(nameBytes) <= int64(mt.max)*nameBytesPerMethod
+	return mt.stats.len() < mt.max && mt.nameBytes+int64(nameBytes) <= int64(mt.max)*nameBytesPerMethod
 }
 
 // newSlot makes a slot for a method whose names take nameBytes bytes;
@@ -194,8 +195,8 @@ func (mt *methodTable) newSlot(text methodText, display string, nameBytes int) i
 		return -1
 	}
 	mt.nameBytes += int64(nameBytes)
-	slot := int32(len(mt.stats))
-	mt.stats = append(mt.stats, methodStat{})
+	slot := int32(mt.stats.len())
+	mt.stats.add(methodStat{})
 	mt.info.add(methodInfo{})
 	mt.texts.add(text)
 	mt.gens = append(mt.gens, mt.gen)
@@ -216,13 +217,13 @@ func (mt *methodTable) byID(id int64) int32 {
 		return slot
 	}
 	name := "method#" + strconv.FormatInt(id, 10)
-	key := "\x00" + name + "\x00" + strconv.Itoa(len(mt.stats))
+	key := "\x00" + name + "\x00" + strconv.Itoa(mt.stats.len())
 	if !mt.room(len(key)) {
 		mt.refused.addName(name)
 		return -1
 	}
 	slot := mt.newSlot(provisionalText(key), name, len(key))
-	mt.ids.set(id, slot, len(mt.stats))
+	mt.ids.set(id, slot, mt.stats.len())
 	return slot
 }
 
@@ -270,7 +271,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 	}
 	// An id whose slot was merged into another is defined afresh: the
 	// merged slot is the survivor's, its name no longer its own.
-	if prov, ok := mt.ids.get(e.MethodID); ok && !mt.stats[prov].dead && (!seen || prov != slot) {
+	if prov, ok := mt.ids.get(e.MethodID); ok && !mt.stats.at(prov).dead && (!seen || prov != slot) {
 		if seen {
 			mt.merge(prov, slot)
 		} else {
@@ -295,10 +296,10 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 		slot = mt.newSlot(keyText(key, len(class), len(e.Name), len(e.Signature)), key[:displayLen], cost)
 	}
 	display := key[:displayLen] // shares the key's bytes
-	mt.ids.set(e.MethodID, slot, len(mt.stats))
+	mt.ids.set(e.MethodID, slot, mt.stats.len())
 	// The name and signature as the key holds them: the decoder's are not kept.
 	*mt.texts.at(slot) = keyText(key, len(class), len(e.Name), len(e.Signature))
-	mt.stats[slot].line = e.StartLineNumber
+	mt.stats.at(slot).line = e.StartLineNumber
 	mt.apart(slot, display)
 	mt.touch(slot) // its row changes
 	if !known {
@@ -315,7 +316,7 @@ func (mt *methodTable) define(e *decode.MethodDef, classes map[int64]string) {
 func (mt *methodTable) classDefined(id int64, class string) {
 	merged := false
 	for _, slot := range mt.pending[id] {
-		st := &mt.stats[slot]
+		st := mt.stats.at(slot)
 		if st.dead || mt.waitsFor[slot] != id {
 			continue
 		}
@@ -345,7 +346,7 @@ func (mt *methodTable) classDefined(id int64, class string) {
 	if merged {
 		// One pass for all the merges: the ids of merged slots name the survivors.
 		mt.ids.remap(func(slot int32) int32 {
-			if mt.stats[slot].dead {
+			if mt.stats.at(slot).dead {
 				return mt.live(slot)
 			}
 			return slot
@@ -358,14 +359,14 @@ func (mt *methodTable) classDefined(id int64, class string) {
 // that is the same too.
 func (mt *methodTable) apart(slot int32, display string) {
 	other, ok := mt.byDisplay.get(display, mt.displayOf)
-	if !ok || other == slot || mt.stats[other].dead {
+	if !ok || other == slot || mt.stats.at(other).dead {
 		mt.byDisplay.set(display, slot, mt.displayOf)
 		return
 	}
 	for _, s := range []int32{other, slot} {
 		suffix := mt.texts.at(s).sig()
 		if suffix == "" || mt.texts.at(other).sig() == mt.texts.at(slot).sig() {
-			suffix = ":" + strconv.FormatInt(mt.stats[s].line, 10)
+			suffix = ":" + strconv.FormatInt(mt.stats.at(s).line, 10)
 		}
 		mt.setName(s, display+suffix)
 	}
@@ -392,11 +393,11 @@ func (mt *methodTable) unfile(slot int32) {
 // merges then never ended (a stream that named a class twice, differently).
 func (mt *methodTable) merge(from, into int32) {
 	into = mt.live(into)
-	if from == into || mt.stats[from].dead {
+	if from == into || mt.stats.at(from).dead {
 		return
 	}
 	mt.unfile(from)
-	f, t := &mt.stats[from], &mt.stats[into]
+	f, t := mt.stats.at(from), mt.stats.at(into)
 	if mt.cumHas(from) {
 		t.cum.merge(&f.cum)
 		if ms := mt.samplesOf(from); ms != nil {
@@ -421,7 +422,7 @@ func (mt *methodTable) merge(from, into int32) {
 // live follows a merged slot to the slot that took its place: calls
 // opened before a merge still end on the surviving method.
 func (mt *methodTable) live(slot int32) int32 {
-	for mt.stats[slot].dead {
+	for mt.stats.at(slot).dead {
 		slot = mt.info.at(slot).into
 	}
 	return slot
@@ -440,7 +441,7 @@ func (mt *methodTable) record(slot int32, calls, self, total, min, max, cpu int6
 	if total >= 0 {
 		st.totalKnown = true
 	}
-	mt.curs[mt.info.at(slot).cur].add(calls, self, total, min, max, cpu)
+	mt.curs.at(mt.info.at(slot).cur).add(calls, self, total, min, max, cpu)
 	mt.addWindowSelf(slot, self, 0)
 	if mt.curHas(slot) {
 		mt.join(slot)
@@ -478,7 +479,7 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 	mt.samplerSelf += self
 	mt.samples += n
 	mt.sampledToo = true
-	mt.curs[mt.info.at(slot).cur].addSampled(self, total)
+	mt.curs.at(mt.info.at(slot).cur).addSampled(self, total)
 	ms.cur.add(samples)
 	mt.addWindowSelf(slot, self, n)
 	if mt.curHas(slot) {
@@ -488,7 +489,7 @@ func (mt *methodTable) recordSamples(slot int32, n, nTotal, self, total int64) {
 
 // change readies a method's figures for an addition.
 func (mt *methodTable) change(slot int32) *methodStat {
-	st := &mt.stats[slot]
+	st := mt.stats.at(slot)
 	if !mt.cumHas(slot) {
 		mt.members = mt.gen // a method joins the cumulative table
 	}
@@ -496,8 +497,8 @@ func (mt *methodTable) change(slot int32) *methodStat {
 	if !st.touched {
 		st.touched = true
 		mt.touched = append(mt.touched, slot)
-		mt.info.at(slot).cur = int32(len(mt.curs))
-		mt.curs = append(mt.curs, callFigures{})
+		mt.info.at(slot).cur = int32(mt.curs.len())
+		mt.curs.add(callFigures{})
 	}
 	return st
 }
@@ -524,13 +525,14 @@ func (mt *methodTable) rotate(now time.Time) {
 }
 
 func (mt *methodTable) reset() {
-	for i := range mt.stats {
-		st, in := &mt.stats[i], mt.info.at(int32(i))
+	for i := range mt.stats.len() {
+		st, in := mt.stats.at(int32(i)), mt.info.at(int32(i))
 		st.cum, st.touched, st.totalKnown = callFigures{}, false, false
 		in.win = callFigures{}
 	}
 	clear(mt.sampleFigs)
-	mt.touched, mt.curs = mt.touched[:0], mt.curs[:0]
+	mt.touched = mt.touched[:0]
+	mt.curs.reset()
 	mt.buckets = mt.buckets[:0]
 	mt.clearWindow()
 	mt.totalSelf, mt.samplerSelf, mt.samples, mt.members = 0, 0, 0, mt.gen
@@ -540,7 +542,7 @@ func (mt *methodTable) reset() {
 
 // methodRow fills a snapshot row from a method's figures.
 func (mt *methodTable) methodRow(slot int, f *figures) Method {
-	st := &mt.stats[slot]
+	st := mt.stats.at(int32(slot))
 	m := Method{Slot: int32(slot), Line: int32(st.line), Calls: f.calls, Self: time.Duration(f.self), Total: -1, CPU: time.Duration(f.cpu),
 		OwnCPU: time.Duration(f.ownCPU), Samples: f.samples, TotalSamples: f.totalSamples, Sampler: st.sampler && mt.twoViews(), Timed: f.max >= 0}
 	if st.totalKnown {
@@ -570,7 +572,7 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 	if built != noGen && built >= mt.members && len(reused) == mt.listed && mt.members != noGen {
 		for slot, g := range mt.gens {
 			// Slots made since the build have no calls (or the members would have changed).
-			if g > built && slot < len(mt.rowOf) && mt.cumHas(int32(slot)) && !mt.stats[slot].dead {
+			if g > built && slot < len(mt.rowOf) && mt.cumHas(int32(slot)) && !mt.stats.at(int32(slot)).dead {
 				cum := mt.cumOf(int32(slot))
 				reused[mt.rowOf[slot]] = mt.methodRow(slot, &cum)
 			}
@@ -578,11 +580,11 @@ func (mt *methodTable) rows(recent bool, reused []Method, built uint32) (rows []
 		return reused, mt.totals(false), gen
 	}
 	out := reused[:0]
-	if len(mt.rowOf) < len(mt.stats) {
-		mt.rowOf = make([]int32, len(mt.stats))
+	if len(mt.rowOf) < mt.stats.len() {
+		mt.rowOf = make([]int32, mt.stats.len())
 	}
-	for slot := range mt.stats {
-		st := &mt.stats[slot]
+	for slot := range mt.stats.len() {
+		st := mt.stats.at(int32(slot))
 		mt.rowOf[slot] = int32(len(out))
 		if !st.dead && mt.cumHas(int32(slot)) {
 			cum := mt.cumOf(int32(slot))
@@ -614,8 +616,8 @@ func (mt *methodTable) windowOf(slot int32) figures {
 	if ms != nil {
 		s = ms.win
 	}
-	if mt.stats[slot].touched {
-		w.merge(&mt.curs[in.cur])
+	if mt.stats.at(slot).touched {
+		w.merge(mt.curs.at(in.cur))
 		if ms != nil {
 			s.add(ms.cur)
 		}
@@ -625,7 +627,7 @@ func (mt *methodTable) windowOf(slot int32) figures {
 
 // both is a method's figures over the window and since the start.
 func (mt *methodTable) both(slot int32) (recent, cumulative Method, ok bool) {
-	if slot < 0 || int(slot) >= len(mt.stats) {
+	if slot < 0 || int(slot) >= mt.stats.len() {
 		return Method{}, Method{}, false
 	}
 	w, cum := mt.windowOf(slot), mt.cumOf(slot)
@@ -673,7 +675,7 @@ func (mt *methodTable) frameSlot(frame string, measured bool) int32 {
 		nameAt = i + 1
 	}
 	slot := mt.newSlot(frameText(frame, len(display), nameAt), display, len(frame))
-	mt.stats[slot].sampler = !measured
+	mt.stats.at(slot).sampler = !measured
 	mt.byFrame[key] = slot
 	return slot
 }
@@ -731,7 +733,7 @@ func (mt *methodTable) sample(st *decode.Stack, n, w int64, firstLines bool) {
 // firstLine takes a sampled method's first line. Two methods may share a
 // label (two blocks of one method): a label seen at two lines has none.
 func (mt *methodTable) firstLine(slot int32, line int64) {
-	st := &mt.stats[slot]
+	st := mt.stats.at(slot)
 	if line <= 0 || st.line == line || st.lineMixed {
 		return
 	}

@@ -128,13 +128,13 @@ func methodIndexFaults(mt *methodTable) error {
 			}
 			used++
 			slot := e.slot - 1
-			if int(slot) >= len(mt.stats) {
-				return fmt.Errorf("%s: slot %d of %d", name, slot, len(mt.stats))
+			if int(slot) >= mt.stats.len() {
+				return fmt.Errorf("%s: slot %d of %d", name, slot, mt.stats.len())
 			}
 			if name != "byKey" {
 				continue
 			}
-			if mt.stats[slot].dead {
+			if mt.stats.at(slot).dead {
 				return fmt.Errorf("byKey finds slot %d, merged into %d", slot, mt.info.at(slot).into)
 			}
 			if key := mt.keyOf(slot); x.hashString(key) != e.hash {
@@ -145,10 +145,10 @@ func methodIndexFaults(mt *methodTable) error {
 			return fmt.Errorf("%s counts %d entries, holds %d", name, x.used, used)
 		}
 	}
-	for slot := range mt.stats {
+	for slot := range mt.stats.len() {
 		s := int32(slot)
-		for steps := 0; mt.stats[s].dead; steps++ {
-			if steps > len(mt.stats) {
+		for steps := 0; mt.stats.at(s).dead; steps++ {
+			if steps > mt.stats.len() {
 				return fmt.Errorf("the merges from slot %d go round", slot)
 			}
 			s = mt.info.at(s).into

@@ -27,15 +27,24 @@ func (p *slotPages[T]) at(slot int32) *T {
 
 // add appends an entry.
 func (p *slotPages[T]) add(v T) {
-	last := len(p.pages) - 1
-	if last < 0 || len(p.pages[last]) == slotPageSize {
+	page := p.n >> slotPageBits
+	if page == len(p.pages) {
 		capacity := 0 // the first page grows as it fills
-		if last >= 0 {
+		if page > 0 {
 			capacity = slotPageSize
 		}
 		p.pages = append(p.pages, make([]T, 0, capacity))
-		last++
 	}
-	p.pages[last] = append(p.pages[last], v)
+	p.pages[page] = append(p.pages[page], v)
 	p.n++
+}
+
+// reset empties the table and keeps its pages, to be filled again: a
+// table filled afresh each second (a second's figures) takes no memory
+// anew.
+func (p *slotPages[T]) reset() {
+	for i := range p.pages {
+		p.pages[i] = p.pages[i][:0]
+	}
+	p.n = 0
 }

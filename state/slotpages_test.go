@@ -43,3 +43,30 @@ func TestSlotPagesSmallTableStaysSmall(t *testing.T) {
 		t.Fatalf("%d pages, the first of capacity %d", len(p.pages), cap(p.pages[0]))
 	}
 }
+
+func TestSlotPagesResetKeepsPagesForReuse(t *testing.T) {
+	var p slotPages[int64]
+	const n = 2*slotPageSize + 9
+	for i := range n {
+		p.add(int64(i))
+	}
+	second := &p.pages[1][:1][0]
+	p.reset()
+	if p.len() != 0 {
+		t.Fatalf("len %d after reset", p.len())
+	}
+	for i := range n - 100 {
+		p.add(int64(-i))
+	}
+	if p.len() != n-100 || len(p.pages) != 3 {
+		t.Fatalf("len %d in %d pages after refilling", p.len(), len(p.pages))
+	}
+	if p.at(slotPageSize) != second {
+		t.Fatal("a refilled table made its pages anew")
+	}
+	for i := range int32(n - 100) {
+		if got := *p.at(i); got != -int64(i) {
+			t.Fatalf("slot %d: %d after refilling", i, got)
+		}
+	}
+}

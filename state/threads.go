@@ -311,7 +311,7 @@ func (t *thread) currentStack(mt *methodTable) ([]Frame, string) {
 				out = append(out, Frame{Method: methodNotTracked})
 				continue
 			}
-			out = append(out, Frame{Method: mt.name(slot), Line: mt.stats[slot].line})
+			out = append(out, Frame{Method: mt.name(slot), Line: mt.stats.at(slot).line})
 		}
 		return out, "method entries"
 	}

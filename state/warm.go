@@ -34,10 +34,10 @@ func (a *Aggregator) warm(events []decode.Event) {
 				parent = t.calls[n-1].node
 			}
 			slot, ok := mt.ids.get(e.MethodIDRef)
-			if !ok || slot < 0 || int(slot) >= len(mt.stats) {
+			if !ok || slot < 0 || int(slot) >= mt.stats.len() {
 				continue
 			}
-			sink += mt.stats[slot].line
+			sink += mt.stats.at(slot).line
 			if parent >= 0 && int(parent) < len(tree.links) {
 				sink += int64(tree.links[parent].last)
 				k := int32(-1)
@@ -60,8 +60,8 @@ func (a *Aggregator) warm(events []decode.Event) {
 			if c.node >= 0 && int(c.node) < len(tree.figs) {
 				sink += tree.figs[c.node].cur.n
 			}
-			if c.slot >= 0 && int(c.slot) < len(mt.stats) {
-				sink += mt.stats[c.slot].cum.calls
+			if c.slot >= 0 && int(c.slot) < mt.stats.len() {
+				sink += mt.stats.at(c.slot).cum.calls
 			}
 		}
 	}

@@ -81,7 +81,7 @@ func (mt *methodTable) leave(slot int32) {
 // addWindowSelf keeps the window's self time, apart for the frames of
 // stack samples and measured calls, and its samples (see selfTotals).
 func (mt *methodTable) addWindowSelf(slot int32, self, samples int64) {
-	if mt.stats[slot].sampler {
+	if mt.stats.at(slot).sampler {
 		mt.window.self.sampled += self
 	} else {
 		mt.window.self.measured += self

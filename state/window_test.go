@@ -14,13 +14,13 @@ import (
 func windowByBruteForce(mt *methodTable) ([]Method, selfTotals) {
 	var out []Method
 	var total selfTotals
-	for slot := range mt.stats {
+	for slot := range mt.stats.len() {
 		w := mt.windowOf(int32(slot))
-		if !w.has() || mt.stats[slot].dead {
+		if !w.has() || mt.stats.at(int32(slot)).dead {
 			continue
 		}
 		out = append(out, mt.methodRow(slot, &w))
-		if mt.stats[slot].sampler {
+		if mt.stats.at(int32(slot)).sampler {
 			total.sampled += w.self
 		} else {
 			total.measured += w.self
