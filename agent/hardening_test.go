@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -69,9 +70,14 @@ func testContentionsMatchJFR(t *testing.T, jdk jdk) {
 	// One lock is one monitor, though JFR and the thread poll name it
 	// differently: the contenders all contend for Workload.lock, the waiter
 	// waits on Workload.queue, the pair threads take Workload.left at one
-	// line and Workload.right at the next.
+	// line and Workload.right at the next. A contention the agent found no
+	// evidence for in time (a collection moved the lock and no look came
+	// before the next) goes out under its address rather than a guessed
+	// name (Contentions: two names for one lock, never one name for two):
+	// on a loaded machine a few do, so each lock must have one name, and
+	// the contentions under an address must be few.
 	leftLine, rightLine := sourceLine(t, "LEFT LINE"), sourceLine(t, "RIGHT LINE")
-	objects := map[string]map[int64]bool{"contenders": {}, "waiter": {}, "left": {}, "right": {}}
+	objects := map[string]map[int64]int{"contenders": {}, "waiter": {}, "left": {}, "right": {}}
 	names := map[int64]string{}
 	w.mu.Lock()
 	for _, ev := range w.events {
@@ -82,28 +88,41 @@ func testContentionsMatchJFR(t *testing.T, jdk jdk) {
 			name := names[e.ThreadIDRef]
 			switch {
 			case strings.HasPrefix(name, "contender-"):
-				objects["contenders"][e.ObjIDRef] = true
+				objects["contenders"][e.ObjIDRef]++
 			case strings.HasPrefix(name, "pair-") && hasFrame(e.Stack, "Workload.pair", leftLine):
-				objects["left"][e.ObjIDRef] = true
+				objects["left"][e.ObjIDRef]++
 			case strings.HasPrefix(name, "pair-") && hasFrame(e.Stack, "Workload.pair", rightLine):
-				objects["right"][e.ObjIDRef] = true
+				objects["right"][e.ObjIDRef]++
 			}
 		case *decode.MonWait:
 			if names[e.ThreadIDRef] == "waiter" {
-				objects["waiter"][e.ObjIDRef] = true
+				objects["waiter"][e.ObjIDRef]++
 			}
 		}
 	}
 	w.mu.Unlock()
+	named := map[string]int64{}
 	for who, objs := range objects {
-		if len(objs) != 1 {
-			t.Errorf("the %s' monitor is reported as %d monitors: %v", who, len(objs), objs)
+		var ids []int64
+		all, unnamed := 0, 0
+		for obj, n := range objs {
+			all += n
+			if obj >= 0 && obj <= math.MaxInt32 { // an identity hash: the poll's name
+				ids = append(ids, obj)
+				named[who] = obj
+			} else {
+				unnamed += n
+			}
+		}
+		if len(ids) != 1 {
+			t.Errorf("the %s' monitor is named as %d monitors: %v", who, len(ids), objs)
+		}
+		if unnamed*10 > all {
+			t.Errorf("%d of the %s' %d contentions are under an address, not the lock's name: %v", unnamed, who, all, objs)
 		}
 	}
-	for obj := range objects["left"] {
-		if objects["right"][obj] {
-			t.Errorf("Workload.left and Workload.right are reported as one monitor, %d", obj)
-		}
+	if l, ok := named["left"]; ok && named["right"] == l {
+		t.Errorf("Workload.left and Workload.right are reported as one monitor, %d", l)
 	}
 
 	truth := jfrCounts(t, jdk.tool("jfr"), recording, from, to)
