@@ -356,6 +356,12 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 	frames := decode.NewRbkitFrames(decode.Options{MaxMessageSize: s.cfg.MaxMessageSize})
 	if evs, err := frames.Decode(reply, 0); err == nil {
 		for _, ev := range evs {
+			if pc, ok := ev.(*decode.ProcessCreate); ok {
+				// Which process this is, for the picture: under the same
+				// pid (pid 1 in a container), a process started again is
+				// told from the one found again only here (sameProcess).
+				pc.ProcessID = pc.ProcessID + "/" + strconv.Itoa(s.pump.stream)
+			}
 			if err := s.pump.add(conn, ev); err != nil {
 				return true, err
 			}

@@ -334,6 +334,9 @@ func TestRbkitServerThatHangs(t *testing.T) {
 	if streams := slices.Sorted(maps.Keys(c.streams)); !slices.Equal(streams, []int{1}) {
 		t.Errorf("after the stall: batches of streams %v; want stream 1", streams)
 	}
+	if len(c.processes) < 2 || c.processes[0] != c.processes[len(c.processes)-1] {
+		t.Errorf("process ids %q: the same process found again must keep its id", c.processes)
+	}
 }
 
 // Another process begins a stream of its own, even under the same pid
@@ -371,6 +374,11 @@ func TestRbkitProcessesAreStreamsOfTheirOwn(t *testing.T) {
 	}
 	if streams := slices.Sorted(maps.Keys(c.streams)); !slices.Equal(streams, []int{1, 2, 3}) {
 		t.Errorf("batches of streams %v, want 1, 2 (pid 5 again, started anew) and 3 (pid 6)", streams)
+	}
+	// The picture tells the process started anew under pid 5 from the one
+	// before by its id: the pid is the same.
+	if len(c.processes) != 3 || c.processes[0] == c.processes[1] || c.processes[1] == c.processes[2] || !strings.HasPrefix(c.processes[1], "5/") {
+		t.Errorf("process ids %q: want one of its own each", c.processes)
 	}
 }
 

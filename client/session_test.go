@@ -41,8 +41,10 @@ type consumer struct {
 	events  []string // JSON of the first keep events
 	keep    int
 	done    chan struct{}
-	// starts are the processes' start times, as each ProcessCreate says.
-	starts []decode.Ticks
+	// starts are the processes' start times, as each ProcessCreate says,
+	// and processes their ids.
+	starts    []decode.Ticks
+	processes []string
 }
 
 func consume(src Source, keep int) *consumer {
@@ -56,6 +58,7 @@ func consume(src Source, keep int) *consumer {
 				c.streams[b.Stream]++
 				if pc, ok := ev.(*decode.ProcessCreate); ok {
 					c.starts = append(c.starts, pc.Time)
+					c.processes = append(c.processes, pc.ProcessID)
 				}
 				if len(c.events) < c.keep {
 					c.events = append(c.events, string(decode.AppendJSON(nil, ev, b.Clock, nil)))

@@ -159,6 +159,7 @@ type Aggregator struct {
 	leftTrees []*treeOrigin
 	cost      costState // what watching costs the JVM (agentcost.go)
 	process   Process
+	processID string // what the source calls the process (ProcessCreate's), to tell a restart under the same pid
 	unpaired  int64
 	resetAt   time.Time // the latest Reset, wall clock
 
@@ -675,7 +676,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 	case *decode.Node:
 		a.process.Host = e.Hostname
 	case *decode.ProcessCreate:
-		if a.process.PID != 0 && e.PID != 0 && e.PID != a.process.PID {
+		if a.anotherProcess(e) {
 			a.newProcess()
 		}
 		a.process.PID = e.PID
@@ -684,6 +685,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		if e.Time != 0 { // 0: the source does not say (rbkit)
 			a.process.Started = time.Unix(0, a.ns(e.Time))
 		}
+		a.processID = e.ProcessID
 	case *decode.AgentCreate:
 		a.process.Agent, a.process.Version = e.AgentName, e.Version
 	case *decode.AgentCost:

@@ -247,3 +247,39 @@ func TestAnotherProcessBeginsTheAgentsCostAgain(t *testing.T) {
 		t.Fatalf("the first report of another process: %+v, want no share yet", c)
 	}
 }
+
+// A process started again under the same pid (pid 1 in a container) is
+// told from the one before by its source's id for it: its threads, heap
+// and collections are its own; the same id, found again, keeps them.
+func TestAnotherProcessUnderTheSamePid(t *testing.T) {
+	process := func(id string, at int) []decode.Event {
+		return []decode.Event{
+			&decode.ProcessCreate{ProcessID: id, PID: 1, Name: "app.rb"},
+			&decode.ThreadStart{ThreadID: 60, ThreadName: "main-" + id},
+			&decode.GCTotals{Time: ms(at + 30), Collector: "minor GC", Count: 113},
+			&decode.ObjectCensus{Time: ms(at + 20), Census: int64(at + 20), Class: "String", Count: 187, Bytes: -1, MaxCount: -1},
+		}
+	}
+	threads := func(s *Snapshot) (out []string) {
+		for _, th := range s.Threads {
+			out = append(out, th.Name+" "+th.State.String())
+		}
+		slices.Sort(out)
+		return out
+	}
+	a := New(Options{})
+	a.Apply(process("1/1", 0), 1, decode.Clock{}, t0)
+	a.Apply([]decode.Event{&decode.MonWait{MonitorWait: decode.MonitorWait{ThreadIDRef: 60, ObjIDRef: 0x77, Time: ms(40)}},
+		&decode.MonWaited{MonitorWait: decode.MonitorWait{ThreadIDRef: 60, ObjIDRef: 0x77, Time: ms(50)}}}, 1, decode.Clock{}, t0)
+	a.Apply(process("1/1", 1000)[:1], 1, decode.Clock{}, t0) // found again
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if got := threads(s); len(got) != 1 || s.GC.Count != 113 || len(s.Objects.Census) != 1 || len(s.Monitors) != 1 {
+		t.Fatalf("the same process found again: threads %v, %d collections, census %v, %d monitors", got, s.GC.Count, s.Objects.Census, len(s.Monitors))
+	}
+	a.Release(s)
+	a.Apply(process("1/2", 5000)[:2], 2, decode.Clock{}, t0) // started again, under pid 1
+	s = a.Snapshot(t0, Query{CallersOf: -1})
+	if got := threads(s); len(got) != 1 || got[0] != "main-1/2 running" || s.GC.Count != 0 || len(s.Objects.Census) != 0 || len(s.Monitors) != 0 {
+		t.Fatalf("another process under the same pid: threads %v, %d collections, census %v, monitors %+v", got, s.GC.Count, s.Objects.Census, s.Monitors)
+	}
+}

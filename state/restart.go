@@ -1,14 +1,18 @@
 package state
 
-import "time"
+import (
+	"time"
+
+	"github.com/proftop/proftop/decode"
+)
 
 // newProcess forgets what described the process watched before, once
-// another (another pid) is watched: a Ruby process restarted under rbkit,
+// another is watched (anotherProcess): a Ruby process restarted under rbkit,
 // a JVM restarted. Its objects, census and collections were of a heap
 // that is gone, and would read as the new one's; its agent's CPU readings
 // are of another process, and a share taken between them and the new
-// one's would be nonsense; its threads, ended with it, are no longer
-// listed. The methods' statistics stay, as for any new stream.
+// one's would be nonsense; its threads, ended with it, and its locks are
+// no longer listed. The methods' statistics stay, as for any new stream.
 func (a *Aggregator) newProcess() {
 	// The former process's threads ended with it: listed on, they sat
 	// beside the new one's under the same ids and names (a Ruby script
@@ -19,6 +23,24 @@ func (a *Aggregator) newProcess() {
 	a.gc.init(a.opts.History)
 	a.objects = objectTable{}
 	a.objects.init(a.opts.Window, a.opts.MaxTrackedObjects, a.opts.MaxClasses)
+	// Its locks were objects of that heap: another process's, under the
+	// same identity hashes or not, are other locks.
+	a.monitors = monitorTable{}
+	a.monitors.init(a.opts.MaxMonitors, a.opts.MaxRecentAllocations)
+	a.locksChanged()
+}
+
+// anotherProcess says a process described is not the one watched before:
+// another pid, or the same pid (pid 1 in a container started again) under
+// another id from its source: rbkit's client gives each process it finds
+// an id of its own, the JVM agent names a process by its pid and start
+// time. (A start time alone does not tell: some sources date a
+// process's description by when they sent it.)
+func (a *Aggregator) anotherProcess(e *decode.ProcessCreate) bool {
+	if a.process.PID == 0 || e.PID == 0 {
+		return false
+	}
+	return e.PID != a.process.PID || e.ProcessID != "" && a.processID != "" && e.ProcessID != a.processID
 }
 
 // Restart forgets everything: the source started over from nothing (a
@@ -48,7 +70,7 @@ func (a *Aggregator) Restart() {
 	a.deadlog, a.deadlocksSeen, a.deadlocksAt, a.deadlocksDirty = deadlockLog{}, deadlocksFound{}, 0, true
 	a.cost = costState{}
 	a.first, a.eventAt, a.streamEvents, a.resetAt = 0, 0, false, time.Time{}
-	a.process = Process{}
+	a.process, a.processID = Process{}, ""
 	a.events, a.latest, a.unpaired, a.badStates = 0, 0, 0, 0
 	a.polled, a.polledAt, a.pollMark, a.poll, a.pollUntracked = false, 0, 0, pollBuffer{}, 0
 	a.freeMethods = nil

@@ -12,9 +12,11 @@ final class ProcessInfo {
         long pid = ProcessHandle.current().pid();
         String host = hostname();
         String nodeId = "node-" + host;
-        String processId = "process-" + pid;
-        String agentId = "agent-" + pid;
         var runtime = ManagementFactory.getRuntimeMXBean();
+        // The pid and the start time: a JVM started again under the same
+        // pid (pid 1 in a container) is another process to the client.
+        String processId = "process-" + pid + "-" + runtime.getStartTime();
+        String agentId = "agent-" + pid;
         enc.node(nodeId, host, "", TimeZone.getDefault().getRawOffset() / 60_000, now);
         enc.processCreate(processId, mainClass(), (int) pid, nodeId, runtime.getStartTime() * 1_000_000L,
                 ProcessHandle.current().info().command().orElse(""));
