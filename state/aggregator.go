@@ -372,7 +372,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 		}
 		a.methods.called(slot, caller, 1)
 		if e.ThreadCPUTime > 0 {
-			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
+			a.threads.readCPU(t, int64(a.clock.Duration(e.ThreadCPUTime)), now)
 		}
 		node, cut := a.tree.enter(t, slot)
 		t.push(openCall{ticket: e.Ticket, slot: slot, start: now, cpuStart: t.cpuMark(), node: node, cut: cut})
@@ -386,7 +386,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 			return
 		}
 		if e.ThreadCPUTime > 0 {
-			t.setCPU(int64(a.clock.Duration(e.ThreadCPUTime)))
+			a.threads.readCPU(t, int64(a.clock.Duration(e.ThreadCPUTime)), now)
 		}
 		c, ok := t.pop(e.Ticket)
 		if !ok {
@@ -578,9 +578,9 @@ func (a *Aggregator) apply(ev decode.Event) {
 			a.threads.sampled(t, n)
 		}
 	case *decode.ThreadCPU:
-		a.at(e.Time)
+		now := a.at(e.Time)
 		if t := a.threads.get(e.ThreadIDRef, a.stream); t != nil && e.CPUTime >= 0 {
-			t.setCPU(int64(a.clock.Duration(e.CPUTime)))
+			a.threads.readCPU(t, int64(a.clock.Duration(e.CPUTime)), now)
 		}
 	case *decode.TraceEnd:
 		a.at(e.Time)

@@ -121,7 +121,7 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64, firstP
 	}
 	t.polled, t.pollMark = true, a.pollMark
 	if p.cpu >= 0 {
-		t.setCPU(p.cpu)
+		a.threads.readCPU(t, p.cpu, now)
 	}
 	if p.stack != nil {
 		t.pollStack = p.stack

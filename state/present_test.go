@@ -751,6 +751,33 @@ func TestReplayedThreadsHaveTheirCPUShare(t *testing.T) {
 	}
 }
 
+// A mark of the threads' CPU is dated by the readings it holds: events
+// come between polls (JFR's samples, a wait ended), and one a moment
+// before the next poll must not date the last poll's readings a second
+// later. Marked at it, %CPU read a third high on a replayed Tomcat (the
+// readings covered more time than the span they were divided by).
+func TestCPUShareIsOverTheReadingsSpan(t *testing.T) {
+	for _, traceTime := range []bool{true, false} {
+		a := New(Options{TraceTime: traceTime})
+		feed(a, defs()...)
+		for s := range 9 { // a poll a second, thread 1 busy half of each
+			poll(a, 1000*(s+1), polled{id: 1, state: "running", cpu: time.Duration(s+1) * 500 * time.Millisecond})
+			if s == 8 {
+				break // the picture taken at the latest poll
+			}
+			// Something of thread 2 just before the next poll: the latest event.
+			feed(a, &decode.ThreadCPU{ThreadIDRef: 2, Time: ms(1000*(s+1) + 990), CPUTime: -1})
+			if !traceTime {
+				a.Release(a.Snapshot(t0, Query{CallersOf: -1})) // the interface's refresh
+			}
+		}
+		th := threadByID(a.Snapshot(t0, Query{CallersOf: -1}), 1)
+		if p := float64(th.CPUPercent); math.IsNaN(p) || p < 49 || p > 51 {
+			t.Fatalf("trace time %v: %%CPU %v, want 50", traceTime, th.CPUPercent)
+		}
+	}
+}
+
 // The time watched begins at the first dated event to arrive: a wait
 // told of later, dated by its start a minute before proftop attached,
 // does not stretch it back (a profile's duration, the GC's share of the

@@ -62,6 +62,7 @@ func (tt *threadTable) changedAll() { tt.marks.allAt = tt.marks.gen }
 // snapshot takes one; so does a recording's trace time passing, which a
 // replay played at once crosses between two snapshots.
 func (tt *threadTable) mark(now int64) {
+	now = tt.readingsAt(now)
 	if tt.markAt != 0 && now-tt.markAt < int64(cpuWindow) {
 		return
 	}
@@ -76,6 +77,16 @@ func (tt *threadTable) mark(now int64) {
 	}
 }
 
+// readingsAt is when the CPU readings held at trace time now were taken:
+// the latest reading's time, or now when none has a time of its own (a
+// source that measures no CPU).
+func (tt *threadTable) readingsAt(now int64) int64 {
+	if tt.cpuAt > 0 && tt.cpuAt <= now {
+		return tt.cpuAt
+	}
+	return now
+}
+
 // rows lists the threads at trace time now, in a table brought up to date
 // from buf (a released one, or none). %CPU is the CPU a thread spent
 // between two marks of the table at least cpuWindow apart in trace time,
@@ -84,7 +95,7 @@ func (tt *threadTable) mark(now int64) {
 func (tt *threadTable) rows(now int64, stackOf int64, allStacks bool, mt *methodTable, names threadNames, buf threadRows) threadRows {
 	m := &tt.marks
 	tt.mark(now)
-	span := now - tt.prevAt
+	span := tt.readingsAt(now) - tt.prevAt
 	made := rowsMade{gen: m.gen, stackOf: stackOf, allStacks: allStacks, renames: mt.renames, cpuSpan: tt.prevAt != 0 && span > 0}
 	out := threadRows{rows: buf.rows, made: made, volatile: buf.volatile[:0]}
 	old := buf.made

@@ -25,7 +25,7 @@ func threadRowFaults(a *Aggregator, s *Snapshot, q Query) error {
 	}
 	fresh := make([]Thread, len(tt.all))
 	for i, t := range tt.all {
-		tt.fillRow(&fresh[i], t, now, now-tt.prevAt, q.StackOf, q.AllStacks, &a.methods, threadNames{a.ownerName, a.mountedName})
+		tt.fillRow(&fresh[i], t, now, tt.readingsAt(now)-tt.prevAt, q.StackOf, q.AllStacks, &a.methods, threadNames{a.ownerName, a.mountedName})
 	}
 	for i := range fresh {
 		got, want := s.Threads[i], fresh[i]

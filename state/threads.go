@@ -119,6 +119,12 @@ func (t *thread) setCPU(ns int64) {
 	}
 }
 
+// readCPU takes a reading of a thread's CPU time, taken at trace time at.
+func (tt *threadTable) readCPU(t *thread, ns, at int64) {
+	t.setCPU(ns)
+	tt.cpuAt = max(tt.cpuAt, at)
+}
+
 // cpuMark is the CPU time to remember when a call begins: -1 while unknown.
 func (t *thread) cpuMark() int64 {
 	if !t.cpuKnown {
@@ -346,6 +352,11 @@ type threadTable struct {
 	// cpuWindow apart (trace time, ns): CPU readings arrive in batches (a
 	// poll a second), so a rate over one refresh would flicker.
 	markAt, prevAt int64
+	// cpuAt is when the latest CPU reading was taken (trace time, ns; 0:
+	// none yet): a mark is dated by the readings it holds, not by the
+	// latest event, which may be a second past them (a poll's readings
+	// come a second apart, other events in between).
+	cpuAt int64
 	// Every thread's unweighted samples, and the count at the two marks.
 	samples, samplesAtSnap, samplesAtPrev int64
 	// Which rows changed since a table of them was made (threadrows.go).
