@@ -94,6 +94,7 @@ monitor contention (who blocks whom, with stacks) and GC, live in a terminal.
 	config.Group(pf, config.BatchGroup, "batch", "iterations", "json", "top", "history", "bundle")
 	config.Group(pf, config.ConfigGroup, "config")
 	root.SetUsageFunc(cli.Usage)
+	root.SetFlagErrorFunc(cli.SuggestFlag) // subcommands inherit it
 
 	decodeCmd, simulateCmd, listCmd, jarCmd := cli.NewDecodeCommand(), cli.NewSimulateCommand(), cli.NewListCommand(), cli.NewAgentJarCommand()
 	// export's --format is the profile's, not the trace's: it reads no settings (their defaults serve).

@@ -107,3 +107,24 @@ func TestProfilerEndsTheConnectionWithAReason(t *testing.T) {
 		t.Fatalf("a drop: %v", err)
 	}
 }
+
+// An agent that serves another client refuses the authentication BUSY:
+// the error says so, not that the token was wrong.
+func TestBusyAgentIsNotATokenProblem(t *testing.T) {
+	port := fakeController(t, func(c net.Conn) {
+		fr, fw := protocol.NewFrameReader(c, 0), protocol.NewFrameWriter(c, 0)
+		f, err := fr.Next()
+		if err != nil {
+			return
+		}
+		m, _ := protocol.ParseMessage(f.Payload)
+		p, _ := protocol.EncodeMessage("agentController", "proftop", m.Ctxt,
+			&protocol.ErrorReply{Code: protocol.CodeBusy, Message: "this JVM's proftop agent already serves a client; it serves one at a time"})
+		fw.WriteFrame(false, p)
+		time.Sleep(200 * time.Millisecond)
+	})
+	err := NewSession(Config{Host: "127.0.0.1", Port: port, Token: "s3cret"}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "refused: BUSY: this JVM's proftop agent already serves a client") || strings.Contains(err.Error(), "token") {
+		t.Fatalf("%v", err)
+	}
+}

@@ -265,6 +265,10 @@ func (s *Session) attach(c *control) (protocol.Agent, error) {
 		var in protocol.Authenticated
 		if err := c.expect(&protocol.Authenticate{Token: token}, timeout, &in); err != nil {
 			err = unanswered(err)
+			if busy := (*protocol.ErrorReply)(nil); errors.As(err, &busy) && busy.Code == protocol.CodeBusy {
+				// Refused for another client, not for the token: said as it is.
+				return protocol.Agent{}, fmt.Errorf("%w (quit the other proftop watching it, or watch it there)", err)
+			}
 			if from != "" {
 				return protocol.Agent{}, fmt.Errorf("authenticate with the token in %s: %w", from, err)
 			}

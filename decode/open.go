@@ -130,6 +130,12 @@ func SniffStream(r io.Reader) (f Format, zipped bool, whole io.Reader, err error
 func unknownFormatDetail(prefix []byte) string {
 	const want = "want \"0TBF\" (binary), \"PK\" (zip), gzip, 'b' (Jinsight), '<' (XML) or a msgpack map whose first key is an integer (rbkit)"
 	detail := "starts with " + quoteDetail(string(prefix[:min(len(prefix), 8)]))
+	if bytes.HasPrefix(prefix, []byte("FLR\x00")) {
+		// What a JVM's own profiler writes: the format users of a
+		// JFR-based tool try first.
+		return detail + ": a JDK Flight Recorder recording (.jfr), which proftop does not read: watch the JVM with proftop attach PID " +
+			"(its agent reads JFR as it records), or read the file with the JDK's jfr print or JDK Mission Control"
+	}
 	if c := prefix[0]; c >= 0x81 && c <= 0x8f || c == 0xde || c == 0xdf {
 		detail += fmt.Sprintf(", a msgpack map (byte 0x%02x) whose first key is not an integer, so not an rbkit frame", c)
 	}

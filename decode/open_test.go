@@ -137,6 +137,7 @@ func TestUnknownFormatShowsItsBytes(t *testing.T) {
 		{"a msgpack map keyed by a string", "\x86\xa9\xd6\x08rest", []string{`starts with "\x86\xa9\xd6\x08"`, "a msgpack map (byte 0x86) whose first key is not an integer", "msgpack map whose first key is an integer (rbkit)"}},
 		{"random bytes", "\x00\xff\xfe\x01GIF", []string{`starts with "\x00\xff\xfe\x01"`}},
 		{"text", "GIF89a\x01\x02\x03", []string{`starts with "GIF8"`}},
+		{"a JFR recording", "FLR\x00\x00\x02\x00\x01", []string{`starts with "FLR\x00`, "JDK Flight Recorder recording", "proftop attach PID", "jfr print"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(strings.NewReader(tc.input), Options{})
