@@ -609,6 +609,8 @@ func testAgentEncodersConform(t *testing.T, jdk jdk) {
 		&decode.ThreadState{ThreadIDRef: 100031, Time: tt + 13, State: "blocked", Flags: decode.ThreadVirtual | decode.ThreadMounted | decode.ThreadPinned,
 			LockObjIDRef: 0x5678, LockClass: "java.lang.Object", LockOwner: 23, CPUTime: -1, Stack: stack, Carrier: 25, ThreadName: `vt "1"`,
 			Container: "java.util.concurrent.ThreadPerTaskExecutor@5b6f7412"},
+		&decode.ThreadState{ThreadIDRef: 24, Time: tt + 13, State: "blocked", Flags: decode.ThreadStackUnchanged, LockObjIDRef: 0x5678,
+			LockClass: "java.lang.Object", LockOwner: 23, CPUTime: 5_000_000, BlockedCount: 7, WaitedCount: 3},
 		&decode.ThreadGroup{Time: tt + 13, Container: "<root>", State: "parked", Flags: decode.ThreadVirtual, LockObjIDRef: 0x9abc,
 			LockClass: "java.util.concurrent.CountDownLatch$Sync", Count: 3120, Site: "com.acme.OrderService.await", Stack: stack},
 		&decode.VirtualThreads{Time: tt + 13, Count: 3121, Started: 5000, Ended: 1879, Flags: decode.VirtualListing | decode.VirtualComplete,

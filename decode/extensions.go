@@ -148,6 +148,11 @@ type ThreadState struct {
 	Carrier    int64  `tptp:"carrier,optional"`
 	ThreadName string `tptp:"threadName,optional"`
 	Container  string `tptp:"container,optional"`
+	// Appended in version 1.4: how many times the thread has blocked on a
+	// monitor, and waited or parked, since it started (0: unknown): one
+	// block seen at two polls is told from two.
+	BlockedCount int64 `tptp:"blockedCount,optional"`
+	WaitedCount  int64 `tptp:"waitedCount,optional"`
 }
 
 // ThreadPoll closes a poll: Threads ThreadState messages came before it.

@@ -68,6 +68,9 @@ type episode struct {
 	// confirmed says the source reported it (exactly) while a poll still
 	// saw it: the next poll that sees the thread on the lock sees a new one.
 	confirmed bool
+	// times is the thread's count of blocks (or waits) when a poll first
+	// saw it (0: not said): a poll that counts more sees another one.
+	times int64
 }
 
 func (e *episode) length() int64 { return max(e.lastSeen-e.since, 0) }
@@ -123,11 +126,16 @@ func (t *thread) episodeTotals(now int64) (blocked, waiting, contentions int64) 
 }
 
 // observeEpisode follows the thread's block or wait at a poll at now;
-// firstLook says the poll is the first to see the thread, and firstPoll
-// that it is the stream's first.
-func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64, isLock bool, now int64, firstLook, firstPoll bool) {
+// times is how often the thread has been held up so (blocked, or waited
+// and parked) since it started, 0 when the source does not say; firstLook
+// says the poll is the first to see the thread, and firstPoll that it is
+// the stream's first.
+func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64, isLock bool, times, now int64, firstLook, firstPoll bool) {
 	on, waiting := episodeKind(s, lock, owner, isLock)
-	if e := t.live; e != nil && (!on || e.obj != lock || e.waiting != waiting || e.confirmed) {
+	if e := t.live; e != nil && (!on || e.obj != lock || e.waiting != waiting || e.confirmed || again(e.times, times)) {
+		// Over, or over and begun again since the poll before: a lock
+		// held for milliseconds at a time, entered at every poll, is not
+		// one contention of seconds.
 		a.endEpisode(t, now)
 	}
 	if !on {
@@ -135,11 +143,15 @@ func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64,
 	}
 	if t.live == nil {
 		unseen := firstLook && firstPoll
-		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now, unseenStart: unseen, beforeWatching: unseen}
+		t.live = &episode{obj: lock, waiting: waiting, since: now, lastSeen: now, unseenStart: unseen, beforeWatching: unseen, times: times}
 		return
 	}
 	t.live.lastSeen = now
 }
+
+// again says a thread held up at two polls, having been so before times
+// and now times now, was let go in between: its count went up.
+func again(before, now int64) bool { return before > 0 && now > before }
 
 // endEpisode ends the thread's live episode: a poll at now saw it over.
 func (a *Aggregator) endEpisode(t *thread, now int64) {

@@ -20,6 +20,9 @@ type polledThread struct {
 	cpu       int64   // ns; -1: unknown
 	stack     []Frame // nil: unchanged since the thread's previous poll
 	carries   int64   // a carrier's virtual thread
+	// times is how often the thread has blocked on a monitor (blocked) or
+	// waited and parked (otherwise) since it started; 0: not said.
+	times int64
 }
 
 // pollBuffer collects the entries of the poll being received.
@@ -42,7 +45,10 @@ func (a *Aggregator) addThreadState(e *decode.ThreadState) {
 		a.badStates++
 	}
 	p := polledThread{id: e.ThreadIDRef, state: st, flags: e.Flags, lock: e.LockObjIDRef, lockClass: e.LockClass,
-		owner: e.LockOwner, cpu: -1, carries: e.Carrier}
+		owner: e.LockOwner, cpu: -1, carries: e.Carrier, times: e.WaitedCount}
+	if st == ThreadBlocked {
+		p.times = e.BlockedCount
+	}
 	if e.CPUTime >= 0 {
 		p.cpu = int64(a.clock.Duration(e.CPUTime))
 	}
@@ -131,7 +137,7 @@ func (a *Aggregator) observePolled(t *thread, p *polledThread, now int64, firstP
 	t.onLock = p.flags&decode.ThreadOnLock != 0
 	t.carrier = p.flags&decode.ThreadCarrier != 0 || p.carries != 0
 	t.carries = p.carries
-	a.observeEpisode(t, p.state, p.lock, p.owner, contendsFor(p.lockClass, p.flags&decode.ThreadOnLock != 0), now, firstLook, firstPoll)
+	a.observeEpisode(t, p.state, p.lock, p.owner, contendsFor(p.lockClass, p.flags&decode.ThreadOnLock != 0), p.times, now, firstLook, firstPoll)
 	switch {
 	case t.live != nil:
 		t.since, t.unseenStart, t.beforeWatching = t.live.since, t.live.unseenStart, t.live.beforeWatching

@@ -124,11 +124,10 @@ func monitorDetail(m *state.Monitor, s *state.Snapshot, st *Styles) []string {
 	}
 	title := st.Title.Render(fmt.Sprintf("Waiters (%d)", len(m.Waiters)))
 	began := waitsBegan(m, s)
-	if s.Polled && len(began) < len(m.Waiters) {
-		// A poll sees a state, not when it began: one the first poll (or
-		// a reset) found may have begun long before, so its time is a
-		// lower bound.
-		title += label(", \"for at least\": already so when watching began (or at the reset)")
+	if s.Polled && len(m.Waiters) > 0 {
+		// A poll sees a state, not when it began nor how long it lasts:
+		// the times are what the polls saw, lower bounds.
+		title += label(", as the thread polls saw them")
 	}
 	out = append(out, "", title)
 	if n := m.VirtualUnlistedBlocked + m.VirtualUnlistedWaiting; n > 0 {
@@ -188,15 +187,34 @@ func waiterLine(w *state.Waiter, s *state.Snapshot, st *Styles, began bool) stri
 	if w.Virtual {
 		kind = "virtual thread"
 	}
-	// Polled, the start is when a poll first saw it: when it began, to
-	// within a poll, unless it was under way at the first poll; else it
-	// is the event's, exact.
-	forHow := "for"
-	if !began {
-		forHow = "for at least"
+	forHow, long := heldFor(s, w.Since, began && !w.Virtual)
+	if long != "" {
+		long = " " + value(long)
 	}
-	return fmt.Sprintf("  ● %s %s %s %s %s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(%s %d)", kind, w.Thread)),
-		what, label(forHow), value(since(s.Clock, w.Since)), extra)
+	return fmt.Sprintf("  ● %s %s %s %s%s%s", value(inert(w.ThreadName)), label(fmt.Sprintf("(%s %d)", kind, w.Thread)),
+		what, label(forHow), long, extra)
+}
+
+// heldFor says how long a thread has been in its present state, from
+// from; began says from is when it began (a poll saw it begin, to within
+// a poll), not merely when watching began. An event's start is exact: the
+// time runs to now. A poll's is not, and the present is the latest poll's:
+// polls that saw the thread so from since to the latest poll (one block,
+// its count of blocks unchanged) say it was so at least that long, and
+// one poll alone says no length at all (a lock held for milliseconds at a
+// time is entered anew between polls); counted to now, such a block read
+// "for 1.07s" beside the lock's longest contention of 138 ms.
+func heldFor(s *state.Snapshot, from time.Time, began bool) (how, long string) {
+	if !s.Polled || s.PolledAt.IsZero() || from.After(s.PolledAt) {
+		if began || !s.Polled {
+			return "for", since(s.Clock, from)
+		}
+		return "for at least", since(s.Clock, from)
+	}
+	if d := s.PolledAt.Sub(from); d >= time.Millisecond {
+		return "for at least", dur(d.Round(time.Millisecond))
+	}
+	return "at the latest poll", ""
 }
 
 // waitTimeout says whether an Object.wait has a timeout, as far as the
@@ -257,12 +275,15 @@ func threadDetail(t *state.Thread, s *state.Snapshot, st *Styles) []string {
 		// Polled, the state began at some moment before the first poll
 		// that saw it: long before, when that was the first poll (or at
 		// a reset); else Since is the event that began it.
-		if s.Polled && !t.SinceBegan {
-			out = append(out, "  "+label("in this state for at least ")+value(since(s.Clock, time.Unix(0, t.Since)))+
-				label(" (already so when watching began, or at the reset)"))
-		} else {
-			out = append(out, "  "+label("in this state for ")+value(since(s.Clock, time.Unix(0, t.Since))))
+		how, long := heldFor(s, time.Unix(0, t.Since), t.SinceBegan)
+		line := "  " + label("in this state "+how)
+		if long != "" {
+			line += label(" ") + value(long)
 		}
+		if s.Polled && !t.SinceBegan {
+			line += label(" (already so when watching began, or at the reset)")
+		}
+		out = append(out, line)
 	}
 	if t.Method != "" {
 		out = append(out, "  "+label("in ")+value(inert(t.Method))+label(fmt.Sprintf(" at depth %d", t.Depth)))

@@ -158,9 +158,35 @@ func TestMonitorDrillInWaiters(t *testing.T) {
 		if !strings.Contains(text, "\n  "+tc.want+"\n") {
 			t.Errorf("%s: no %q in\n%s", tc.name, tc.want, text)
 		}
-		lower := strings.Contains(tc.want, "for at least")
-		if said := strings.Contains(text, `"for at least": already so when watching began (or at the reset)`); said != lower {
-			t.Errorf("%s: a lower bound %v, says what one means %v:\n%s", tc.name, lower, said, text)
+		if said := strings.Contains(text, "Waiters (1), as the thread polls saw them"); said != tc.polled {
+			t.Errorf("%s: polled %v, says the polls' times are what they saw %v:\n%s", tc.name, tc.polled, said, text)
+		}
+	}
+}
+
+// Polled, a waiter's time runs to the latest poll, not to now: the polls
+// that saw it held up since then say it was so at least that long, and
+// one poll alone says no length (a lock held for milliseconds at a time
+// is entered anew between polls; a thread blocked on it at the latest
+// poll read "for 1.07s" beside the lock's longest contention, 138 ms).
+func TestPolledWaiterTimeRunsToTheLatestPoll(t *testing.T) {
+	st := PlainStyles()
+	clock := time.Unix(1_000, 0)
+	polledAt := clock.Add(-700 * time.Millisecond)
+	for _, tc := range []struct {
+		name  string
+		since time.Time
+		want  string
+	}{
+		{"seen at three polls", polledAt.Add(-2 * time.Second), "● blocked (thread 23) BLOCKED for at least 2s"},
+		{"seen at the latest poll only", polledAt, "● blocked (thread 23) BLOCKED at the latest poll"},
+	} {
+		s := &state.Snapshot{Clock: clock, Polled: true, PolledAt: polledAt, Threads: []state.Thread{
+			{ID: 23, Name: "blocked", State: state.ThreadBlocked, Since: tc.since.UnixNano(), SinceBegan: true}}}
+		m := &state.Monitor{Object: 0x2d2e, Class: "java.lang.Object", Waiters: []state.Waiter{{Thread: 23, ThreadName: "blocked", State: state.ThreadBlocked, Since: tc.since}}}
+		text := ansi.Strip(strings.Join(monitorDetail(m, s, &st), "\n"))
+		if !strings.Contains(text, "\n  "+tc.want+"\n") {
+			t.Errorf("%s: no %q in\n%s", tc.name, tc.want, text)
 		}
 	}
 }

@@ -358,7 +358,8 @@ final class BinaryEncoder extends TraceEncoder {
 
     @Override
     void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass, long lockOwner,
-            long cpuTime, List<Frame> stack, long carrier, String threadName, String container) {
+            long cpuTime, List<Frame> stack, long carrier, String threadName, String container, long blockedCount,
+            long waitedCount) {
         begin(1101);
         i64(threadId);
         i64(time);
@@ -369,18 +370,23 @@ final class BinaryEncoder extends TraceEncoder {
         i64(lockOwner);
         i64(cpuTime);
         stack(stack);
-        // The attributes 1.2 appended, up to the last one not at its
-        // default: a platform thread's message stays as 1.1 wrote it.
-        boolean named = threadName != null && !threadName.isEmpty();
-        boolean contained = container != null && !container.isEmpty();
-        if (carrier != 0 || named || contained) {
+        // The attributes 1.2 and 1.3 appended, up to the last one not at
+        // its default.
+        boolean counted = blockedCount != 0 || waitedCount != 0;
+        boolean contained = counted || container != null && !container.isEmpty();
+        boolean named = contained || threadName != null && !threadName.isEmpty();
+        if (carrier != 0 || named) {
             i64(carrier);
         }
-        if (named || contained) {
-            str(threadName);
+        if (named) {
+            str(threadName == null ? "" : threadName);
         }
         if (contained) {
-            str(container);
+            str(container == null ? "" : container);
+        }
+        if (counted) {
+            i64(blockedCount);
+            i64(waitedCount);
         }
         end();
     }

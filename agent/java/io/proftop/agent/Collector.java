@@ -37,7 +37,7 @@ import jdk.jfr.consumer.RecordingStream;
  * trace is a sequence.
  */
 final class Collector {
-    static final String VERSION = "1.3";
+    static final String VERSION = "1.4";
     /** The thread group of the JDK's carrier threads of virtual threads. */
     static final String CARRIER_GROUP = "CarrierThreads";
     /** How often the agent samples stacks itself until JFR's samples begin (a second or two). */
@@ -389,7 +389,7 @@ final class Collector {
                 int flags = s.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0)
                         | (carriers.contains(s.id()) ? ThreadPoller.CARRIER : 0) | contentions.onLockFlag(s.state(), s.lockClass(), s.owner());
                 enc.threadState(s.id(), at, s.state(), flags, s.lock(), s.lockClass(), s.owner(), s.cpu(),
-                        same ? List.of() : s.stack(), s.carries(), "", "");
+                        same ? List.of() : s.stack(), s.carries(), "", "", s.blockedCount(), s.waitedCount());
             }
             enc.threadPoll(at, p.threads().size(), 1);
             if (virtual != null) {

@@ -41,7 +41,8 @@ public final class Conformance {
         e.threadState(1, t + 13, "running", 1, 0, "", 0, -1, List.of());
         e.threadPoll(t + 13, 2, 1);
         e.threadState(100031, t + 13, "blocked", 16 | 128 | 64, 0x5678L, "java.lang.Object", 23, -1, stack, 25, "vt \"1\"",
-                "java.util.concurrent.ThreadPerTaskExecutor@5b6f7412");
+                "java.util.concurrent.ThreadPerTaskExecutor@5b6f7412", 0, 0);
+        e.threadState(24, t + 13, "blocked", 1, 0x5678L, "java.lang.Object", 23, 5_000_000L, List.of(), 0, "", "", 7, 3);
         e.threadGroup(t + 13, "<root>", "parked", 16, 0x9abcL, "java.util.concurrent.CountDownLatch$Sync", 0, 3120,
                 "com.acme.OrderService.await", stack);
         e.virtualThreads(t + 13, 3121, 5000, 1879, 3, t + 13, 1, 1, 12_000_000L, 1_000_000_000L);

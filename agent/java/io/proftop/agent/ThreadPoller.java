@@ -29,10 +29,12 @@ final class ThreadPoller {
 
     /**
      * One thread as a poll saw it; carries is the virtual thread a carrier
-     * thread runs (0: none).
+     * thread runs (0: none); blockedCount and waitedCount are how often it
+     * has blocked on a monitor and waited (ThreadInfo's, 0: unknown), which
+     * tell one block seen at two polls from two.
      */
     record Seen(long id, String name, boolean daemon, String state, int flags, long lock, String lockClass, long owner,
-            long cpu, List<TraceEncoder.Frame> stack, long carries) {
+            long cpu, List<TraceEncoder.Frame> stack, long carries, long blockedCount, long waitedCount) {
 
         /** Whether the thread runs: in Java or in native code. */
         boolean running() {
@@ -200,8 +202,9 @@ final class ThreadPoller {
             int flags = (s.flags() & ~(DAEMON | SUSPENDED)) | (info.isDaemon() ? DAEMON : 0) | (info.isSuspended() ? SUSPENDED : 0);
             // The owner is read fresh: a lock changes hands while its waiters wait on.
             long owner = s.lock() == 0 || info.getLockOwnerId() == s.id() ? 0 : Math.max(info.getLockOwnerId(), 0);
+            // The counts as of the look that saw the state, not this brief one.
             out.add(new Seen(s.id(), info.getThreadName(), info.isDaemon(), s.state(), flags, s.lock(), s.lockClass(), owner,
-                    cpus == null ? -1 : cpus[i], s.stack(), s.carries()));
+                    cpus == null ? -1 : cpus[i], s.stack(), s.carries(), s.blockedCount(), s.waitedCount()));
         }
         return new Poll(from, to, cpuAt, out, witnesses ? witness(out, new long[0]) : List.of());
     }
@@ -402,7 +405,7 @@ final class ThreadPoller {
         }
         return new Seen(info.getThreadId(), info.getThreadName(), info.isDaemon(), state, flags,
                 lock == null ? 0 : lockId(lock), lock == null ? "" : lock.getClassName(), lock == null ? 0 : owner, cpu,
-                frames(st), carries);
+                frames(st), carries, info.getBlockedCount(), info.getWaitedCount());
     }
 
     /**

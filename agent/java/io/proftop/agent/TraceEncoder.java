@@ -63,7 +63,7 @@ abstract class TraceEncoder {
     /** A platform thread's state at a poll: the attributes appended in 1.2 at their defaults. */
     final void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass,
             long lockOwner, long cpuTime, List<Frame> stack) {
-        threadState(threadId, time, state, flags, lockObj, lockClass, lockOwner, cpuTime, stack, 0, "", "");
+        threadState(threadId, time, state, flags, lockObj, lockClass, lockOwner, cpuTime, stack, 0, "", "", 0, 0);
     }
 
     /**
@@ -72,7 +72,8 @@ abstract class TraceEncoder {
      * and container of a thread no threadStart announces.
      */
     abstract void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass,
-            long lockOwner, long cpuTime, List<Frame> stack, long carrier, String threadName, String container);
+            long lockOwner, long cpuTime, List<Frame> stack, long carrier, String threadName, String container,
+            long blockedCount, long waitedCount);
 
     // The flags of virtualThreads.
     static final int VIRTUAL_LISTING = 1;

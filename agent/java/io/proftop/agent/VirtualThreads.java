@@ -199,7 +199,7 @@ final class VirtualThreads {
             return s;
         }
         return new ThreadPoller.Seen(s.id(), s.name(), s.daemon(), ThreadPoller.BLOCKED, s.flags(), b.lock(), b.lockClass(),
-                b.owner(), s.cpu(), s.stack(), s.carries());
+                b.owner(), s.cpu(), s.stack(), s.carries(), s.blockedCount(), s.waitedCount());
     }
 
     // --- the listing, on its own thread -------------------------------------
@@ -300,7 +300,7 @@ final class VirtualThreads {
             stacks.put(e.id(), e.stack());
             int flags = e.flags() | (same ? ThreadPoller.STACK_UNCHANGED : 0) | contentions.onLockFlag(e.state(), e.lockClass(), e.owner());
             enc.threadState(e.id(), at, e.state(), flags, e.lock(),
-                    e.lockClass(), e.owner(), -1, same ? List.of() : e.stack(), e.carrier(), e.name(), e.container());
+                    e.lockClass(), e.owner(), -1, same ? List.of() : e.stack(), e.carrier(), e.name(), e.container(), 0, 0);
         }
         lastStacks = stacks;
         for (VirtualListing.Group g : l.groups) {

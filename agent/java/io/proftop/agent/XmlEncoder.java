@@ -287,7 +287,8 @@ final class XmlEncoder extends TraceEncoder {
 
     @Override
     void threadState(long threadId, long time, String state, int flags, long lockObj, String lockClass, long lockOwner,
-            long cpuTime, List<Frame> stack, long carrier, String threadName, String container) {
+            long cpuTime, List<Frame> stack, long carrier, String threadName, String container, long blockedCount,
+            long waitedCount) {
         open("threadState");
         attr("threadIdRef", threadId);
         time("time", time);
@@ -300,6 +301,8 @@ final class XmlEncoder extends TraceEncoder {
         attr("carrier", carrier);
         attr("threadName", threadName);
         attr("container", container);
+        attr("blockedCount", blockedCount);
+        attr("waitedCount", waitedCount);
         stack("threadState", stack);
     }
 
