@@ -162,6 +162,7 @@ type Aggregator struct {
 	processID string // what the source calls the process (ProcessCreate's), to tell a restart under the same pid
 	unpaired  int64
 	resetAt   time.Time // the latest Reset, wall clock
+	resetNs   int64     // and in trace time (0: none)
 
 	// The present of a polled source (present.go, episodes.go).
 	polled    bool // the stream sends thread polls
@@ -698,7 +699,7 @@ func (a *Aggregator) apply(ev decode.Event) {
 func (a *Aggregator) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.resetAt = time.Now()
+	a.resetAt, a.resetNs = time.Now(), a.latest
 	a.methods.reset()
 	a.monitors.reset()
 	a.threads.reset(a.latest)
@@ -803,6 +804,9 @@ func (a *Aggregator) Snapshot(now time.Time, q Query) *Snapshot {
 	s.onTraceTime = a.opts.TraceTime
 	if a.first > 0 {
 		s.First = time.Unix(0, a.first)
+	}
+	if a.resetNs > 0 {
+		s.ResetClock = time.Unix(0, a.resetNs)
 	}
 	if a.polled {
 		s.Polled, s.PolledAt = true, time.Unix(0, a.polledAt)

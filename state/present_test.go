@@ -830,3 +830,19 @@ func TestWatchingBeginsWithTheFirstEventToArrive(t *testing.T) {
 		t.Fatalf("watching began %v, want %v (the first event's)", s.TreeSince(), want)
 	}
 }
+
+// The call tree since the start, and a profile of it, count from the
+// latest reset, as every cumulative figure does: a profile exported after
+// one began at the attach.
+func TestTreeSinceTheReset(t *testing.T) {
+	a := New(Options{})
+	feed(a, defs()...)
+	poll(a, 1000, polled{id: 1, state: "running"})
+	poll(a, 5000, polled{id: 1, state: "running"})
+	a.Reset()
+	poll(a, 6000, polled{id: 1, state: "running"})
+	s := a.Snapshot(t0, Query{CallersOf: -1})
+	if got := s.TreeSince(); !got.Equal(t0.Add(5 * time.Second)) {
+		t.Fatalf("tree since %v, want the reset at %v", got.Sub(t0), 5*time.Second)
+	}
+}

@@ -69,7 +69,7 @@ func (a *Aggregator) Restart() {
 	// agent's cost.
 	a.deadlog, a.deadlocksSeen, a.deadlocksAt, a.deadlocksDirty = deadlockLog{}, deadlocksFound{}, 0, true
 	a.cost = costState{}
-	a.first, a.eventAt, a.streamEvents, a.resetAt = 0, 0, false, time.Time{}
+	a.first, a.eventAt, a.streamEvents, a.resetAt, a.resetNs = 0, 0, false, time.Time{}, 0
 	a.process, a.processID = Process{}, ""
 	a.events, a.latest, a.unpaired, a.badStates = 0, 0, 0, 0
 	a.polled, a.polledAt, a.pollMark, a.poll, a.pollUntracked = false, 0, 0, pollBuffer{}, 0

@@ -507,6 +507,8 @@ type Snapshot struct {
 	// ResetAt is when the statistics were last reset (r r): the
 	// cumulative figures count from then, not from the start.
 	ResetAt time.Time `json:"resetAt,omitzero"`
+	// ResetClock is that reset in the trace's time (Clock's).
+	ResetClock time.Time `json:"-"`
 	// Clock is the latest event time, the trace's "now"; First the
 	// earliest, when the recording began.
 	Clock time.Time `json:"traceTime,omitzero"`
@@ -879,6 +881,9 @@ func (o Objects) MarshalJSON() ([]byte, error) {
 // event watched (trace time), which for a JVM attached to long after its
 // start is not when its process started; that, when no event is dated.
 func (s *Snapshot) TreeSince() time.Time {
+	if s.ResetClock.After(s.First) {
+		return s.ResetClock // the statistics, the tree's too, count from the reset
+	}
 	if !s.First.IsZero() {
 		return s.First
 	}

@@ -74,6 +74,9 @@ func (m *Model) treeCmd() tea.Cmd {
 		window = m.snap.Window
 	}
 	span := "since the start"
+	if m.snap != nil && !m.snap.ResetAt.IsZero() {
+		span = countedFrom(m.snap)
+	}
 	if m.status.Still {
 		span = "as the snapshot has it"
 	}

@@ -376,10 +376,8 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 			fmt.Sprintf("  %s %s  %s %s  %s %s", label("min"), value(measured(f.Timed, f.Min)), label("avg self"), value(dur(avg)),
 				label("max"), value(measured(f.Timed, f.Max))))
 	}
-	sinceLabel := "Since watching began"
-	if !s.ResetAt.IsZero() {
-		sinceLabel = "Since the reset, at " + s.ResetAt.Local().Format("15:04:05")
-	}
+	sinceLabel := countedFrom(s)
+	sinceLabel = strings.ToUpper(sinceLabel[:1]) + sinceLabel[1:]
 	samples := s.Samples
 	if !s.HasFocus || s.FocusRecent.Slot != m.Slot {
 		var listed int64 // figures of one span only, as are the samples of the methods listed
@@ -426,12 +424,12 @@ func methodDetail(m *state.Method, s *state.Snapshot, st *Styles, still bool) []
 		out = append(out, "", label("Sampled: times are the CPU time of the threads sampled in it, shared among"),
 			label("their samples; calls, min and max are not measured."))
 	}
-	from := "since watching began, from method entries"
+	from := countedFrom(s) + ", from method entries"
 	switch {
 	case sampled && still:
 		from = "from the snapshot's sampled stacks, in samples"
 	case sampled:
-		from = "since watching began, from sampled stacks, in samples"
+		from = countedFrom(s) + ", from sampled stacks, in samples"
 	case still:
 		from = "from the snapshot's call tree, in calls"
 	}
@@ -471,4 +469,14 @@ func pagedFocus(s *state.Snapshot, key int64) *state.Method {
 		return nil
 	}
 	return &m
+}
+
+// countedFrom says from when the statistics count: since watching began,
+// or since the latest reset (r r), which every figure "since the start"
+// counts from.
+func countedFrom(s *state.Snapshot) string {
+	if s == nil || s.ResetAt.IsZero() {
+		return "since watching began"
+	}
+	return "since the reset, at " + s.ResetAt.Local().Format("15:04:05")
 }

@@ -71,7 +71,7 @@ func (m *Model) helpNotes() []string {
 		m.threadsNote(),
 		"Hot methods: measured from entries and exits, or sampled (the title says so): " +
 			"a sampled method's time is the CPU time of the threads sampled in it.",
-		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are since watching began, " +
+		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are " + countedFrom(m.snap) + ", " +
 			"contentions in progress included. m groups locks by class and site.",
 		"Telemetry: series \"X (1)\"…\"X (n)\" are one group (its sum, or most); enter shows " +
 			"a series or group large, with its scale. Probes: the application's JFR events.",

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/proftop/proftop/decode"
 	"github.com/proftop/proftop/state"
 )
 
@@ -225,5 +226,34 @@ func TestMonitorByAddressWrapsAsOneSentence(t *testing.T) {
 		"    known there by its identity hash\n"
 	if !strings.Contains(text, want) {
 		t.Fatalf("wrapped:\n%s\nwant:\n%s", text, want)
+	}
+}
+
+// After a reset (r r) the figures that count "since watching began"
+// count from the reset, and say so: the callers of a method's drill-in,
+// the call tree's and the help's monitor figures.
+func TestFiguresAfterAResetSaySince(t *testing.T) {
+	st := PlainStyles()
+	reset := time.Date(2026, 11, 28, 2, 39, 39, 0, time.Local)
+	for _, tc := range []struct {
+		reset bool
+		want  string
+	}{
+		{false, "Callers (since watching began, from method entries"},
+		{true, "Callers (since the reset, at 02:39:39, from method entries"},
+	} {
+		agg := state.New(state.Options{})
+		agg.Apply([]decode.Event{&decode.ClassDef{ClassID: 1, Name: "a.B"}, &decode.MethodDef{MethodID: 1, ClassIDRef: 1, Name: "c"},
+			&decode.ThreadStart{ThreadID: 1, ThreadName: "main"},
+			&decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 1, Ticket: 1, Time: 10}, &decode.MethodExit{ThreadIDRef: 1, Ticket: 1, Time: 20}},
+			1, decode.Clock{}, reset)
+		s := agg.Snapshot(reset, state.Query{CallersOf: -1})
+		if tc.reset {
+			s.ResetAt = reset // as Reset stamps it, at a moment the test can name
+		}
+		text := ansi.Strip(strings.Join(methodDetail(&s.Methods[0], s, &st, false), "\n"))
+		if !strings.Contains(text, tc.want) {
+			t.Errorf("reset %v: no %q in\n%s", tc.reset, tc.want, text)
+		}
 	}
 }

@@ -228,8 +228,8 @@ func groupDetail(g *state.VirtualGroup, s *state.Snapshot, st *Styles) []string 
 	}
 	for _, p := range s.VirtualPinning {
 		if p.Site == g.Site {
-			out = append(out, "  "+st.Blocked.Render("pinned here")+label(fmt.Sprintf(" %s times since watching began, %s in all, the longest %s %s",
-				count(p.Count), dur(p.Total), dur(p.Max), pinWhy(&p))))
+			out = append(out, "  "+st.Blocked.Render("pinned here")+label(fmt.Sprintf(" %s times %s, %s in all, the longest %s %s",
+				count(p.Count), countedFrom(s), dur(p.Total), dur(p.Max), pinWhy(&p))))
 		}
 	}
 	out = append(out, "")
