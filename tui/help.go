@@ -70,7 +70,8 @@ func (m *Model) helpNotes() []string {
 		"Refresh every " + dur(m.refresh) + " (100ms to 10s). Frozen, the data keeps being gathered.",
 		m.threadsNote(),
 		"Hot methods: measured from entries and exits, or sampled (the title says so): " +
-			"a sampled method's time is the CPU time of the threads sampled in it.",
+			"a sampled method's time is the CPU time of the threads sampled in it; \"(not sampled)\" is the CPU time of threads " +
+			"that ran between two polls with no sample taken of them (the JVM agent's).",
 		"Monitors: BLKD and WAIT are now; ENTERS, BLOCKED, AVG and MAX are " + countedFrom(m.snap) + ", " +
 			"contentions in progress included. m groups locks by class and site.",
 		"Telemetry: series \"X (1)\"…\"X (n)\" are one group (its sum, or most); enter shows " +

@@ -33,7 +33,7 @@ public class SamplerCheck {
     }
 
     private static ThreadPoller.Poll poll(long at, long cpu) {
-        ThreadPoller.Seen seen = new ThreadPoller.Seen(7, "Notification Thread", true, ThreadPoller.RUNNING, 0, 0, "", 0, cpu, List.of(), 0);
+        ThreadPoller.Seen seen = new ThreadPoller.Seen(7, "Notification Thread", true, ThreadPoller.RUNNING, 0, 0, "", 0, cpu, List.of(), 0, 0, 0);
         return new ThreadPoller.Poll(at, at, at, List.of(seen), List.of());
     }
 }
