@@ -101,7 +101,7 @@ func (m *Model) threadsNote() string {
 	}
 	switch {
 	case s.ThreadCPU && s.Polled:
-		note += "; CPU is measured by the JVM (ThreadMXBean)."
+		note += "; CPU is measured by the JVM (ThreadMXBean), since the thread started; BLOCKED and WAITING count " + countedFrom(s) + "."
 	case s.ThreadCPU && still:
 		note += "; CPU is the snapshot's (cpuTime)."
 	case s.ThreadCPU:
