@@ -162,7 +162,8 @@ func (t *table) sortName() string {
 	c := t.cols[t.sortCol]
 	name := c.name
 	if name == "" {
-		name = strings.ToLower(c.title)
+		// As the header says it, but for case: CPU stays an acronym.
+		name = strings.ReplaceAll(strings.ToLower(c.title), "cpu", "CPU")
 	}
 	if t.descending() {
 		return name + " ▼"
@@ -457,7 +458,7 @@ func (t *table) widths(width int, d rows) []int {
 }
 
 // worst is the column to drop next (the highest drop), but never skip
-// nor the column sorted by (the title names it: "by %cpu ▼" over no such
+// nor the column sorted by (the title names it: "by %CPU ▼" over no such
 // column), or -1.
 func (t *table) worst(gone []bool, skip int) int {
 	worst := -1
