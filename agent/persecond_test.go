@@ -113,3 +113,41 @@ func checkClasspath(t *testing.T, name string) string {
 	}
 	return jar + string(os.PathListSeparator) + classes
 }
+
+// Each poll sends a thread's counts of blocks and waits as of that poll,
+// whether or not the poll looked at its stack again: in a JVM of more
+// threads than a poll looks at again (any Tomcat), the counts sent were
+// as old as the stack, and a thread blocked anew at every poll read as
+// one block of seconds.
+func TestPollsSendTheCountsOfTheirMoment(t *testing.T) {
+	classpath := checkClasspath(t, "PollCountsCheck")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "java", "-cp", classpath, "io.proftop.agent.PollCountsCheck").Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var sent []int64
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var got, real int64
+		if _, err := fmt.Sscan(line, &got, &real); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if got > real || got <= 0 {
+			t.Fatalf("a poll sent %d blocks, the JVM counts %d after it:\n%s", got, real, out)
+		}
+		sent = append(sent, got)
+	}
+	// The waiter blocks about twice a poll (the lock is held 300 ms at a
+	// time, polls come 700 ms apart): the counts sent rise, at most a poll
+	// or two standing still on a loaded machine.
+	rises := 0
+	for i := 1; i < len(sent); i++ {
+		if sent[i] > sent[i-1] {
+			rises++
+		}
+	}
+	if len(sent) < 6 || rises < len(sent)-3 {
+		t.Fatalf("counts sent %v: they should rise from poll to poll", sent)
+	}
+}

@@ -68,8 +68,8 @@ type episode struct {
 	// confirmed says the source reported it (exactly) while a poll still
 	// saw it: the next poll that sees the thread on the lock sees a new one.
 	confirmed bool
-	// times is the thread's count of blocks (or waits) when a poll first
-	// saw it (0: not said): a poll that counts more sees another one.
+	// times is the thread's count of blocks when a poll first saw it (0:
+	// not said): a poll that counts more sees another one.
 	times int64
 }
 
@@ -126,8 +126,8 @@ func (t *thread) episodeTotals(now int64) (blocked, waiting, contentions int64) 
 }
 
 // observeEpisode follows the thread's block or wait at a poll at now;
-// times is how often the thread has been held up so (blocked, or waited
-// and parked) since it started, 0 when the source does not say; firstLook
+// times is how often a blocked thread has blocked since it started, 0
+// when the source does not say (polledThread.times); firstLook
 // says the poll is the first to see the thread, and firstPoll that it is
 // the stream's first.
 func (a *Aggregator) observeEpisode(t *thread, s ThreadState, lock, owner int64, isLock bool, times, now int64, firstLook, firstPoll bool) {

@@ -20,8 +20,11 @@ type polledThread struct {
 	cpu       int64   // ns; -1: unknown
 	stack     []Frame // nil: unchanged since the thread's previous poll
 	carries   int64   // a carrier's virtual thread
-	// times is how often the thread has blocked on a monitor (blocked) or
-	// waited and parked (otherwise) since it started; 0: not said.
+	// times is how often a blocked thread has blocked on a monitor since
+	// it started; 0: not said, or not blocked. (A park's or a wait's count
+	// is not used: a parked thread that loses its lock to a barging one
+	// parks again within one hold-up, and a pool thread's timed waits for
+	// work are one idle stretch to whoever reads it.)
 	times int64
 }
 
@@ -45,7 +48,7 @@ func (a *Aggregator) addThreadState(e *decode.ThreadState) {
 		a.badStates++
 	}
 	p := polledThread{id: e.ThreadIDRef, state: st, flags: e.Flags, lock: e.LockObjIDRef, lockClass: e.LockClass,
-		owner: e.LockOwner, cpu: -1, carries: e.Carrier, times: e.WaitedCount}
+		owner: e.LockOwner, cpu: -1, carries: e.Carrier}
 	if st == ThreadBlocked {
 		p.times = e.BlockedCount
 	}

@@ -794,7 +794,8 @@ func TestBlockedAgainBetweenPollsIsAnotherContention(t *testing.T) {
 		{"the same block", []int64{5, 5, 5}, 1000, []int64{2, 2, 2}},
 		{"blocked anew at each poll", []int64{5, 9, 12}, 3000, []int64{2, 2, 2}},
 		{"not said", []int64{0, 0, 0}, 1000, []int64{0, 0, 0}},
-		{"parked anew on a lock", []int64{5, 5, 5}, 3000, []int64{2, 3, 4}},
+		// A park's count is not used: one hold-up may park again and again.
+		{"parked anew on a lock", []int64{5, 5, 5}, 1000, []int64{2, 3, 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New(Options{})
@@ -844,5 +845,27 @@ func TestTreeSinceTheReset(t *testing.T) {
 	s := a.Snapshot(t0, Query{CallersOf: -1})
 	if got := s.TreeSince(); !got.Equal(t0.Add(5 * time.Second)) {
 		t.Fatalf("tree since %v, want the reset at %v", got.Sub(t0), 5*time.Second)
+	}
+}
+
+// A source that reads a thread's CPU only with its events (a method's
+// exit) stops reading when the thread goes quiet: its rate falls as the
+// trace goes on, rather than staying at the last one measured.
+func TestCPUShareFallsWhenReadingsStop(t *testing.T) {
+	a := New(Options{TraceTime: true})
+	feed(a, defs()...)
+	feed(a, &decode.ThreadStart{ThreadID: 1, ThreadName: "busy", Time: ms(0)}, &decode.ThreadStart{ThreadID: 2, ThreadName: "other", Time: ms(0)})
+	ticket := int32(0)
+	for i := range 50 { // busy the whole of 5 s, read at each exit
+		ticket++
+		feed(a, &decode.MethodEntry{ThreadIDRef: 1, MethodIDRef: 1, Ticket: ticket, Time: ms(100 * i)},
+			&decode.MethodExit{ThreadIDRef: 1, Ticket: ticket, Time: ms(100*i + 100), ThreadCPUTime: decode.Ticks(time.Duration(100*i+100) * time.Millisecond)})
+	}
+	for i := range 90 { // then quiet for 9 s, another thread's events going on
+		feed(a, &decode.Sample{ThreadIDRef: 2, Time: ms(5000 + 100*i), Count: 1, Stack: stack("a.B.c")})
+	}
+	th := threadByID(a.Snapshot(t0, Query{CallersOf: -1}), 1)
+	if p := float64(th.CPUPercent); math.IsNaN(p) || p > 1 {
+		t.Fatalf("%%CPU %v after 9 s without a reading: want 0", th.CPUPercent)
 	}
 }

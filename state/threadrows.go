@@ -78,10 +78,12 @@ func (tt *threadTable) mark(now int64) {
 }
 
 // readingsAt is when the CPU readings held at trace time now were taken:
-// the latest reading's time, or now when none has a time of its own (a
-// source that measures no CPU).
+// the latest reading's time while readings keep coming (a poll's, a
+// second apart), else now: a source that reads CPU with its events only
+// (a method's exit) stops reading when its threads go quiet, and their
+// rate must fall as the trace goes on, not stay at its last value.
 func (tt *threadTable) readingsAt(now int64) int64 {
-	if tt.cpuAt > 0 && tt.cpuAt <= now {
+	if tt.cpuAt > 0 && tt.cpuAt <= now && now-tt.cpuAt < int64(cpuWindow) {
 		return tt.cpuAt
 	}
 	return now

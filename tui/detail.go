@@ -197,8 +197,9 @@ func waiterLine(w *state.Waiter, s *state.Snapshot, st *Styles, began bool) stri
 
 // heldFor says how long a thread has been in its present state, from
 // from; began says from is when it began (a poll saw it begin, to within
-// a poll), not merely when watching began. An event's start is exact: the
-// time runs to now. A poll's is not, and the present is the latest poll's:
+// a poll), not merely when watching began. Of a source without polls, the
+// start is an event's, exact, and the time runs to now. Of a polled one,
+// the present is the latest poll's, and so is the time's end:
 // polls that saw the thread so from since to the latest poll (one block,
 // its count of blocks unchanged) say it was so at least that long, and
 // one poll alone says no length at all (a lock held for milliseconds at a

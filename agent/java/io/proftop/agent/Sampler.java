@@ -212,6 +212,7 @@ final class Sampler {
                 chargeThread(thread, from.at(), to, -1, enc);
             }
         }
+        forAgent.retainAll(to.cpu().keySet()); // the living only
     }
 
     /**
@@ -245,8 +246,9 @@ final class Sampler {
             // No sample: each carrier is charged at the stack the poll saw.
             for (Map.Entry<Long, Long> e : spentBy.entrySet()) {
                 List<TraceEncoder.Frame> seen = to.running().get(e.getKey());
-                if (e.getValue() > 0) {
-                    enc.sample(e.getKey(), to.at(), 1, e.getValue(), seen == null || seen.isEmpty() ? NOT_SAMPLED : seen);
+                boolean placed = seen != null && !seen.isEmpty();
+                if (e.getValue() > 0 && (placed || !forAgent.contains(e.getKey()))) {
+                    enc.sample(e.getKey(), to.at(), 1, e.getValue(), placed ? seen : NOT_SAMPLED);
                 }
             }
             return;

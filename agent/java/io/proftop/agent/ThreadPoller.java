@@ -202,9 +202,12 @@ final class ThreadPoller {
             int flags = (s.flags() & ~(DAEMON | SUSPENDED)) | (info.isDaemon() ? DAEMON : 0) | (info.isSuspended() ? SUSPENDED : 0);
             // The owner is read fresh: a lock changes hands while its waiters wait on.
             long owner = s.lock() == 0 || info.getLockOwnerId() == s.id() ? 0 : Math.max(info.getLockOwnerId(), 0);
-            // The counts as of the look that saw the state, not this brief one.
+            // The counts of this poll's latest look, as the owner: a thread
+            // whose state has not changed is not looked at again with its
+            // stack (beyond REFRESH_PER_POLL a poll), and the counts of the
+            // look that did are as old as that look.
             out.add(new Seen(s.id(), info.getThreadName(), info.isDaemon(), s.state(), flags, s.lock(), s.lockClass(), owner,
-                    cpus == null ? -1 : cpus[i], s.stack(), s.carries(), s.blockedCount(), s.waitedCount()));
+                    cpus == null ? -1 : cpus[i], s.stack(), s.carries(), info.getBlockedCount(), info.getWaitedCount()));
         }
         return new Poll(from, to, cpuAt, out, witnesses ? witness(out, new long[0]) : List.of());
     }
