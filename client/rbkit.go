@@ -147,7 +147,12 @@ type RbkitSource struct {
 	clock  string // "cpu" or "wall"
 	busy   string // the key of the command awaiting its reply
 	resets int    // REQ sockets made anew after a timeout, of this process
-	up     bool   // a connection is up: commands may be sent
+	// counter is the latest frame counter of this process (-1: none), and
+	// restarted says its stream ended when the counter went back: a server
+	// started again, which the next handshake may not tell (sameProcess).
+	counter   int64
+	restarted bool
+	up        bool // a connection is up: commands may be sent
 
 	// lostBefore is the frames lost by the connections before this one to
 	// the same process; only the Run goroutine touches it.
@@ -172,7 +177,7 @@ func NewRbkitSource(cfg RbkitConfig) *RbkitSource {
 	name := fmt.Sprintf("rbkit %s:%d/%d", cfg.Host, cfg.PubPort, cfg.ReqPort)
 	t := newTracker(name)
 	t.st.Unfilled = rbkitUnfilled
-	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu", turn: make(chan struct{}, 1), refused: make(chan error, 1)}
+	s := &RbkitSource{cfg: cfg, track: t, pump: newPump(t), clock: "cpu", turn: make(chan struct{}, 1), refused: make(chan error, 1), counter: -1}
 	if cfg.Record != "" {
 		s.rec = &recorder{base: cfg.Record}
 	}
@@ -370,6 +375,11 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 			return true, err
 		}
 	}
+	s.mu.Lock()
+	if counter := s.counter; counter >= 0 {
+		frames.After(counter) // the same process, found again: its counter goes on
+	}
+	s.mu.Unlock()
 	return true, s.stream(conn, sub, hs, frames)
 }
 
@@ -384,10 +394,11 @@ func (s *RbkitSource) handshake(reply []byte) (hs decode.RbkitHandshake, another
 		return hs, false, &ProtocolError{Got: hs.ProtocolVersion}
 	}
 	s.mu.Lock()
-	another = !sameProcess(s.hs, s.cpu, s.memory, hs)
+	another = !sameProcess(s.hs, s.cpu, s.memory, hs) || s.restarted
 	s.hs, s.cpu, s.memory, s.clock = hs, hs.CPUProfiling, hs.ObjectTrace, hs.Clock
+	s.restarted = false
 	if another {
-		s.resets = 0
+		s.resets, s.counter = 0, -1
 	}
 	resets := s.resets
 	s.mu.Unlock()
@@ -509,7 +520,11 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				s.track.update(func(st *Status) { st.Lost = s.lostBefore + lost })
 			}
 			if frames.Restarts() > 0 {
+				s.set(func() { s.restarted = true })
 				return errors.New("the rbkit server restarted (its frame counter began again)")
+			}
+			if c := frames.Counter(); c >= 0 {
+				s.set(func() { s.counter = c })
 			}
 			if len(in) == 0 {
 				if err := s.pump.flush(ctx); err != nil {

@@ -382,6 +382,35 @@ func TestRbkitProcessesAreStreamsOfTheirOwn(t *testing.T) {
 	}
 }
 
+// A process started again under the same pid with its profiling on from
+// boot has the same handshake as the one before: its frame counter, which
+// rbkit keeps across clients, begins again, and tells it apart.
+func TestRbkitRestartWithProfilingOnIsAnotherProcess(t *testing.T) {
+	cfg := rbkitsim.Config{Flush: 50 * time.Millisecond, PID: 1, Workload: true, Profiling: true}
+	first := startRbkit(t, cfg)
+	pub, req := first.PubPort(), first.ReqPort()
+	s, c, _ := runRbkit(t, first, RbkitConfig{Reconnect: true, ReconnectMin: 50 * time.Millisecond, ReconnectMax: 200 * time.Millisecond, Quiet: 500 * time.Millisecond})
+	waitFor(t, "frames of the first process", 20*time.Second, func() bool { return c.count(decode.KindSample) > 5 })
+	first.Close()
+	waitFor(t, "the loss noticed", 20*time.Second, func() bool { return s.Status().State == StateReconnecting })
+	cfg.PubAddr, cfg.ReqAddr = rbkitsim.Addr(pub), rbkitsim.Addr(req)
+	second, err := rbkitsim.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { second.Close() })
+	waitFor(t, "the second process a stream of its own", 30*time.Second, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.streams) == 2
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.processes); n < 2 || c.processes[0] == c.processes[n-1] {
+		t.Errorf("process ids %q: the second process must have its own", c.processes)
+	}
+}
+
 // A message over --max-message-size is said, naming the limit and the
 // flag, not lost without a word: a frame on the PUB socket ends the
 // stream with it, and a reply too large (rbkit answers objectspace_snapshot

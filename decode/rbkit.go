@@ -86,8 +86,11 @@ type rbkitMapper struct {
 
 	frames      int64
 	lastCounter int64 // -1 before the first frame
-	lost        int64
-	restarts    int64
+	// counterFloor is the counter a connection before this one reached
+	// (-1: none): a first frame at or below it is another server's.
+	counterFloor int64
+	lost         int64
+	restarts     int64
 
 	out    []Event
 	arenas [numKinds]arena
@@ -119,7 +122,7 @@ type rbCensus struct {
 
 func newRbkitMapper(opts Options) *rbkitMapper {
 	return &rbkitMapper{rr: newRbkitReader(newInterner()), threads: map[int64]bool{}, classes: map[string]int64{},
-		cfunc: map[string]string{}, lastCounter: -1, maxString: opts.maxString()}
+		cfunc: map[string]string{}, lastCounter: -1, counterFloor: -1, maxString: opts.maxString()}
 }
 
 // emit copies an event into the frame's storage.
@@ -152,7 +155,8 @@ func (m *rbkitMapper) frame(b []byte) error {
 		switch {
 		case m.lastCounter >= 0 && msg.counter > m.lastCounter+1:
 			m.lost += msg.counter - m.lastCounter - 1
-		case m.lastCounter >= 0 && msg.counter <= m.lastCounter:
+		case m.lastCounter >= 0 && msg.counter <= m.lastCounter,
+			m.lastCounter < 0 && msg.counter <= m.counterFloor:
 			m.restarts++ // a new server process counts from 0 again
 		}
 		m.lastCounter = msg.counter
@@ -585,6 +589,17 @@ func (f *RbkitFrames) Lost() int64 { return f.m.lost }
 
 // Restarts counts the times the frame counter went back: a new server.
 func (f *RbkitFrames) Restarts() int64 { return f.m.restarts }
+
+// Counter is the latest frame counter seen; -1: none yet.
+func (f *RbkitFrames) Counter() int64 { return f.m.lastCounter }
+
+// After says the server's counter had reached counter on a connection
+// before this one: rbkit's goes on across clients, so a first frame at or
+// below it comes from a server started again (Restarts), though the
+// handshake reads the same (a process started again as pid 1 in a
+// container, its profiling turned on by itself at boot). Frames published
+// between the two connections are not counted lost.
+func (f *RbkitFrames) After(counter int64) { f.m.counterFloor = counter }
 
 // checkFrame checks that b is exactly one msgpack value of bounded nesting.
 func checkFrame(s *msgpackScan, b []byte) error {

@@ -48,6 +48,9 @@ type Config struct {
 	// Freezable puts a relay in front of both sockets, so that Freeze can
 	// stop the server as kill -STOP does a Ruby process (freeze.go).
 	Freezable bool
+	// Profiling starts with CPU sampling and memory profiling on, as a
+	// Ruby application that turns them on itself at boot.
+	Profiling bool
 }
 
 // Server is a running fake rbkit server.
@@ -93,7 +96,7 @@ func Start(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	quiet := zmq4.WithLogger(log.New(io.Discard, "", 0))
 	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel, pub: zmq4.NewPub(ctx, quiet), rep: zmq4.NewRep(ctx, quiet),
-		ruby: newRuby(cfg.Seed)}
+		ruby: newRuby(cfg.Seed), cpu: cfg.Profiling, memory: cfg.Profiling}
 	pubAddr, repAddr := cfg.PubAddr, cfg.ReqAddr
 	if cfg.Freezable {
 		pubAddr, repAddr = "127.0.0.1:0", "127.0.0.1:0" // behind the gates
