@@ -31,7 +31,4 @@ func TestSuggestFlag(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.err, got, tc.want)
 		}
 	}
-	if d := editDistance("refersh", "refresh"); d != 2 {
-		t.Errorf("distance %d", d)
-	}
 }

@@ -256,7 +256,7 @@ func UnknownEnv(environ []string) []string {
 			continue
 		}
 		line := fmt.Sprintf("%s names no proftop setting; it is ignored", name)
-		if near := nearest(name, names); near != "" {
+		if near := Nearest(name, names); near != "" {
 			line += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		out = append(out, line)
@@ -418,7 +418,7 @@ func unknownKeys(v *viper.Viper, file string) error {
 	// Every one, each with the setting it is likely a typo of.
 	var said []string
 	for _, k := range bad {
-		if near := nearest(k, names); near != "" {
+		if near := Nearest(k, names); near != "" {
 			said = append(said, fmt.Sprintf("%q (did you mean %q?)", k, near))
 		} else {
 			said = append(said, fmt.Sprintf("%q", k))
@@ -431,9 +431,9 @@ func unknownKeys(v *viper.Viper, file string) error {
 	return fmt.Errorf("config file %s: %s %s; the settings are: %s", file, what, strings.Join(said, ", "), strings.Join(names, ", "))
 }
 
-// nearest is the name a few edits from key (a typo: at most a third of
+// Nearest is the name a few edits from key (a typo: at most a third of
 // its letters, and 3), "" if none is.
-func nearest(key string, names []string) string {
+func Nearest(key string, names []string) string {
 	best, bestD := "", min(3, len(key)/3)+1
 	for _, n := range names {
 		if d := editDistance(key, n); d < bestD {
