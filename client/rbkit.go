@@ -147,16 +147,16 @@ type RbkitSource struct {
 	clock  string // "cpu" or "wall"
 	busy   string // the key of the command awaiting its reply
 	resets int    // REQ sockets made anew after a timeout, of this process
-	// counter is the latest frame counter of this process (-1: none), and
-	// restarted says its stream ended when the counter went back: a server
-	// started again, which the next handshake may not tell (sameProcess).
-	counter   int64
-	restarted bool
-	up        bool // a connection is up: commands may be sent
+	up     bool   // a connection is up: commands may be sent
 
 	// lostBefore is the frames lost by the connections before this one to
-	// the same process; only the Run goroutine touches it.
+	// the same process; counter is the latest frame counter of this
+	// process (-1: none), and restarted says its stream ended when the
+	// counter went back: a server started again, which the next handshake
+	// may not tell (sameProcess). Only the Run goroutine touches them.
 	lostBefore int64
+	counter    int64
+	restarted  bool
 
 	// refused is the SUB connection's frame over --max-message-size
 	// (zmtp.go), for the stream to end with; refusal keeps the latest of
@@ -375,11 +375,9 @@ func (s *RbkitSource) connectAndStream(ctx context.Context) (streamed bool, err 
 			return true, err
 		}
 	}
-	s.mu.Lock()
-	if counter := s.counter; counter >= 0 {
-		frames.After(counter) // the same process, found again: its counter goes on
+	if s.counter >= 0 {
+		frames.After(s.counter) // the same process, found again: its counter goes on
 	}
-	s.mu.Unlock()
 	return true, s.stream(conn, sub, hs, frames)
 }
 
@@ -520,12 +518,10 @@ func (s *RbkitSource) stream(ctx context.Context, sub zmq4.Socket, hs decode.Rbk
 				s.track.update(func(st *Status) { st.Lost = s.lostBefore + lost })
 			}
 			if frames.Restarts() > 0 {
-				s.set(func() { s.restarted = true })
+				s.restarted = true
 				return errors.New("the rbkit server restarted (its frame counter began again)")
 			}
-			if c := frames.Counter(); c >= 0 {
-				s.set(func() { s.counter = c })
-			}
+			s.counter = max(s.counter, frames.Counter())
 			if len(in) == 0 {
 				if err := s.pump.flush(ctx); err != nil {
 					return err

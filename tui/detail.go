@@ -200,7 +200,7 @@ func waiterLine(w *state.Waiter, s *state.Snapshot, st *Styles, began bool) stri
 // a poll), not merely when watching began. Of a source without polls, the
 // start is an event's, exact, and the time runs to now. Of a polled one,
 // the present is the latest poll's, and so is the time's end:
-// polls that saw the thread so from since to the latest poll (one block,
+// polls that saw the thread so from then to the latest poll (one block,
 // its count of blocks unchanged) say it was so at least that long, and
 // one poll alone says no length at all (a lock held for milliseconds at a
 // time is entered anew between polls); counted to now, such a block read
